@@ -57,10 +57,11 @@ export class StatusError extends Error {
   }
 
   toStatus(): StatusBody {
-    const body: StatusBody = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason };
+    // Key order matches kube-apiserver's JSON: details come before code.
+    const body: Omit<StatusBody, 'code'> & { code?: number } = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason };
     if (this.details !== undefined) body.details = this.details;
     body.code = this.code;
-    return body;
+    return body as StatusBody;
   }
 }
 
