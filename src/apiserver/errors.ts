@@ -58,7 +58,9 @@ export class StatusError extends Error {
 
   toStatus(): StatusBody {
     // Key order matches kube-apiserver's JSON: details come before code.
-    const body: Omit<StatusBody, 'code'> & { code?: number } = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason };
+    const body: Omit<StatusBody, 'code'> & { code?: number } = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message };
+    // A webhook's denial may carry no reason; the real server then omits the key.
+    if (this.reason) body.reason = this.reason;
     if (this.details !== undefined) body.details = this.details;
     body.code = this.code;
     return body as StatusBody;
@@ -168,7 +170,8 @@ export const fieldErrors = {
  */
 export function invalid(kind: string, group: string, name: string, errors: FieldError[]): StatusError {
   const qualified = group ? `${kind}.${group}` : kind;
-  const parts = errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message));
+  // The message lists each distinct error once (as Go's aggregate does); causes keep every entry.
+  const parts = [...new Set(errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)))];
   const summary = parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
   const d: StatusDetails = {};
   if (name) d.name = name;

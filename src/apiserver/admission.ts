@@ -1,0 +1,190 @@
+// Validating admission webhooks: ValidatingWebhookConfiguration objects of a cluster are matched
+// against each write and called with an AdmissionReview v1 over HTTPS, as kube-apiserver does.
+import { request as httpsRequest } from 'node:https';
+import type { LogicalCluster, UserInfo } from './cluster.js';
+import { StatusError } from './errors.js';
+import { newUid } from './objects.js';
+import { BUILTIN_TYPES, type ResourceType } from './resources.js';
+import { labelSelectorFromObject, matchesLabels } from './selectors.js';
+import { isPlainObject, type KubeObject } from './types.js';
+
+export interface AdmissionAttributes {
+  type: ResourceType;
+  operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+  object: KubeObject | undefined;
+  oldObject: KubeObject | undefined;
+  namespace: string;
+  name: string;
+  subresource: string;
+  dryRun: boolean;
+  user: UserInfo | undefined;
+}
+
+export interface Admitter {
+  admit(cluster: LogicalCluster, attrs: AdmissionAttributes): Promise<void>;
+}
+
+interface Rule {
+  operations?: string[];
+  apiGroups?: string[];
+  apiVersions?: string[];
+  resources?: string[];
+  scope?: string;
+}
+
+interface Webhook {
+  name: string;
+  clientConfig?: { url?: string; caBundle?: string; service?: unknown };
+  rules?: Rule[];
+  failurePolicy?: string;
+  namespaceSelector?: unknown;
+  objectSelector?: unknown;
+  timeoutSeconds?: number;
+  admissionReviewVersions?: string[];
+}
+
+const VWC = BUILTIN_TYPES.find((t) => t.kind === 'ValidatingWebhookConfiguration')!;
+const NAMESPACE = BUILTIN_TYPES.find((t) => t.kind === 'Namespace')!;
+
+function matchesList(list: string[] | undefined, value: string): boolean {
+  return (list ?? []).some((v) => v === '*' || v === value);
+}
+
+function ruleMatches(rule: Rule, a: AdmissionAttributes): boolean {
+  if (!matchesList(rule.operations, a.operation)) return false;
+  if (!matchesList(rule.apiGroups, a.type.group)) return false;
+  if (!matchesList(rule.apiVersions, a.type.version)) return false;
+  const resource = a.subresource ? `${a.type.resource}/${a.subresource}` : a.type.resource;
+  const resOk = (rule.resources ?? []).some((r) => {
+    if (r === '*') return !a.subresource;
+    if (r === '*/*') return true;
+    if (r.startsWith('*/')) return a.subresource === r.slice(2);
+    if (r.endsWith('/*')) return r.slice(0, -2) === a.type.resource;
+    return r === resource;
+  });
+  if (!resOk) return false;
+  const scope = rule.scope ?? '*';
+  if (scope === 'Namespaced' && !a.type.namespaced) return false;
+  if (scope === 'Cluster' && a.type.namespaced) return false;
+  return true;
+}
+
+function selectorMatches(selector: unknown, labels: Record<string, string> | undefined): boolean {
+  const sel = labelSelectorFromObject(selector);
+  if (!sel) return true;
+  return matchesLabels(sel, labels ?? {});
+}
+
+export class WebhookAdmitter implements Admitter {
+  async admit(cluster: LogicalCluster, a: AdmissionAttributes): Promise<void> {
+    const configs = cluster.store.list('admissionregistration.k8s.io/validatingwebhookconfigurations');
+    if (configs.length === 0) return;
+    // Webhook configurations themselves are never subject to webhooks (as upstream).
+    if (a.type.group === 'admissionregistration.k8s.io') return;
+    const calls: Promise<void>[] = [];
+    for (const c of configs) {
+      const cfg = JSON.parse(c.json) as KubeObject;
+      for (const wh of (cfg.webhooks as Webhook[] | undefined) ?? []) {
+        if (!(wh.rules ?? []).some((r) => ruleMatches(r, a))) continue;
+        if (!this.namespaceMatches(cluster, wh, a)) continue;
+        const objOk = selectorMatches(wh.objectSelector, a.object?.metadata.labels) || (a.oldObject !== undefined && selectorMatches(wh.objectSelector, a.oldObject.metadata.labels));
+        if (!objOk) continue;
+        calls.push(this.call(wh, a));
+      }
+    }
+    await Promise.all(calls);
+  }
+
+  private namespaceMatches(cluster: LogicalCluster, wh: Webhook, a: AdmissionAttributes): boolean {
+    if (!wh.namespaceSelector) return true;
+    if (!a.type.namespaced) {
+      if (a.type.kind !== 'Namespace') return true;
+      return selectorMatches(wh.namespaceSelector, (a.object ?? a.oldObject)?.metadata.labels);
+    }
+    const ns = cluster.tryGet(NAMESPACE, '', a.namespace);
+    return selectorMatches(wh.namespaceSelector, ns?.metadata.labels);
+  }
+
+  private review(a: AdmissionAttributes): Record<string, unknown> {
+    const kind = { group: a.type.group, version: a.type.version, kind: a.type.kind };
+    const resource = { group: a.type.group, version: a.type.version, resource: a.type.resource };
+    const req: Record<string, unknown> = {
+      uid: newUid(),
+      kind,
+      resource,
+    };
+    if (a.subresource) req.subResource = a.subresource;
+    req.requestKind = kind;
+    req.requestResource = resource;
+    if (a.subresource) req.requestSubResource = a.subresource;
+    req.name = a.name;
+    if (a.namespace) req.namespace = a.namespace;
+    req.operation = a.operation;
+    req.userInfo = a.user ?? { username: 'system:apiserver', uid: newUid(), groups: ['system:masters'] };
+    req.object = a.object ?? null;
+    req.oldObject = a.oldObject ?? null;
+    req.dryRun = a.dryRun;
+    const optionsKind = a.operation === 'CREATE' ? 'CreateOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions';
+    const options: Record<string, unknown> = { kind: optionsKind, apiVersion: 'meta.k8s.io/v1' };
+    if (a.operation === 'DELETE') options.propagationPolicy = 'Background';
+    req.options = options;
+    return { kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1', request: req };
+  }
+
+  private async call(wh: Webhook, a: AdmissionAttributes): Promise<void> {
+    const timeout = wh.timeoutSeconds ?? 10;
+    const url = wh.clientConfig?.url;
+    const review = this.review(a);
+    let answer: Record<string, unknown>;
+    try {
+      if (!url) throw new Error('webhook has no URL (service references are not supported by the embedded server)');
+      const target = new URL(url);
+      target.searchParams.set('timeout', `${timeout}s`);
+      const ca = wh.clientConfig?.caBundle ? Buffer.from(wh.clientConfig.caBundle, 'base64').toString('utf8') : undefined;
+      answer = await postJson(target, review, ca, timeout * 1000);
+    } catch (err) {
+      if (wh.failurePolicy === 'Ignore') return;
+      const why = err instanceof Error ? err.message : String(err);
+      throw new StatusError(500, 'InternalError', `Internal error occurred: failed calling webhook "${wh.name}": failed to call webhook: ${why}`, {
+        causes: [{ message: `failed calling webhook "${wh.name}": failed to call webhook: ${why}` }],
+      });
+    }
+    const response = isPlainObject(answer.response) ? answer.response : {};
+    if (response.allowed === true) return;
+    const status = isPlainObject(response.status) ? response.status : {};
+    const code = typeof status.code === 'number' ? status.code : 403;
+    const message = typeof status.message === 'string' && status.message ? status.message : '';
+    const reason = typeof status.reason === 'string' ? status.reason : '';
+    const text = `admission webhook "${wh.name}" denied the request${message ? `: ${message}` : reason ? `: ${reason}` : ' without explanation'}`;
+    const err = new StatusError(code, (reason || '') as never, text);
+    throw err;
+  }
+}
+
+function postJson(url: URL, body: unknown, ca: string | undefined, timeoutMs: number): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const payload = Buffer.from(JSON.stringify(body));
+    const req = httpsRequest(
+      url,
+      { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': payload.length, accept: 'application/json' }, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
+          } catch (e) {
+            reject(e instanceof Error ? e : new Error(String(e)));
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`Post "${url.toString()}": context deadline exceeded`)));
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'ECONNREFUSED') reject(new Error(`Post "${url.toString()}": dial tcp ${url.host}: connect: connection refused`));
+      else reject(new Error(`Post "${url.toString()}": ${e.message}`));
+    });
+    req.end(payload);
+  });
+}

@@ -1,0 +1,25 @@
+// What each built-in kind contributes: its name rule and strategy hooks. index.ts dispatches on these.
+import type { FieldError } from '../errors.js';
+import type { KubeObject } from '../types.js';
+import type { MetaRules } from './meta.js';
+
+export interface CreateContext {
+  allocateClusterIP(): string;
+  /** Optional: node ports for NodePort/LoadBalancer services; a random free-looking port otherwise. */
+  allocateNodePort?(): number;
+}
+
+export interface KindBehaviour {
+  meta: MetaRules;
+  /** Name checks beyond the rule (e.g. CronJob's length limit). */
+  extraName?(name: string): string[];
+  defaults?(obj: KubeObject): void;
+  prepareCreate?(obj: KubeObject, ctx: CreateContext): void;
+  prepareUpdate?(obj: KubeObject, old: KubeObject): void;
+  /** The kind's validation, ObjectMeta included; `old` is set on update. */
+  validate?(obj: KubeObject, old?: KubeObject): FieldError[];
+  dropEmpty?(obj: KubeObject): void;
+}
+
+export const NAMESPACED_SUBDOMAIN: MetaRules = { name: 'subdomain', namespaced: true, kubeFinalizers: true };
+export const CLUSTER_SUBDOMAIN: MetaRules = { name: 'subdomain', namespaced: false, kubeFinalizers: true };

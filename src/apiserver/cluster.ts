@@ -1,0 +1,729 @@
+// One logical cluster: its objects, its CustomResourceDefinitions and the API operations on them.
+// The HTTP layer (handler.ts) and the in-process controllers (controllers.ts) both call these
+// operations, so garbage collection and namespace cleanup go through the same rules as clients.
+import type { AdmissionAttributes, Admitter } from './admission.js';
+import { applyBuiltinDefaults, dropEmptyFields, prepareForCreate, prepareForUpdate, validateBuiltin, validateName } from './builtin/index.js';
+import { acceptedStatus, validateCrd } from './crd/definition.js';
+import { applyDefaults, prune, validateCustomResource } from './crd/schema.js';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  type FieldError,
+  fieldErrors,
+  forbidden,
+  gone,
+  invalid,
+  MODIFIED,
+  notFound,
+  type ResourceRef,
+  StatusError,
+} from './errors.js';
+import { applyPatch, recordUpdate } from './fieldmanager/managed.js';
+import { builtinSchema, schemaFromOpenAPI, type SchemaNode } from './fieldmanager/schema.js';
+import { strategicMergePatch } from './fieldmanager/strategic.js';
+import { newUid, nowRfc3339, randomSuffix, serialize } from './objects.js';
+import { jsonPatch, mergePatch } from './patch.js';
+import { BUILTIN_TYPES, groupVersion, resourceKey, type ResourceType, typesFromCrd } from './resources.js';
+import { type FieldRequirement, type LabelSelector, matchesFields, matchesLabels } from './selectors.js';
+import { ObjectStore, type StoredObject } from './store.js';
+import { deepClone, isPlainObject, type JsonObject, jsonEqual, type KubeObject } from './types.js';
+
+export interface UserInfo {
+  username: string;
+  uid: string;
+  groups: string[];
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldManager?: string;
+  user?: UserInfo;
+  /** Set by the in-process controllers: skips admission webhooks (they run as the system). */
+  internal?: boolean;
+}
+
+export interface DeleteOptions {
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  orphanDependents?: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  gracePeriodSeconds?: number;
+}
+
+export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
+
+export interface ListOptions {
+  labelSelector?: LabelSelector;
+  fieldSelector?: FieldRequirement[];
+  limit?: number;
+  continueToken?: string;
+}
+
+export interface ListResult {
+  rv: number;
+  items: StoredObject[];
+  continueToken?: string;
+  remaining?: number;
+}
+
+export interface WriteResult {
+  code: number;
+  object: KubeObject;
+  /** False when a delete removed the object at once (the answer is then a Status). */
+  exists: boolean;
+}
+
+const NAMESPACES = '/namespaces';
+const CRDS = 'apiextensions.k8s.io/customresourcedefinitions';
+const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+function refOf(t: ResourceType): ResourceRef {
+  return { group: t.group, resource: t.resource };
+}
+
+/** Everything of an object except metadata and status: a change here bumps metadata.generation. */
+function specPart(o: KubeObject): Record<string, unknown> {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
+  return rest;
+}
+
+export class LogicalCluster {
+  readonly store: ObjectStore;
+  /** Served types of this cluster's CRDs, by `group/version/resource`. */
+  private readonly customTypes = new Map<string, ResourceType>();
+  private readonly schemaCache = new WeakMap<object, SchemaNode>();
+  admitter: Admitter | undefined;
+  /** Called after every committed change (the garbage collector and namespace controller listen). */
+  afterCommit: ((t: ResourceType, obj: KubeObject | undefined, old: KubeObject | undefined) => void) | undefined;
+  private clusterIpCounter = 10;
+
+  constructor(
+    readonly name: string,
+    opts: { historyLimit?: number; initialRv?: number } = {},
+  ) {
+    this.store = new ObjectStore(opts.initialRv ?? 0, opts.historyLimit ?? 1000);
+  }
+
+  // ---- types -------------------------------------------------------------------------------
+
+  /** Resolves `group/version/resource` to a type, built-in or custom. */
+  resolve(group: string, version: string, resource: string): ResourceType | undefined {
+    const builtin = BUILTIN_TYPES.find((t) => t.group === group && t.version === version && t.resource === resource);
+    return builtin ?? this.customTypes.get(`${group}/${version}/${resource}`);
+  }
+
+  /** All served types, built-in first, then custom ones in CRD creation order. */
+  servedTypes(): ResourceType[] {
+    return [...BUILTIN_TYPES, ...this.customTypes.values()];
+  }
+
+  customTypeList(): ResourceType[] {
+    return [...this.customTypes.values()];
+  }
+
+  /** Finds the type for an apiVersion and kind (owner references, webhooks, admission). */
+  typeForKind(apiVersion: string, kind: string): ResourceType | undefined {
+    const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+    return this.servedTypes().find((t) => t.group === group && t.version === version && t.kind === kind);
+  }
+
+  /** The resource (storage) type for a group and resource, whatever version. */
+  typesOfResource(group: string, resource: string): ResourceType[] {
+    return this.servedTypes().filter((t) => t.group === group && t.resource === resource);
+  }
+
+  /** Rebuilds the served custom types from the stored CRDs (after a restore from disk). */
+  reloadTypes(): void {
+    this.refreshCustomTypes();
+  }
+
+  private refreshCustomTypes(): void {
+    this.customTypes.clear();
+    for (const o of this.store.list(CRDS)) {
+      const crd = JSON.parse(o.json) as KubeObject;
+      const conds = ((crd.status as JsonObject | undefined)?.conditions as JsonObject[] | undefined) ?? [];
+      const established = conds.some((c) => c.type === 'Established' && c.status === 'True');
+      if (!established) continue;
+      for (const t of typesFromCrd(crd)) this.customTypes.set(`${t.group}/${t.version}/${t.resource}`, t);
+    }
+  }
+
+  schemaOf(t: ResourceType): SchemaNode {
+    if (!t.crd) return builtinSchema(t.group, t.kind);
+    let s = this.schemaCache.get(t.crd.version);
+    if (!s) {
+      const schema = (t.crd.version.schema as JsonObject | undefined)?.openAPIV3Schema;
+      s = schemaFromOpenAPI(schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+      this.schemaCache.set(t.crd.version, s);
+    }
+    return s;
+  }
+
+  private openApiSchema(t: ResourceType): Record<string, unknown> | undefined {
+    return ((t.crd?.version.schema as JsonObject | undefined)?.openAPIV3Schema as Record<string, unknown> | undefined) ?? undefined;
+  }
+
+  private storageApiVersion(t: ResourceType): string {
+    return t.crd ? groupVersion({ group: t.group, version: t.crd.storageVersion }) : groupVersion(t);
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  getStored(t: ResourceType, namespace: string, name: string): StoredObject {
+    const o = this.store.get(resourceKey(t), t.namespaced ? namespace : '', name);
+    if (!o) throw notFound(refOf(t), name);
+    return o;
+  }
+
+  get(t: ResourceType, namespace: string, name: string): KubeObject {
+    return JSON.parse(this.getStored(t, namespace, name).json) as KubeObject;
+  }
+
+  tryGet(t: ResourceType, namespace: string, name: string): KubeObject | undefined {
+    const o = this.store.get(resourceKey(t), t.namespaced ? namespace : '', name);
+    return o ? (JSON.parse(o.json) as KubeObject) : undefined;
+  }
+
+  list(t: ResourceType, namespace: string | undefined, opts: ListOptions = {}): ListResult {
+    const key = resourceKey(t);
+    let start = '';
+    let rv = this.store.rv;
+    if (opts.continueToken) {
+      const token = decodeContinue(opts.continueToken);
+      start = token.start;
+      rv = token.rv;
+    }
+    const all = this.store.list(key, t.namespaced ? namespace : undefined);
+    const items: StoredObject[] = [];
+    let remaining = 0;
+    let continueToken: string | undefined;
+    for (const o of all) {
+      const k = o.namespace ? `${o.namespace}/${o.name}` : o.name;
+      if (start && k < start) continue;
+      if (opts.labelSelector && !matchesLabels(opts.labelSelector, o.labels)) continue;
+      if (opts.fieldSelector && opts.fieldSelector.length > 0 && !matchesFields(opts.fieldSelector, JSON.parse(o.json) as Record<string, unknown>)) continue;
+      if (opts.limit && items.length >= opts.limit) {
+        remaining++;
+        continue;
+      }
+      items.push(o);
+    }
+    if (opts.limit && remaining > 0) {
+      const last = items[items.length - 1];
+      continueToken = encodeContinue(rv, `${last.namespace ? `${last.namespace}/` : ''}${last.name}\u0000`);
+    }
+    // A selector makes the count unknowable without reading everything: the real server omits it then.
+    const filtered = (opts.labelSelector?.length ?? 0) > 0 || (opts.fieldSelector?.length ?? 0) > 0;
+    return { rv, items, continueToken, remaining: continueToken && !filtered ? remaining : undefined };
+  }
+
+  // ---- writes ------------------------------------------------------------------------------
+
+  private nextRv(): number {
+    return this.store.nextRv();
+  }
+
+  private checkNamespace(t: ResourceType, namespace: string, name: string, creating: boolean): void {
+    if (!t.namespaced) return;
+    const ns = this.store.get(NAMESPACES, '', namespace);
+    if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
+    if (creating && ns.json.includes('"deletionTimestamp"')) {
+      const o = JSON.parse(ns.json) as KubeObject;
+      if (o.metadata.deletionTimestamp) {
+        const err = forbidden(refOf(t), name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+        err.details!.causes = [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }];
+        throw err;
+      }
+    }
+  }
+
+  private checkKind(t: ResourceType, obj: KubeObject): void {
+    const gv = obj.apiVersion;
+    const kind = obj.kind;
+    if (kind === undefined || kind === '' || gv === undefined || gv === '') {
+      if (t.crd) {
+        const missing = kind ? 'apiVersion' : 'kind';
+        throw badRequest(`Object '${missing === 'kind' ? 'Kind' : 'apiVersion'}' is missing in '${JSON.stringify(obj)}'`);
+      }
+      return;
+    }
+    if (kind !== t.kind || (gv !== groupVersion(t) && !this.typesOfResource(t.group, t.resource).some((o) => groupVersion(o) === gv))) {
+      const target = t.crd ? t.kind : t.kind;
+      throw badRequest(`${kind} in version "${gv.includes('/') ? gv.split('/')[1] : gv}" cannot be handled as a ${target}: converting (${gv.includes('/') ? gv.split('/')[1] : gv}.${kind}) to (${t.group ? t.group.split('.')[0] : 'core'}.${target}): unknown conversion`);
+    }
+  }
+
+  /** Defaulting, pruning and validation of the object about to be stored. */
+  private validate(t: ResourceType, obj: KubeObject, old: KubeObject | undefined): void {
+    const errs: FieldError[] = [];
+    const name = obj.metadata.name ?? '';
+    if (!old) for (const msg of validateName(t.group, t.kind, name)) errs.push(fieldErrors.invalid('metadata.name', name, msg));
+    if (t.crd) {
+      const schema = this.openApiSchema(t);
+      if (schema) errs.push(...validateCustomResource(schema, obj as unknown as Record<string, unknown>, old as unknown as Record<string, unknown> | undefined));
+    } else if (t.kind === 'CustomResourceDefinition') {
+      errs.push(...validateCrd(obj, old));
+    } else {
+      errs.push(...validateBuiltin(t.group, t.kind, obj, old));
+    }
+    if (old?.metadata.deletionTimestamp) {
+      const before = new Set(old.metadata.finalizers ?? []);
+      const added = (obj.metadata.finalizers ?? []).filter((f) => !before.has(f));
+      if (added.length > 0) {
+        const e = fieldErrors.forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`);
+        // Custom resources run the metadata checks twice, and the real server reports both.
+        errs.push(e);
+        if (t.crd) errs.push(e);
+      }
+    }
+    if (errs.length > 0) throw invalid(t.kind, t.group, name, errs);
+  }
+
+  private normalizeContent(t: ResourceType, obj: KubeObject): void {
+    if (t.crd) {
+      const schema = this.openApiSchema(t);
+      if (schema) {
+        prune(schema, obj as unknown as Record<string, unknown>);
+        applyDefaults(schema, obj as unknown as Record<string, unknown>);
+      }
+    } else {
+      applyBuiltinDefaults(t.group, t.kind, obj);
+      dropEmptyFields(t.group, t.kind, obj);
+    }
+  }
+
+  private managerOf(opts: WriteOptions): string {
+    return opts.fieldManager ?? 'unknown';
+  }
+
+  async create(t: ResourceType, namespace: string, body: KubeObject, opts: WriteOptions = {}): Promise<WriteResult> {
+    this.checkKind(t, body);
+    const obj = deepClone(body);
+    obj.apiVersion = groupVersion(t);
+    obj.kind = t.kind;
+    if (!isPlainObject(obj.metadata)) obj.metadata = {};
+    const meta = obj.metadata;
+    if (t.namespaced) {
+      if (meta.namespace && meta.namespace !== namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      meta.namespace = namespace;
+    } else {
+      delete meta.namespace;
+    }
+    if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
+    if (!meta.name) throw invalid(t.kind, t.group, '', [fieldErrors.required('metadata.name', 'name or generateName is required')]);
+    this.checkNamespace(t, namespace, meta.name, true);
+    if (meta.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
+    meta.uid = newUid();
+    meta.creationTimestamp = nowRfc3339();
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    if (t.generation) meta.generation = 1;
+    else delete meta.generation;
+    if (t.crd) {
+      if (t.status) delete obj.status;
+    } else {
+      prepareForCreate(t.group, t.kind, obj, { allocateClusterIP: () => this.allocateClusterIp() });
+      if (t.kind === 'CustomResourceDefinition') {
+        const spec = obj.spec as JsonObject | undefined;
+        if (isPlainObject(spec) && spec.conversion === undefined) spec.conversion = { strategy: 'None' };
+        obj.status = acceptedStatus(obj, nowRfc3339());
+      }
+    }
+    this.normalizeContent(t, obj);
+    this.validate(t, obj, undefined);
+    const key = resourceKey(t);
+    if (this.store.get(key, t.namespaced ? namespace : '', meta.name)) throw alreadyExists(refOf(t), meta.name);
+    const previous = Array.isArray(body.metadata?.managedFields) ? body.metadata.managedFields : [];
+    obj.metadata.managedFields = recordUpdate({
+      oldObject: undefined,
+      newObject: obj,
+      previous,
+      manager: this.managerOf(opts),
+      apiVersion: groupVersion(t),
+      time: nowRfc3339(),
+      schema: this.schemaOf(t),
+    });
+    if (obj.metadata.managedFields.length === 0) delete obj.metadata.managedFields;
+    if (!opts.internal && this.admitter) await this.admit(t, 'CREATE', obj, undefined, opts);
+    if (this.store.get(key, t.namespaced ? namespace : '', meta.name)) throw alreadyExists(refOf(t), meta.name);
+    if (opts.dryRun) return { code: 201, object: obj, exists: true };
+    const stored = this.commit(t, obj, undefined);
+    return { code: 201, object: stored, exists: true };
+  }
+
+  private allocateClusterIp(): string {
+    const n = this.clusterIpCounter++;
+    return `10.96.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
+  }
+
+  /** Stores the object under a new resourceVersion and notifies listeners. */
+  private commit(t: ResourceType, obj: KubeObject, old: KubeObject | undefined): KubeObject {
+    const rv = this.nextRv();
+    obj.metadata.resourceVersion = String(rv);
+    const json = serialize(t, obj, this.storageApiVersion(t));
+    this.store.put(resourceKey(t), { json, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '', labels: obj.metadata.labels }, rv);
+    if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') this.refreshCustomTypes();
+    this.afterCommit?.(t, obj, old);
+    return t.crd && t.crd.storageVersion !== t.version ? { ...obj, apiVersion: groupVersion(t) } : obj;
+  }
+
+  private removeNow(t: ResourceType, obj: KubeObject): void {
+    const rv = this.nextRv();
+    const final = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
+    this.store.remove(resourceKey(t), obj.metadata.namespace ?? '', obj.metadata.name ?? '', serialize(t, final, this.storageApiVersion(t)), rv);
+    if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') this.refreshCustomTypes();
+    this.afterCommit?.(t, undefined, obj);
+  }
+
+  /**
+   * PUT: full replacement. `subresource` 'status' replaces only status. A stale
+   * metadata.resourceVersion conflicts; none means "whatever is there".
+   */
+  async update(t: ResourceType, namespace: string, name: string, body: KubeObject, opts: WriteOptions & { subresource?: string } = {}): Promise<WriteResult> {
+    this.checkKind(t, body);
+    if (!isPlainObject(body.metadata)) body.metadata = {};
+    if (body.metadata.name !== undefined && body.metadata.name !== name) {
+      throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    if (t.namespaced && body.metadata.namespace && body.metadata.namespace !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    const stored = this.store.get(resourceKey(t), t.namespaced ? namespace : '', name);
+    if (!stored) throw notFound(refOf(t), name);
+    const old = JSON.parse(stored.json) as KubeObject;
+    if (body.metadata.resourceVersion && body.metadata.resourceVersion !== old.metadata.resourceVersion) {
+      throw conflict(refOf(t), name, MODIFIED);
+    }
+    const next = deepClone(body);
+    return this.finishUpdate(t, old, next, opts, opts.subresource);
+  }
+
+  /**
+   * Everything an update does after the new content is known: carry server-owned fields over,
+   * default, validate, track field managers, skip no-ops, admit, store (or delete when the
+   * last finalizer of a deleting object went away).
+   */
+  private async finishUpdate(t: ResourceType, old: KubeObject, next: KubeObject, opts: WriteOptions, subresource: string | undefined, managed?: 'apply'): Promise<WriteResult> {
+    next.apiVersion = groupVersion(t);
+    next.kind = t.kind;
+    if (!isPlainObject(next.metadata)) next.metadata = {};
+    let obj: KubeObject;
+    if (subresource === 'status') {
+      obj = { ...deepClone(old), status: next.status };
+      if (next.status === undefined) delete obj.status;
+      obj.metadata.managedFields = next.metadata.managedFields ?? old.metadata.managedFields;
+    } else {
+      obj = next;
+      const m = obj.metadata;
+      const o = old.metadata;
+      m.name = o.name;
+      if (t.namespaced) m.namespace = o.namespace;
+      else delete m.namespace;
+      m.uid = o.uid;
+      m.creationTimestamp = o.creationTimestamp;
+      if (o.deletionTimestamp) {
+        m.deletionTimestamp = o.deletionTimestamp;
+        m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
+      } else {
+        delete m.deletionTimestamp;
+        delete m.deletionGracePeriodSeconds;
+      }
+      if (o.generateName !== undefined && m.generateName === undefined) m.generateName = o.generateName;
+      delete m.selfLink;
+      if (t.status) {
+        if (old.status === undefined) delete obj.status;
+        else obj.status = old.status;
+      }
+      if (!t.crd) prepareForUpdate(t.group, t.kind, obj, old);
+    }
+    this.normalizeContent(t, obj);
+    if (t.generation) {
+      const changed = !jsonEqual(specPart(obj), specPart(old));
+      obj.metadata.generation = (old.metadata.generation ?? 1) + (changed && subresource !== 'status' ? 1 : 0);
+    } else {
+      delete obj.metadata.generation;
+    }
+    this.validate(t, obj, old);
+    if (managed !== 'apply') {
+      const mf = recordUpdate({
+        oldObject: old,
+        newObject: obj,
+        previous: next.metadata.managedFields ?? old.metadata.managedFields ?? [],
+        manager: this.managerOf(opts),
+        apiVersion: groupVersion(t),
+        subresource,
+        time: nowRfc3339(),
+        schema: this.schemaOf(t),
+      });
+      if (mf.length > 0) obj.metadata.managedFields = mf;
+      else delete obj.metadata.managedFields;
+    }
+    obj.metadata.resourceVersion = old.metadata.resourceVersion;
+    const finalizing = !!obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0;
+    if (!finalizing && jsonEqual(obj, old)) return { code: 200, object: old, exists: true };
+    if (finalizing) delete obj.metadata.finalizers;
+    if (!opts.internal && this.admitter) await this.admit(t, 'UPDATE', obj, old, opts, subresource);
+    const current = this.store.get(resourceKey(t), old.metadata.namespace ?? '', old.metadata.name ?? '');
+    if (!current) throw notFound(refOf(t), old.metadata.name ?? '');
+    if (String(current.rv) !== old.metadata.resourceVersion) throw conflict(refOf(t), old.metadata.name ?? '', MODIFIED);
+    if (opts.dryRun) return { code: 200, object: obj, exists: true };
+    if (finalizing) {
+      this.removeNow(t, obj);
+      return { code: 200, object: obj, exists: false };
+    }
+    return { code: 200, object: this.commit(t, obj, old), exists: true };
+  }
+
+  async patch(
+    t: ResourceType,
+    namespace: string,
+    name: string,
+    type: PatchType,
+    patchBody: unknown,
+    opts: WriteOptions & { subresource?: string; force?: boolean } = {},
+  ): Promise<WriteResult> {
+    const stored = this.store.get(resourceKey(t), t.namespaced ? namespace : '', name);
+    if (type === 'apply') return this.apply(t, namespace, name, patchBody, stored, opts);
+    if (!stored) throw notFound(refOf(t), name);
+    const old = JSON.parse(stored.json) as KubeObject;
+    let next: unknown;
+    const base = deepClone(old) as unknown as JsonObject;
+    if (type === 'merge') next = mergePatch(base, patchBody);
+    else if (type === 'json') next = jsonPatch(base, patchBody);
+    else next = strategicMergePatch(base, patchBody as JsonObject, this.schemaOf(t));
+    if (!isPlainObject(next)) throw badRequest('the server rejected our request due to an error in our request');
+    const obj = next as KubeObject;
+    if (!isPlainObject(obj.metadata)) obj.metadata = {};
+    const rv = obj.metadata.resourceVersion;
+    if (rv !== undefined && rv !== old.metadata.resourceVersion) throw conflict(refOf(t), name, MODIFIED);
+    if (obj.metadata.name !== name) throw badRequest(`the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`);
+    if (!Array.isArray(obj.metadata.managedFields)) obj.metadata.managedFields = old.metadata.managedFields;
+    return this.finishUpdate(t, old, obj, opts, opts.subresource);
+  }
+
+  private async apply(
+    t: ResourceType,
+    namespace: string,
+    name: string,
+    applied: unknown,
+    stored: StoredObject | undefined,
+    opts: WriteOptions & { subresource?: string; force?: boolean },
+  ): Promise<WriteResult> {
+    if (!isPlainObject(applied)) throw badRequest('the server rejected our request due to an error in our request');
+    const cfg = applied as KubeObject;
+    if (!isPlainObject(cfg.metadata)) cfg.metadata = {};
+    if (cfg.metadata.name !== undefined && cfg.metadata.name !== name) {
+      throw badRequest(`the name of the object (${String(cfg.metadata.name)}) does not match the name on the URL (${name})`);
+    }
+    this.checkKind(t, cfg);
+    const manager = opts.fieldManager ?? '';
+    const old = stored ? (JSON.parse(stored.json) as KubeObject) : undefined;
+    const merged = applyPatch({
+      live: old,
+      applied: cfg,
+      previous: old?.metadata.managedFields ?? [],
+      manager,
+      apiVersion: groupVersion(t),
+      subresource: opts.subresource,
+      time: nowRfc3339(),
+      force: opts.force ?? false,
+      schema: this.schemaOf(t),
+    });
+    if (!old) {
+      if (opts.subresource) throw notFound(refOf(t), name);
+      merged.metadata.name = name;
+      const managedFields = merged.metadata.managedFields;
+      const result = await this.createApplied(t, namespace, merged, managedFields ?? [], opts);
+      return result;
+    }
+    if (merged.metadata.resourceVersion !== undefined && merged.metadata.resourceVersion !== old.metadata.resourceVersion) {
+      throw conflict(refOf(t), name, MODIFIED);
+    }
+    return this.finishUpdate(t, old, merged, opts, opts.subresource, 'apply');
+  }
+
+  /** Create through server-side apply: the apply entry the field manager computed is kept. */
+  private async createApplied(t: ResourceType, namespace: string, obj: KubeObject, managedFields: KubeObject['metadata']['managedFields'] & object, opts: WriteOptions): Promise<WriteResult> {
+    const created = await this.create(t, namespace, { ...obj, metadata: { ...obj.metadata, managedFields: [] } }, { ...opts, dryRun: true });
+    const o = created.object;
+    o.metadata.managedFields = managedFields;
+    if (opts.dryRun) return created;
+    await Promise.resolve();
+    if (this.store.get(resourceKey(t), t.namespaced ? namespace : '', o.metadata.name ?? '')) throw alreadyExists(refOf(t), o.metadata.name ?? '');
+    return { code: 201, object: this.commit(t, o, undefined), exists: true };
+  }
+
+  /**
+   * DELETE. With finalizers (or a Foreground/Orphan policy, which add one) the object only gets
+   * its deletionTimestamp; otherwise it goes at once.
+   */
+  async delete(t: ResourceType, namespace: string, name: string, options: DeleteOptions = {}, opts: WriteOptions = {}): Promise<WriteResult> {
+    const stored = this.store.get(resourceKey(t), t.namespaced ? namespace : '', name);
+    if (!stored) throw notFound(refOf(t), name);
+    const old = JSON.parse(stored.json) as KubeObject;
+    const pre = options.preconditions;
+    if (pre?.uid && pre.uid !== old.metadata.uid) {
+      throw conflict({ group: t.group, resource: t.kind }, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${old.metadata.uid}). The object might have been deleted and then recreated`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
+      throw conflict({ group: t.group, resource: t.kind }, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${old.metadata.resourceVersion}). The object might have been modified`);
+    }
+    let policy = options.propagationPolicy;
+    if (!policy && options.orphanDependents === true) policy = 'Orphan';
+    const finalizers = [...(old.metadata.finalizers ?? [])];
+    const gcFinalizer = policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
+    if (old.metadata.deletionTimestamp) {
+      // Already deleting: a new policy may still swap the GC finalizer, nothing else changes.
+      if (gcFinalizer && !finalizers.includes(gcFinalizer)) {
+        const obj = deepClone(old);
+        obj.metadata.finalizers = [...finalizers.filter((f) => f !== 'foregroundDeletion' && f !== 'orphan'), gcFinalizer];
+        if (opts.dryRun) return { code: 200, object: obj, exists: true };
+        return { code: 200, object: this.commit(t, obj, old), exists: true };
+      }
+      return { code: 200, object: old, exists: true };
+    }
+    if (gcFinalizer && !finalizers.includes(gcFinalizer)) finalizers.push(gcFinalizer);
+    if (t.kind === 'Namespace' && t.group === '') {
+      const obj = deepClone(old);
+      obj.metadata.deletionTimestamp = nowRfc3339();
+      obj.metadata.deletionGracePeriodSeconds = 0;
+      if (finalizers.length > 0) obj.metadata.finalizers = finalizers;
+      obj.status = { ...(isPlainObject(obj.status) ? obj.status : {}), phase: 'Terminating' };
+      if (!opts.internal && this.admitter) await this.admit(t, 'DELETE', undefined, old, opts);
+      if (opts.dryRun) return { code: 200, object: obj, exists: true };
+      return { code: 200, object: this.commit(t, obj, old), exists: true };
+    }
+    const isCrd = t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io';
+    if (isCrd && !finalizers.includes(CRD_CLEANUP_FINALIZER)) finalizers.push(CRD_CLEANUP_FINALIZER);
+    if (!opts.internal && this.admitter) await this.admit(t, 'DELETE', undefined, old, opts);
+    if (finalizers.length > 0) {
+      const obj = deepClone(old);
+      if (isCrd) markCrdTerminating(obj);
+      obj.metadata.deletionTimestamp = nowRfc3339();
+      obj.metadata.deletionGracePeriodSeconds = 0;
+      obj.metadata.finalizers = finalizers;
+      if (t.crd) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
+      if (opts.dryRun) return { code: 200, object: obj, exists: true };
+      return { code: 200, object: this.commit(t, obj, old), exists: true };
+    }
+    if (opts.dryRun) return { code: 200, object: old, exists: false };
+    this.removeNow(t, old);
+    return { code: 200, object: old, exists: false };
+  }
+
+  /** Removes a namespace whose content is gone (namespace controller). */
+  finalizeNamespace(name: string): void {
+    const t = BUILTIN_TYPES.find((x) => x.kind === 'Namespace')!;
+    const ns = this.tryGet(t, '', name);
+    if (!ns || !ns.metadata.deletionTimestamp) return;
+    const spec = (ns.spec as JsonObject | undefined) ?? {};
+    if (Array.isArray(spec.finalizers) && spec.finalizers.length > 0) {
+      const obj = deepClone(ns);
+      obj.spec = { ...spec };
+      delete (obj.spec as JsonObject).finalizers;
+      if (Object.keys(obj.spec as object).length === 0) obj.spec = {};
+      if ((obj.metadata.finalizers ?? []).length === 0) {
+        this.removeNow(t, obj);
+        return;
+      }
+      this.commit(t, obj, ns);
+      return;
+    }
+    if ((ns.metadata.finalizers ?? []).length === 0) this.removeNow(t, ns);
+  }
+
+  /** Writes status conditions of a terminating namespace (namespace controller). */
+  setNamespaceStatus(name: string, status: JsonObject): void {
+    const t = BUILTIN_TYPES.find((x) => x.kind === 'Namespace')!;
+    const ns = this.tryGet(t, '', name);
+    if (!ns) return;
+    if (jsonEqual(ns.status, status)) return;
+    const obj = deepClone(ns);
+    obj.status = status;
+    obj.metadata.managedFields = recordUpdate({
+      oldObject: ns,
+      newObject: obj,
+      previous: ns.metadata.managedFields ?? [],
+      manager: 'kube-controller-manager',
+      apiVersion: 'v1',
+      subresource: 'status',
+      time: nowRfc3339(),
+      schema: this.schemaOf(t),
+    });
+    this.commit(t, obj, ns);
+  }
+
+  /** Server-internal update (controllers): no admission, manager as given. */
+  async updateInternal(t: ResourceType, obj: KubeObject, manager: string): Promise<WriteResult> {
+    return this.update(t, obj.metadata.namespace ?? '', obj.metadata.name ?? '', obj, { fieldManager: manager, internal: true });
+  }
+
+  private async admit(t: ResourceType, operation: AdmissionAttributes['operation'], obj: KubeObject | undefined, old: KubeObject | undefined, opts: WriteOptions, subresource?: string): Promise<void> {
+    if (opts.internal || !this.admitter) return;
+    await this.admitter.admit(this, {
+      type: t,
+      operation,
+      object: obj,
+      oldObject: old,
+      namespace: (obj ?? old)?.metadata.namespace ?? '',
+      name: (obj ?? old)?.metadata.name ?? '',
+      subresource: subresource ?? '',
+      dryRun: !!opts.dryRun,
+      user: opts.user,
+    });
+  }
+
+  /** For the watch layer: answer 410 when a resourceVersion is older than the kept history. */
+  eventsSince(t: ResourceType, rv: number) {
+    const events = this.store.eventsSince(rv, resourceKey(t));
+    if (!events) throw gone(`too old resource version: ${rv} (${this.store.rv})`);
+    return events;
+  }
+}
+
+/** The condition kube-apiserver adds to a CRD whose deletion waits for its custom resources to go. */
+function markCrdTerminating(crd: KubeObject): void {
+  const status = isPlainObject(crd.status) ? (crd.status as JsonObject) : {};
+  const conditions = Array.isArray(status.conditions) ? (status.conditions as JsonObject[]).filter((c) => c.type !== 'Terminating') : [];
+  conditions.push({
+    type: 'Terminating',
+    status: 'True',
+    lastTransitionTime: nowRfc3339(),
+    reason: 'InstanceDeletionPending',
+    message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+  });
+  crd.status = { ...status, conditions };
+}
+
+interface ContinueToken {
+  v: string;
+  rv: number;
+  start: string;
+}
+
+function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
+}
+
+function decodeContinue(token: string): ContinueToken {
+  const bytes = Buffer.from(token, 'base64url');
+  const text = bytes.toString('latin1');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    const first = text.trimStart()[0] ?? '';
+    const shown = first === "'" ? "'\\''" : `'${JSON.stringify(first).slice(1, -1).replace(/\\u00([0-9a-f]{2})/g, (_m, h: string) => `\\u00${h}`)}'`;
+    throw badRequest(`invalid continue token: continue key is not valid: invalid character ${shown} looking for beginning of value`);
+  }
+  const tok = parsed as ContinueToken;
+  if (!isPlainObject(parsed) || tok.v !== 'meta.k8s.io/v1' || typeof tok.rv !== 'number' || typeof tok.start !== 'string') {
+    throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  }
+  return tok;
+}
+
+export { StatusError };

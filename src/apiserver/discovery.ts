@@ -1,0 +1,86 @@
+// Discovery documents: /api, /apis, /apis/<group>, and the resource list of a group version.
+import type { LogicalCluster } from './cluster.js';
+import { groupVersion, type ResourceType } from './resources.js';
+
+export const SERVER_VERSION = {
+  major: '1',
+  minor: '24',
+  gitVersion: 'v1.24.0-kcp',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-01-01T00:00:00Z',
+  goVersion: 'go1.18',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
+
+export function apiVersions(): unknown {
+  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }] };
+}
+
+interface GroupInfo {
+  group: { kind: 'APIGroup'; apiVersion: 'v1'; name: string; versions: { groupVersion: string; version: string }[]; preferredVersion: { groupVersion: string; version: string } };
+  versions: string[];
+}
+
+/** Non-core groups with their versions, the preferred (first registered) version first. */
+export function groupDiscovery(c: LogicalCluster): Map<string, GroupInfo> {
+  const out = new Map<string, GroupInfo>();
+  for (const t of c.servedTypes()) {
+    if (t.group === '') continue;
+    let g = out.get(t.group);
+    if (!g) {
+      const pv = { groupVersion: groupVersion(t), version: t.version };
+      g = { group: { kind: 'APIGroup', apiVersion: 'v1', name: t.group, versions: [], preferredVersion: pv }, versions: [] };
+      out.set(t.group, g);
+    }
+    if (!g.versions.includes(t.version)) {
+      g.versions.push(t.version);
+      g.group.versions.push({ groupVersion: groupVersion(t), version: t.version });
+    }
+  }
+  for (const g of out.values()) {
+    // Custom resource groups prefer the highest-priority version as kube sorts them (v2 > v1 > v1beta1 ...).
+    const sorted = [...g.group.versions].sort((a, b) => compareKubeVersions(a.version, b.version));
+    if (c.customTypeList().some((t) => t.group === g.group.name)) {
+      g.group.versions = sorted;
+      g.versions = sorted.map((v) => v.version);
+    }
+    g.group.preferredVersion = g.group.versions[0];
+  }
+  return out;
+}
+
+/** Kubernetes version priority: GA > beta > alpha, then higher numbers first; others alphabetical. */
+export function compareKubeVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return { kind: 3, major: 0, minor: 0 };
+    return { kind: m[2] === undefined ? 0 : m[2] === 'beta' ? 1 : 2, major: Number(m[1]), minor: Number(m[3] ?? 0) };
+  };
+  const pa = parse(a);
+  const pb = parse(b);
+  if (pa.kind !== pb.kind) return pa.kind - pb.kind;
+  if (pa.kind === 3) return a < b ? -1 : a > b ? 1 : 0;
+  if (pa.major !== pb.major) return pb.major - pa.major;
+  return pb.minor - pa.minor;
+}
+
+export function apiGroupList(c: LogicalCluster): unknown {
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...groupDiscovery(c).values()].map((g) => ({ name: g.group.name, versions: g.group.versions, preferredVersion: g.group.preferredVersion })) };
+}
+
+function resourceEntries(t: ResourceType): Record<string, unknown>[] {
+  const main: Record<string, unknown> = { name: t.resource, singularName: t.crd ? t.singular : '', namespaced: t.namespaced, kind: t.kind, verbs: t.verbs };
+  if (t.shortNames.length > 0) main.shortNames = t.shortNames;
+  if (t.categories.length > 0) main.categories = t.categories;
+  const out = [main];
+  if (t.status) out.push({ name: `${t.resource}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] });
+  if (t.kind === 'Namespace' && t.group === '') out.push({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
+  return out;
+}
+
+export function apiResourceList(c: LogicalCluster, group: string, version: string): unknown {
+  const types = c.servedTypes().filter((t) => t.group === group && t.version === version);
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources: types.flatMap(resourceEntries) };
+}

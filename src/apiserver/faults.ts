@@ -1,0 +1,82 @@
+// Fault injection for one logical cluster, off by default: added latency, an error rate
+// (500/503/429 with Retry-After), dropped watch connections, forced 410 Gone on watch resume,
+// and the cluster being unreachable. The reliability tests of the controllers use it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { LogicalCluster } from './cluster.js';
+import { StatusError } from './errors.js';
+import { sendStatus } from './handler.js';
+
+export interface FaultConfig {
+  /** Added to every request before it is served. */
+  latencyMs?: number;
+  /** Share of requests (0..1) answered with one of `errorCodes` instead of being served. */
+  errorRate?: number;
+  /** Codes to pick from for injected errors (500, 503, 429); default [500]. */
+  errorCodes?: number[];
+  /** Retry-After seconds sent with injected 429 and 503 answers; default 1. */
+  retryAfterSeconds?: number;
+  /** Open watches are cut after this many milliseconds (the client must reconnect). */
+  dropWatchesAfterMs?: number;
+  /** Watches that resume from a resourceVersion get 410 Gone (the history is forgotten). */
+  forceGoneOnResume?: boolean;
+  /** Connections are closed without an answer, as if the host were down. */
+  unreachable?: boolean;
+}
+
+const messages: Record<number, [StatusError['reason'], string]> = {
+  429: ['TooManyRequests', 'Too many requests, please try again later.'],
+  500: ['InternalError', 'Internal error occurred: injected fault'],
+  503: ['ServiceUnavailable', 'The server is currently unable to handle the request'],
+};
+
+export class FaultInjector {
+  private config: FaultConfig | undefined;
+  private readonly watches = new Set<() => void>();
+
+  configure(config: FaultConfig | undefined, cluster: LogicalCluster): void {
+    this.config = config && Object.keys(config).length > 0 ? config : undefined;
+    this.cluster = cluster;
+    if (this.config?.forceGoneOnResume) cluster.store.compact();
+    if (this.config?.unreachable) this.dropAll();
+  }
+
+  private cluster: LogicalCluster | undefined;
+
+  /** Applies the configured faults to a request; 'handled' means it was answered (or cut) here. */
+  async before(req: IncomingMessage, res: ServerResponse): Promise<'handled' | 'continue'> {
+    const c = this.config;
+    if (!c) return 'continue';
+    if (c.unreachable) {
+      req.socket.destroy();
+      return 'handled';
+    }
+    if (c.latencyMs && c.latencyMs > 0) await new Promise((r) => setTimeout(r, c.latencyMs));
+    if (c.forceGoneOnResume && /[?&]resourceVersion=\d/.test(req.url ?? '') && /[?&]watch=(1|true)/.test(req.url ?? '')) this.cluster?.store.compact();
+    if (c.errorRate && Math.random() < c.errorRate) {
+      const codes = c.errorCodes && c.errorCodes.length > 0 ? c.errorCodes : [500];
+      const code = codes[Math.floor(Math.random() * codes.length)];
+      const [reason, message] = messages[code] ?? messages[500];
+      const details = code === 429 || code === 503 ? { retryAfterSeconds: c.retryAfterSeconds ?? 1 } : undefined;
+      sendStatus(res, new StatusError(code, reason, message, details));
+      return 'handled';
+    }
+    return 'continue';
+  }
+
+  /** Registers an open watch; returns the function that forgets it. */
+  trackWatch(close: () => void): () => void {
+    this.watches.add(close);
+    let timer: NodeJS.Timeout | undefined;
+    const after = this.config?.dropWatchesAfterMs;
+    if (after && after > 0) timer = setTimeout(() => close(), after);
+    return () => {
+      if (timer) clearTimeout(timer);
+      this.watches.delete(close);
+    };
+  }
+
+  dropAll(): void {
+    for (const close of [...this.watches]) close();
+    this.watches.clear();
+  }
+}

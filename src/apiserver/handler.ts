@@ -1,0 +1,370 @@
+// HTTP front of a logical cluster: parses kube API paths and query parameters, calls the
+// cluster's operations and writes answers (objects, lists, Tables, watch streams, Status errors).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import yaml from 'js-yaml';
+import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions } from './cluster.js';
+import { apiGroupList, apiResourceList, apiVersions, groupDiscovery } from './discovery.js';
+import { badRequest, methodNotAllowed, resourceNotFound, StatusError, type StatusBody } from './errors.js';
+import { listItemJson, servedJson, typePrefix } from './objects.js';
+import { groupVersion, type ResourceType } from './resources.js';
+import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { builtinColumns, crdColumns, toTable } from './table/table.js';
+import { isPlainObject, type KubeObject } from './types.js';
+import { serveWatch } from './watch.js';
+
+export interface RequestContext {
+  cluster: LogicalCluster;
+  user: UserInfo;
+  /** Path below the cluster prefix, e.g. `/api/v1/namespaces`. */
+  path: string;
+  query: URLSearchParams;
+  /** Fault injection hooks may ask the watch layer to drop streams. */
+  onWatchOpen?: (close: () => void) => () => void;
+}
+
+export const MAX_BODY = 3 * 1024 * 1024;
+
+export function sendJson(res: ServerResponse, code: number, body: unknown): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+export function sendStatus(res: ServerResponse, err: StatusError): void {
+  const headers: Record<string, string> = {};
+  if (err.details?.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.details.retryAfterSeconds);
+  const text = JSON.stringify(err.toStatus());
+  res.writeHead(err.code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function sendText(res: ServerResponse, code: number, text: string): void {
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_BODY) throw new StatusError(413, 'BadRequest' as never, 'Request entity too large: limit is 3145728');
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Parsed resource path: `/api/v1/namespaces/ns/configmaps/name/status`. */
+interface ResourcePath {
+  group: string;
+  version: string;
+  namespace: string | undefined;
+  resource: string;
+  name: string | undefined;
+  subresource: string | undefined;
+  watchPrefix: boolean;
+}
+
+type Route = { kind: 'discovery'; body: () => unknown } | { kind: 'resource'; path: ResourcePath } | { kind: 'notfound' } | { kind: 'text404' };
+
+function route(ctx: RequestContext): Route {
+  const parts = ctx.path.split('/').filter((p) => p !== '');
+  const c = ctx.cluster;
+  if (parts[0] === 'api') {
+    if (parts.length === 1) return { kind: 'discovery', body: () => apiVersions() };
+    if (parts[1] !== 'v1') return { kind: 'text404' };
+    if (parts.length === 2) return { kind: 'discovery', body: () => apiResourceList(c, '', 'v1') };
+    return resourceRoute('', 'v1', parts.slice(2));
+  }
+  if (parts[0] === 'apis') {
+    if (parts.length === 1) return { kind: 'discovery', body: () => apiGroupList(c) };
+    const group = parts[1];
+    const groups = groupDiscovery(c).get(group);
+    if (!groups) return { kind: 'text404' };
+    if (parts.length === 2) return { kind: 'discovery', body: () => groups.group };
+    const version = parts[2];
+    if (!groups.versions.includes(version)) {
+      // Built-in groups answer with a Status; the CRD handler answers unknown versions like an unknown path.
+      const builtin = c.servedTypes().some((t) => t.group === group && !t.crd);
+      return builtin ? { kind: 'notfound' } : { kind: 'text404' };
+    }
+    if (parts.length === 3) return { kind: 'discovery', body: () => apiResourceList(c, group, version) };
+    return resourceRoute(group, version, parts.slice(3));
+  }
+  return { kind: 'text404' };
+}
+
+function resourceRoute(group: string, version: string, rest: string[]): Route {
+  let watchPrefix = false;
+  if (rest[0] === 'watch') {
+    watchPrefix = true;
+    rest = rest.slice(1);
+  }
+  let namespace: string | undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  } else if (rest[0] === 'namespaces' && rest.length === 2 && !(group === '' && version === 'v1')) {
+    return { kind: 'notfound' };
+  }
+  if (rest.length === 0 || rest.length > 3) return { kind: 'notfound' };
+  // `/api/v1/namespaces/x` and `/api/v1/namespaces/x/status|finalize` address the namespace itself.
+  if (group === '' && namespace !== undefined && (rest.length === 1 && (rest[0] === 'status' || rest[0] === 'finalize'))) {
+    return { kind: 'resource', path: { group, version, namespace: undefined, resource: 'namespaces', name: namespace, subresource: rest[0], watchPrefix } };
+  }
+  return {
+    kind: 'resource',
+    path: { group, version, namespace, resource: rest[0], name: rest[1], subresource: rest[2], watchPrefix },
+  };
+}
+
+function wantsTable(accept: string | undefined): boolean {
+  return !!accept && /as=Table/.test(accept.split(',')[0] ?? '');
+}
+
+function parseDryRun(q: URLSearchParams): boolean {
+  const v = q.getAll('dryRun');
+  for (const d of v) if (d !== 'All') throw badRequest(`Invalid dryRun value: ${d}`);
+  return v.length > 0;
+}
+
+function decodeObject(t: ResourceType, body: Buffer, contentType: string): KubeObject {
+  const text = body.toString('utf8');
+  if (/yaml/.test(contentType)) {
+    try {
+      const o = yaml.load(text);
+      if (isPlainObject(o)) return o as KubeObject;
+    } catch (e) {
+      throw badRequest(`the object provided is unrecognized (must be of type ${t.kind}): ${(e as Error).message}`);
+    }
+    throw badRequest(`the object provided is unrecognized (must be of type ${t.kind}): couldn't get version/kind`);
+  }
+  try {
+    const o = JSON.parse(text) as unknown;
+    if (!isPlainObject(o)) throw new SyntaxError('not an object');
+    return o as KubeObject;
+  } catch {
+    throw badRequest(`the object provided is unrecognized (must be of type ${t.kind}): couldn't get version/kind; json parse error: ${goJsonError(text)} (${text})`);
+  }
+}
+
+/** The error Go's encoding/json gives for malformed input, for the cases clients hit. */
+function goJsonError(text: string): string {
+  try {
+    JSON.parse(text);
+    return 'cannot unmarshal';
+  } catch (e) {
+    const msg = (e as Error).message;
+    if (/end of (JSON|data)/i.test(msg) || /Unterminated/.test(msg)) return 'unexpected end of JSON input';
+    const m = /position (\d+)/.exec(msg);
+    const ch = m ? text[Number(m[1])] : text.trim()[0];
+    return `invalid character '${ch ?? ''}' looking for beginning of value`;
+  }
+}
+
+function patchTypeOf(contentType: string, t: ResourceType): PatchType {
+  const ct = contentType.split(';')[0].trim();
+  if (ct === 'application/json-patch+json') return 'json';
+  if (ct === 'application/merge-patch+json') return 'merge';
+  if (ct === 'application/strategic-merge-patch+json' && !t.crd) return 'strategic';
+  if (ct === 'application/apply-patch+yaml' || ct === 'application/apply-patch+json') return 'apply';
+  const accepted = t.crd
+    ? 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml'
+    : 'application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml';
+  throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted}`);
+}
+
+function successStatus(t: ResourceType, obj: KubeObject): StatusBody {
+  const details: Record<string, unknown> = { name: obj.metadata.name };
+  if (t.group) details.group = t.group;
+  details.kind = t.resource;
+  details.uid = obj.metadata.uid;
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: undefined as never } as StatusBody;
+}
+
+function objectJson(t: ResourceType, obj: KubeObject): string {
+  const { kind: _k, apiVersion: _a, ...rest } = obj;
+  return JSON.stringify({ kind: t.kind, apiVersion: groupVersion(t), ...rest });
+}
+
+export async function handleApiRequest(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
+  try {
+    await dispatch(req, res, ctx);
+  } catch (err) {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (err instanceof StatusError) sendStatus(res, err);
+    else {
+      const message = err instanceof Error ? err.message : String(err);
+      sendStatus(res, new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));
+    }
+  }
+}
+
+async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
+  const r = route(ctx);
+  const method = req.method ?? 'GET';
+  if (r.kind === 'text404') return sendText(res, 404, '404 page not found\n');
+  if (r.kind === 'notfound') throw resourceNotFound();
+  if (r.kind === 'discovery') {
+    if (method !== 'GET') throw methodNotAllowed();
+    return sendJson(res, 200, r.body());
+  }
+  const p = r.path;
+  const t = ctx.cluster.resolve(p.group, p.version, p.resource);
+  if (!t) throw resourceNotFound();
+  if (p.namespace !== undefined && !t.namespaced) throw resourceNotFound();
+  if (p.subresource && !(p.subresource === 'status' && t.status) && !(t.kind === 'Namespace' && p.subresource === 'finalize')) throw resourceNotFound();
+  const namespace = p.namespace ?? '';
+  if (t.namespaced && p.name !== undefined && p.namespace === undefined) throw resourceNotFound();
+  const q = ctx.query;
+  const writeOpts = (): WriteOptions => ({
+    dryRun: parseDryRun(q),
+    fieldManager: q.get('fieldManager') ?? managerFromUserAgent(req.headers['user-agent']),
+    user: ctx.user,
+  });
+  const isWatch = p.watchPrefix || q.get('watch') === '1' || q.get('watch') === 'true';
+
+  if (p.name === undefined) {
+    if (method === 'GET' && isWatch) return serveWatch(req, res, ctx, t, p.namespace);
+    if (method === 'GET') return serveList(req, res, ctx, t, p.namespace);
+    if (method === 'POST') {
+      const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
+      const result = await ctx.cluster.create(t, namespace, body, writeOpts());
+      return sendJson(res, result.code, objectJson(t, result.object));
+    }
+    if (method === 'DELETE' && t.verbs.includes('deletecollection')) return deleteCollection(req, res, ctx, t, p.namespace, writeOpts());
+    throw methodNotAllowed();
+  }
+
+  const name = p.name;
+  switch (method) {
+    case 'GET': {
+      if (isWatch) {
+        q.set('fieldSelector', `metadata.name=${name}`);
+        return serveWatch(req, res, ctx, t, p.namespace);
+      }
+      const stored = ctx.cluster.getStored(t, namespace, name);
+      if (wantsTable(req.headers.accept)) {
+        const obj = JSON.parse(stored.json) as KubeObject;
+        return sendJson(res, 200, tableFor(t, [obj], q, undefined));
+      }
+      return sendJson(res, 200, servedJson(t, stored.json));
+    }
+    case 'PUT': {
+      const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
+      const sub = p.subresource === 'finalize' ? undefined : p.subresource;
+      const result = await ctx.cluster.update(t, namespace, name, body, { ...writeOpts(), subresource: sub });
+      return sendJson(res, result.code, objectJson(t, result.object));
+    }
+    case 'PATCH': {
+      const type = patchTypeOf(req.headers['content-type'] ?? '', t);
+      const raw = (await readBody(req)).toString('utf8');
+      let patch: unknown;
+      try {
+        patch = type === 'apply' ? yaml.load(raw) : JSON.parse(raw);
+      } catch (e) {
+        throw badRequest(`error decoding patch: ${(e as Error).message}`);
+      }
+      const opts = writeOpts();
+      if (type === 'apply' && !q.get('fieldManager')) {
+        throw new StatusError(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', {
+          group: 'meta.k8s.io',
+          kind: 'PatchOptions',
+          causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }],
+        });
+      }
+      const force = q.get('force') === 'true';
+      const result = await ctx.cluster.patch(t, namespace, name, type, patch, { ...opts, subresource: p.subresource, force });
+      return sendJson(res, result.code, objectJson(t, result.object));
+    }
+    case 'DELETE': {
+      if (p.subresource) throw methodNotAllowed();
+      const options = await deleteOptions(req, q);
+      const result = await ctx.cluster.delete(t, namespace, name, options, writeOpts());
+      if (result.exists) return sendJson(res, result.code, objectJson(t, result.object));
+      return sendJson(res, 200, successStatus(t, result.object));
+    }
+    default:
+      throw methodNotAllowed();
+  }
+}
+
+function managerFromUserAgent(ua: string | undefined): string | undefined {
+  if (!ua) return undefined;
+  return ua.split('/')[0].slice(0, 128) || undefined;
+}
+
+async function deleteOptions(req: IncomingMessage, q: URLSearchParams): Promise<DeleteOptions> {
+  const raw = (await readBody(req)).toString('utf8').trim();
+  let opts: DeleteOptions = {};
+  if (raw) {
+    try {
+      opts = JSON.parse(raw) as DeleteOptions;
+    } catch (e) {
+      throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`);
+    }
+  }
+  const policy = q.get('propagationPolicy');
+  if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  if (q.get('orphanDependents') !== null) opts.orphanDependents = q.get('orphanDependents') === 'true';
+  if (opts.propagationPolicy && !['Foreground', 'Background', 'Orphan'].includes(opts.propagationPolicy)) {
+    throw new StatusError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan", "nil"`);
+  }
+  return opts;
+}
+
+function listOptions(ctx: RequestContext, t: ResourceType) {
+  const q = ctx.query;
+  const limit = q.get('limit') ? Number(q.get('limit')) : undefined;
+  return {
+    labelSelector: q.get('labelSelector') ? parseLabelSelector(q.get('labelSelector') ?? '') : undefined,
+    fieldSelector: q.get('fieldSelector') ? parseFieldSelector(q.get('fieldSelector') ?? '', `${t.group}/${t.resource}`) : undefined,
+    limit: limit && limit > 0 ? limit : undefined,
+    continueToken: q.get('continue') ?? undefined,
+  };
+}
+
+function serveList(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceType, namespace: string | undefined): void {
+  const result = ctx.cluster.list(t, namespace, listOptions(ctx, t));
+  const listMeta: Record<string, unknown> = {};
+  if (t.crd) listMeta.continue = result.continueToken ?? '';
+  else if (result.continueToken) listMeta.continue = result.continueToken;
+  listMeta.resourceVersion = String(result.rv);
+  if (result.remaining !== undefined) listMeta.remainingItemCount = result.remaining;
+  if (wantsTable(req.headers.accept)) {
+    const objs = result.items.map((o) => JSON.parse(o.json) as KubeObject);
+    return sendJson(res, 200, tableFor(t, objs, ctx.query, listMeta));
+  }
+  const items = result.items.map((o) => listItemJson(t, o.json)).join(',');
+  const head = t.crd
+    ? `{"apiVersion":${JSON.stringify(groupVersion(t))},"kind":${JSON.stringify(t.listKind)},"metadata":${JSON.stringify(listMeta)},"items":[`
+    : `${typePrefix({ ...t, kind: t.listKind })}"metadata":${JSON.stringify(listMeta)},"items":[`;
+  sendJson(res, 200, `${head}${items}]}`);
+}
+
+function tableFor(t: ResourceType, objects: KubeObject[], q: URLSearchParams, listMeta: Record<string, unknown> | undefined): unknown {
+  const columns = t.crd ? crdColumns(t.crd.version) : builtinColumns(t.group, t.kind);
+  const include = (q.get('includeObject') as 'None' | 'Metadata' | 'Object' | null) ?? 'Metadata';
+  return toTable(columns, objects, { group: t.group, kind: t.kind, listMeta, includeObject: include, now: new Date() });
+}
+
+async function deleteCollection(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceType, namespace: string | undefined, opts: WriteOptions): Promise<void> {
+  const options = await deleteOptions(req, ctx.query);
+  const result = ctx.cluster.list(t, namespace, { ...listOptions(ctx, t), limit: undefined, continueToken: undefined });
+  const deleted: string[] = [];
+  for (const o of result.items) {
+    try {
+      const r = await ctx.cluster.delete(t, o.namespace, o.name, options, opts);
+      deleted.push(listItemJson(t, objectJson(t, r.object)));
+    } catch (e) {
+      if (!(e instanceof StatusError && e.code === 404)) throw e;
+    }
+  }
+  const head = t.crd
+    ? `{"apiVersion":${JSON.stringify(groupVersion(t))},"kind":${JSON.stringify(t.listKind)},"metadata":{"resourceVersion":"${ctx.cluster.store.rv}"},"items":[`
+    : `${typePrefix({ ...t, kind: t.listKind })}"metadata":{"resourceVersion":"${ctx.cluster.store.rv}"},"items":[`;
+  sendJson(res, 200, `${head}${deleted.join(',')}]}`);
+}

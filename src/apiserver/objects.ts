@@ -1,0 +1,59 @@
+// Small helpers for reading and writing object JSON with kube's conventions.
+import { randomUUID } from 'node:crypto';
+import type { ResourceType } from './resources.js';
+import { groupVersion } from './resources.js';
+import type { KubeObject } from './types.js';
+
+/** RFC 3339 with seconds, as metav1.Time serializes. */
+export function nowRfc3339(d = new Date()): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function newUid(): string {
+  return randomUUID();
+}
+
+/** Serializes an object with `kind` and `apiVersion` first, as kube-apiserver writes built-in kinds. */
+export function serialize(t: ResourceType, obj: KubeObject, apiVersion = groupVersion(t)): string {
+  const { kind: _k, apiVersion: _a, ...rest } = obj;
+  return JSON.stringify({ kind: t.kind, apiVersion, ...rest });
+}
+
+/** Length of the `{"kind":"X","apiVersion":"Y",` prefix that serialize() writes. */
+export function typePrefix(t: ResourceType, apiVersion = groupVersion(t)): string {
+  return `{"kind":${JSON.stringify(t.kind)},"apiVersion":${JSON.stringify(apiVersion)},`;
+}
+
+/** The stored JSON as served for the type's version (custom resources may be stored under another version). */
+export function servedJson(t: ResourceType, json: string): string {
+  if (!t.crd || t.crd.storageVersion === t.version) return json;
+  return withApiVersion(json, groupVersion(t));
+}
+
+/** Items of built-in lists carry no kind/apiVersion (typed lists); custom resources keep theirs. */
+export function listItemJson(t: ResourceType, json: string): string {
+  if (t.crd) return servedJson(t, json);
+  const prefix = typePrefix(t);
+  return json.startsWith(prefix) ? `{${json.slice(prefix.length)}` : json;
+}
+
+/** The stored JSON served as another version of the same kind (conversion strategy None). */
+export function withApiVersion(json: string, apiVersion: string): string {
+  const o = JSON.parse(json) as KubeObject;
+  o.apiVersion = apiVersion;
+  const { kind, apiVersion: av, ...rest } = o;
+  return JSON.stringify({ apiVersion: av, kind, ...rest });
+}
+
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+export function isDns1123Subdomain(s: string): boolean {
+  return s.length <= 253 && DNS1123_SUBDOMAIN.test(s);
+}
+
+/** Random suffix of generateName: 5 characters from kube's alphabet (no vowels, no confusables). */
+export function randomSuffix(): string {
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+  let s = '';
+  for (let i = 0; i < 5; i++) s += alphabet[Math.floor(Math.random() * alphabet.length)];
+  return s;
+}

@@ -1,0 +1,342 @@
+// The embedded Kubernetes API server: HTTPS on loopback, bearer tokens, many logical clusters
+// (`/` is the default one, `/clusters/<name>/...` the others), each with its own kubeconfig.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { join } from 'node:path';
+import { WebhookAdmitter } from './admission.js';
+import { LogicalCluster, type UserInfo } from './cluster.js';
+import { ClusterControllers } from './controllers.js';
+import { SERVER_VERSION } from './discovery.js';
+import { StatusError } from './errors.js';
+import { type FaultConfig, FaultInjector } from './faults.js';
+import { handleApiRequest, readBody, sendJson, sendStatus } from './handler.js';
+import { kubeconfigYaml } from './kubeconfig.js';
+import { newUid } from './objects.js';
+import { Persistence } from './persistence.js';
+import { type CertKeyPair, createCA, createServingCert } from './pki.js';
+
+export interface ApiServerOptions {
+  port?: number;
+  host?: string;
+  /** Where certificates, tokens, kubeconfigs and (with persistence) the object log live. Memory only without one. */
+  dataDir?: string;
+  /** Watch history kept per logical cluster (events a watch can resume from). */
+  historyLimit?: number;
+}
+
+export interface ClusterAccess {
+  name: string;
+  url: string;
+  token: string;
+  kubeconfig: string;
+}
+
+export interface RunningApiServer {
+  url: string;
+  caPem: string;
+  adminToken: string;
+  port: number;
+  stop(): Promise<void>;
+  createCluster(name: string): Promise<ClusterAccess>;
+  deleteCluster(name: string): Promise<void>;
+  clusterAccess(name: string): ClusterAccess;
+  hasCluster(name: string): boolean;
+  clusterNames(): string[];
+  /** The in-process cluster, for the simulators and tests that want to look inside. */
+  cluster(name: string): LogicalCluster;
+  setFaults(name: string, faults: FaultConfig | undefined): void;
+  /** Resolves when the in-process controllers of every cluster have nothing queued. */
+  idle(): Promise<void>;
+}
+
+export const DEFAULT_CLUSTER = 'default';
+const CLUSTER_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+interface ClusterEntry {
+  cluster: LogicalCluster;
+  controllers: ClusterControllers;
+  token: string;
+  user: UserInfo;
+  faults: FaultInjector;
+}
+
+interface Secrets {
+  adminToken: string;
+  tokens: Record<string, string>;
+}
+
+function unauthorized(res: ServerResponse): void {
+  sendStatus(res, new StatusError(401, 'Unauthorized', 'Unauthorized'));
+}
+
+class EmbeddedApiServer implements RunningApiServer {
+  url = '';
+  port = 0;
+  caPem = '';
+  adminToken = '';
+  private server: Server | undefined;
+  private readonly clusters = new Map<string, ClusterEntry>();
+  private readonly byToken = new Map<string, string>();
+  private readonly sockets = new Set<Socket>();
+  private readonly admitter = new WebhookAdmitter();
+  private persistence: Persistence | undefined;
+  private secrets: Secrets = { adminToken: '', tokens: {} };
+
+  constructor(private readonly opts: ApiServerOptions) {}
+
+  async start(): Promise<void> {
+    const host = this.opts.host ?? '127.0.0.1';
+    const { ca, serving } = await this.loadOrCreatePki(host);
+    this.caPem = ca.certPem;
+    this.loadSecrets();
+    this.adminToken = this.secrets.adminToken;
+    if (this.opts.dataDir) {
+      this.persistence = new Persistence(this.opts.dataDir);
+      const persistence = this.persistence;
+      persistence.restore((name, initialRv) => this.addCluster(name, initialRv));
+      for (const e of this.clusters.values()) persistence.attach(e.cluster);
+      if (!this.clusters.has(DEFAULT_CLUSTER)) this.addCluster(DEFAULT_CLUSTER);
+    } else {
+      this.addCluster(DEFAULT_CLUSTER);
+    }
+    const server = createServer({ key: serving.keyPem, cert: serving.certPem, ca: ca.certPem }, (req, res) => void this.onRequest(req, res));
+    server.keepAliveTimeout = 60_000;
+    server.on('connection', (s: Socket) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.opts.port ?? 0, host, () => resolve());
+    });
+    this.port = (server.address() as AddressInfo).port;
+    this.url = `https://${host}:${this.port}`;
+    this.writeKubeconfigs();
+  }
+
+  private async loadOrCreatePki(host: string): Promise<{ ca: CertKeyPair; serving: CertKeyPair }> {
+    const dir = this.opts.dataDir;
+    const files = dir ? { ca: join(dir, 'ca.crt'), caKey: join(dir, 'ca.key'), crt: join(dir, 'serving.crt'), key: join(dir, 'serving.key') } : undefined;
+    if (files && existsSync(files.ca) && existsSync(files.caKey) && existsSync(files.crt) && existsSync(files.key)) {
+      const read = (p: string) => readFileSync(p, 'utf8');
+      return { ca: { certPem: read(files.ca), keyPem: read(files.caKey) }, serving: { certPem: read(files.crt), keyPem: read(files.key) } };
+    }
+    const ca = await createCA('kcp-embedded-ca');
+    const serving = await createServingCert(ca, { commonName: 'kcp-embedded-apiserver', dnsNames: ['localhost'], ipAddresses: [...new Set([host, '127.0.0.1'])] });
+    if (dir && files) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(files.ca, ca.certPem);
+      writeFileSync(files.caKey, ca.keyPem, { mode: 0o600 });
+      writeFileSync(files.crt, serving.certPem);
+      writeFileSync(files.key, serving.keyPem, { mode: 0o600 });
+    }
+    return { ca, serving };
+  }
+
+  private secretsFile(): string | undefined {
+    return this.opts.dataDir ? join(this.opts.dataDir, 'tokens.json') : undefined;
+  }
+
+  private loadSecrets(): void {
+    const file = this.secretsFile();
+    if (file && existsSync(file)) this.secrets = JSON.parse(readFileSync(file, 'utf8')) as Secrets;
+    if (!this.secrets.adminToken) this.secrets.adminToken = randomBytes(24).toString('hex');
+  }
+
+  private saveSecrets(): void {
+    const file = this.secretsFile();
+    if (file) writeFileSync(file, JSON.stringify(this.secrets, null, 2), { mode: 0o600 });
+  }
+
+  private addCluster(name: string, initialRv?: number): LogicalCluster {
+    const cluster = new LogicalCluster(name, { historyLimit: this.opts.historyLimit, initialRv });
+    cluster.admitter = this.admitter;
+    const controllers = new ClusterControllers(cluster);
+    let token = this.secrets.tokens[name];
+    if (!token) {
+      token = name === DEFAULT_CLUSTER ? this.secrets.adminToken : randomBytes(24).toString('hex');
+      this.secrets.tokens[name] = token;
+      this.saveSecrets();
+    }
+    const user: UserInfo = { username: 'admin', uid: newUid(), groups: ['system:masters', 'system:authenticated'] };
+    this.clusters.set(name, { cluster, controllers, token, user, faults: new FaultInjector() });
+    this.byToken.set(token, name);
+    if (this.persistence?.restoring) return cluster;
+    if (this.persistence) {
+      this.persistence.clusterCreated(cluster);
+      this.persistence.attach(cluster);
+    }
+    this.ensureDefaultNamespaces(cluster);
+    return cluster;
+  }
+
+  /** Namespaces every real cluster starts with. */
+  private ensureDefaultNamespaces(cluster: LogicalCluster): void {
+    const nsType = cluster.resolve('', 'v1', 'namespaces')!;
+    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      if (!cluster.tryGet(nsType, '', name)) {
+        void cluster.create(nsType, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { internal: true, fieldManager: 'kube-apiserver' });
+      }
+    }
+  }
+
+  private kubeconfigPath(name: string): string | undefined {
+    if (!this.opts.dataDir) return undefined;
+    return name === DEFAULT_CLUSTER ? join(this.opts.dataDir, 'kubeconfig') : join(this.opts.dataDir, 'clusters', `${name}.kubeconfig`);
+  }
+
+  private writeKubeconfigs(): void {
+    for (const name of this.clusters.keys()) this.writeKubeconfig(name);
+  }
+
+  private writeKubeconfig(name: string): void {
+    const path = this.kubeconfigPath(name);
+    if (!path) return;
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, this.clusterAccess(name).kubeconfig, { mode: 0o600 });
+  }
+
+  clusterUrl(name: string): string {
+    return name === DEFAULT_CLUSTER ? this.url : `${this.url}/clusters/${name}`;
+  }
+
+  clusterAccess(name: string): ClusterAccess {
+    const e = this.clusters.get(name);
+    if (!e) throw new Error(`logical cluster ${name} does not exist`);
+    const url = this.clusterUrl(name);
+    return { name, url, token: e.token, kubeconfig: kubeconfigYaml({ name, server: url, caPem: this.caPem, token: e.token }) };
+  }
+
+  hasCluster(name: string): boolean {
+    return this.clusters.has(name);
+  }
+
+  clusterNames(): string[] {
+    return [...this.clusters.keys()];
+  }
+
+  cluster(name: string): LogicalCluster {
+    const e = this.clusters.get(name);
+    if (!e) throw new Error(`logical cluster ${name} does not exist`);
+    return e.cluster;
+  }
+
+  async createCluster(name: string): Promise<ClusterAccess> {
+    if (!CLUSTER_NAME.test(name) || name.length > 63) throw new Error(`invalid logical cluster name ${JSON.stringify(name)}: must be a DNS label`);
+    if (!this.clusters.has(name)) {
+      this.addCluster(name);
+      this.writeKubeconfig(name);
+    }
+    return this.clusterAccess(name);
+  }
+
+  async deleteCluster(name: string): Promise<void> {
+    if (name === DEFAULT_CLUSTER) throw new Error('the default logical cluster cannot be deleted');
+    const e = this.clusters.get(name);
+    if (!e) return;
+    e.controllers.stop();
+    this.clusters.delete(name);
+    this.byToken.delete(e.token);
+    delete this.secrets.tokens[name];
+    this.saveSecrets();
+    this.persistence?.clusterDeleted(e.cluster);
+    // Open connections to the deleted cluster (watches) end as if the host went away.
+    e.faults.dropAll();
+  }
+
+  setFaults(name: string, faults: FaultConfig | undefined): void {
+    const e = this.clusters.get(name);
+    if (!e) throw new Error(`logical cluster ${name} does not exist`);
+    e.faults.configure(faults, e.cluster);
+  }
+
+  async idle(): Promise<void> {
+    for (const e of this.clusters.values()) await e.controllers.idle();
+  }
+
+  async stop(): Promise<void> {
+    for (const e of this.clusters.values()) e.controllers.stop();
+    const server = this.server;
+    if (server) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of this.sockets) s.destroy();
+      await closed;
+    }
+    this.persistence?.close();
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    let path = url.pathname;
+    let name = DEFAULT_CLUSTER;
+    if (path.startsWith('/clusters/')) {
+      const rest = path.slice('/clusters/'.length);
+      const slash = rest.indexOf('/');
+      name = slash < 0 ? rest : rest.slice(0, slash);
+      path = slash < 0 ? '/' : rest.slice(slash);
+    }
+    if (path.startsWith('/_kcp/')) return this.onAdminRequest(req, res, path, url.searchParams);
+    const entry = this.clusters.get(name);
+    if (!entry) {
+      // A deleted (or never created) logical cluster behaves like a host that is not there.
+      req.socket.destroy();
+      return;
+    }
+    if (path === '/healthz' || path === '/readyz' || path === '/livez') {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('ok');
+      return;
+    }
+    const auth = req.headers.authorization ?? '';
+    const token = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
+    if (!token || this.byToken.get(token) !== name) return unauthorized(res);
+    const fault = await entry.faults.before(req, res);
+    if (fault === 'handled') return;
+    if (path === '/version') return sendJson(res, 200, SERVER_VERSION);
+    await handleApiRequest(req, res, {
+      cluster: entry.cluster,
+      user: entry.user,
+      path,
+      query: url.searchParams,
+      onWatchOpen: (close) => entry.faults.trackWatch(close),
+    });
+  }
+
+  /** Server administration (logical clusters, faults), for the command line and simulators. */
+  private async onAdminRequest(req: IncomingMessage, res: ServerResponse, path: string, _q: URLSearchParams): Promise<void> {
+    const auth = req.headers.authorization ?? '';
+    if (auth !== `Bearer ${this.adminToken}`) return unauthorized(res);
+    const parts = path.split('/').filter(Boolean).slice(1);
+    try {
+      if (parts[0] === 'clusters' && parts.length === 1 && req.method === 'GET') {
+        return sendJson(res, 200, { clusters: this.clusterNames() });
+      }
+      if (parts[0] === 'clusters' && parts.length === 2 && req.method === 'PUT') {
+        const access = await this.createCluster(parts[1]);
+        return sendJson(res, 200, { name: access.name, url: access.url, kubeconfigPath: this.kubeconfigPath(access.name) ?? null, kubeconfig: access.kubeconfig });
+      }
+      if (parts[0] === 'clusters' && parts.length === 2 && req.method === 'DELETE') {
+        await this.deleteCluster(parts[1]);
+        return sendJson(res, 200, { deleted: parts[1] });
+      }
+      if (parts[0] === 'clusters' && parts.length === 3 && parts[2] === 'faults' && req.method === 'PUT') {
+        const body = (await readBody(req)).toString('utf8');
+        this.setFaults(parts[1], body.trim() ? (JSON.parse(body) as FaultConfig) : undefined);
+        return sendJson(res, 200, { configured: parts[1] });
+      }
+      sendStatus(res, new StatusError(404, 'NotFound', 'the server could not find the requested resource', {}));
+    } catch (err) {
+      sendStatus(res, new StatusError(400, 'BadRequest', err instanceof Error ? err.message : String(err)));
+    }
+  }
+}
+
+export async function startApiServer(opts: ApiServerOptions = {}): Promise<RunningApiServer> {
+  const s = new EmbeddedApiServer(opts);
+  await s.start();
+  return s;
+}

@@ -1,0 +1,111 @@
+// Watch streams: newline-delimited JSON events, as kube-apiserver sends them over a chunked response.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gone, StatusError } from './errors.js';
+import type { RequestContext } from './handler.js';
+import { servedJson } from './objects.js';
+import { groupVersion, resourceKey, type ResourceType } from './resources.js';
+import { type FieldRequirement, type LabelSelector, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import type { StoredObject, StoreEvent } from './store.js';
+
+/** How often a watch that asked for bookmarks gets one (kube: about once a minute). */
+export const watchSettings = { bookmarkIntervalMs: 60_000 };
+
+interface Filter {
+  namespace: string | undefined;
+  labels: LabelSelector | undefined;
+  fields: FieldRequirement[] | undefined;
+}
+
+function matches(f: Filter, o: StoredObject): boolean {
+  if (f.namespace !== undefined && o.namespace !== f.namespace) return false;
+  if (f.labels && !matchesLabels(f.labels, o.labels)) return false;
+  if (f.fields && f.fields.length > 0 && !matchesFields(f.fields, JSON.parse(o.json) as Record<string, unknown>)) return false;
+  return true;
+}
+
+function eventLine(t: ResourceType, type: string, json: string): string {
+  return `{"type":"${type}","object":${servedJson(t, json)}}\n`;
+}
+
+/** Translates a stored change into what this watch sees (label transitions become ADDED/DELETED). */
+function translate(f: Filter, ev: StoreEvent): string | undefined {
+  const now = ev.type === 'DELETED' ? false : matches(f, ev.object);
+  const before = ev.previous ? matches(f, ev.previous) : false;
+  if (ev.type === 'ADDED') return now ? 'ADDED' : undefined;
+  if (ev.type === 'DELETED') return before || matches(f, ev.object) ? 'DELETED' : undefined;
+  if (now && before) return 'MODIFIED';
+  if (now) return 'ADDED';
+  if (before) return 'DELETED';
+  return undefined;
+}
+
+export function serveWatch(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceType, namespace: string | undefined): void {
+  const q = ctx.query;
+  const filter: Filter = {
+    namespace: t.namespaced ? namespace : undefined,
+    labels: q.get('labelSelector') ? parseLabelSelector(q.get('labelSelector') ?? '') : undefined,
+    fields: q.get('fieldSelector') ? parseFieldSelector(q.get('fieldSelector') ?? '', `${t.group}/${t.resource}`) : undefined,
+  };
+  const rvParam = q.get('resourceVersion') ?? '';
+  const cluster = ctx.cluster;
+  const key = resourceKey(t);
+  let backlog: StoreEvent[] = [];
+  let initial: StoredObject[] = [];
+  let startError: StatusError | undefined;
+  if (rvParam === '' || rvParam === '0') {
+    initial = cluster.store.list(key, filter.namespace).filter((o) => matches(filter, o));
+  } else {
+    const rv = Number(rvParam);
+    if (!Number.isFinite(rv)) throw new StatusError(400, 'BadRequest', `invalid resource version: ${rvParam}`);
+    const evs = cluster.store.eventsSince(rv, key);
+    if (evs === undefined) startError = gone(`too old resource version: ${rv} (${cluster.store.rv})`);
+    else backlog = evs;
+  }
+  let lastRv = cluster.store.rv;
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+  res.flushHeaders();
+  const write = (line: string) => res.write(line);
+  if (startError) {
+    write(`{"type":"ERROR","object":${JSON.stringify(startError.toStatus())}}\n`);
+    res.end();
+    return;
+  }
+  for (const o of initial) write(eventLine(t, 'ADDED', o.json));
+  for (const ev of backlog) {
+    const type = translate(filter, ev);
+    if (type) write(eventLine(t, type, ev.object.json));
+  }
+  const unsubscribe = cluster.store.onCommit((ev) => {
+    if (ev.resource !== key) return;
+    lastRv = ev.rv;
+    const type = translate(filter, ev);
+    if (type) write(eventLine(t, type, ev.object.json));
+  });
+  const timers: NodeJS.Timeout[] = [];
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    unsubscribe();
+    detachFault?.();
+    for (const tm of timers) clearTimeout(tm);
+    res.end();
+  };
+  const detachFault = ctx.onWatchOpen?.(() => {
+    closed = true;
+    unsubscribe();
+    for (const tm of timers) clearTimeout(tm);
+    res.destroy();
+  });
+  if (q.get('allowWatchBookmarks') === 'true') {
+    const iv = setInterval(() => {
+      write(`{"type":"BOOKMARK","object":{"kind":${JSON.stringify(t.kind)},"apiVersion":${JSON.stringify(groupVersion(t))},"metadata":{"resourceVersion":"${Math.max(lastRv, cluster.store.rv)}","creationTimestamp":null}}}\n`);
+    }, watchSettings.bookmarkIntervalMs);
+    timers.push(iv);
+  }
+  const timeout = Number(q.get('timeoutSeconds') ?? '0');
+  if (timeout > 0) timers.push(setTimeout(close, timeout * 1000));
+  req.on('close', close);
+  res.on('close', close);
+}
+

@@ -1,0 +1,82 @@
+// `kcp apiserver`: runs the embedded Kubernetes API server alone, and manages its logical clusters.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join, resolve } from 'node:path';
+import { startApiServer } from '../apiserver/server.js';
+import { flagInt, flagString, type ParsedArgs, UsageError } from './args.js';
+
+export const APISERVER_USAGE = `Usage:
+  kcp apiserver [--port N] [--data-dir DIR] [--host 127.0.0.1]
+      Serve the embedded Kubernetes API server (--port 0 picks a free port). With --data-dir,
+      state survives restarts and DIR/kubeconfig is written for the default logical cluster.
+  kcp apiserver cluster create NAME --data-dir DIR
+  kcp apiserver cluster delete NAME --data-dir DIR
+  kcp apiserver cluster list --data-dir DIR
+      Manage logical clusters of the server running with DIR; create writes DIR/clusters/NAME.kubeconfig.`;
+
+interface RunInfo {
+  url: string;
+  pid: number;
+}
+
+export async function runApiServer(args: ParsedArgs): Promise<void> {
+  if (args.positionals[0] === 'cluster') return clusterCommand(args);
+  if (args.positionals.length > 0) throw new UsageError(`unknown argument ${args.positionals[0]}\n${APISERVER_USAGE}`);
+  const dataDir = flagString(args, 'data-dir');
+  const server = await startApiServer({ port: flagInt(args, 'port', 6443), host: flagString(args, 'host', '127.0.0.1'), dataDir: dataDir ? resolve(dataDir) : undefined });
+  if (dataDir) writeFileSync(join(dataDir, 'apiserver.json'), JSON.stringify({ url: server.url, pid: process.pid } satisfies RunInfo));
+  process.stdout.write(`embedded API server listening on ${server.url}\n`);
+  if (dataDir) process.stdout.write(`kubeconfig: ${join(resolve(dataDir), 'kubeconfig')}\n  try: kubectl --kubeconfig ${join(dataDir, 'kubeconfig')} get namespaces\n`);
+  else process.stdout.write('no --data-dir: state is kept in memory only and no kubeconfig is written\n');
+  const stop = () => {
+    void server.stop().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+async function clusterCommand(args: ParsedArgs): Promise<void> {
+  const [, verb, name] = args.positionals;
+  const dataDir = flagString(args, 'data-dir');
+  if (!dataDir) throw new UsageError('--data-dir is required to find the running server');
+  const infoPath = join(dataDir, 'apiserver.json');
+  if (!existsSync(infoPath)) throw new UsageError(`no running API server found for ${dataDir} (missing ${infoPath})`);
+  const info = JSON.parse(readFileSync(infoPath, 'utf8')) as RunInfo;
+  const secrets = JSON.parse(readFileSync(join(dataDir, 'tokens.json'), 'utf8')) as { adminToken: string };
+  const ca = readFileSync(join(dataDir, 'ca.crt'), 'utf8');
+  const call = (method: string, path: string) => adminCall(info.url, secrets.adminToken, ca, method, path);
+  if (verb === 'list') {
+    const out = (await call('GET', '/_kcp/clusters')) as { clusters: string[] };
+    process.stdout.write(`${out.clusters.join('\n')}\n`);
+    return;
+  }
+  if (!name) throw new UsageError(`a cluster name is required\n${APISERVER_USAGE}`);
+  if (verb === 'create') {
+    const out = (await call('PUT', `/_kcp/clusters/${encodeURIComponent(name)}`)) as { url: string; kubeconfigPath: string };
+    process.stdout.write(`logical cluster ${name} at ${out.url}\nkubeconfig: ${out.kubeconfigPath}\n`);
+    return;
+  }
+  if (verb === 'delete') {
+    await call('DELETE', `/_kcp/clusters/${encodeURIComponent(name)}`);
+    process.stdout.write(`logical cluster ${name} deleted\n`);
+    return;
+  }
+  throw new UsageError(`unknown cluster command ${verb ?? ''}\n${APISERVER_USAGE}`);
+}
+
+function adminCall(base: string, token: string, ca: string, method: string, path: string): Promise<unknown> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request(new URL(path, base), { method, ca, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const body = text ? (JSON.parse(text) as { message?: string }) : {};
+        if ((res.statusCode ?? 500) >= 400) reject(new Error(body.message ?? `HTTP ${res.statusCode}`));
+        else resolvePromise(body);
+      });
+    });
+    req.on('error', (e) => reject(new Error(`cannot reach the API server at ${base}: ${e.message}`)));
+    req.end();
+  });
+}

@@ -1,0 +1,87 @@
+// Authentication, logical-cluster isolation, cluster lifecycle, health and malformed requests.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
+import { KubeClient } from '../conformance/http.js';
+
+const cm = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } });
+
+describe('access to the embedded API server', () => {
+  let server: RunningApiServer;
+  before(async () => {
+    server = await startApiServer({ port: 0 });
+  });
+  after(() => server.stop());
+
+  it('answers readyz and healthz without a token', async () => {
+    const c = new KubeClient({ url: server.url, token: '', caPem: server.caPem });
+    assert.deepEqual(await c.request('GET', '/readyz'), { status: 200, text: 'ok' });
+    assert.equal((await c.request('GET', '/healthz')).status, 200);
+    c.close();
+  });
+
+  it('rejects a request without a token or with a wrong one with 401 Unauthorized', async () => {
+    for (const token of ['', 'not-a-token']) {
+      const c = new KubeClient({ url: server.url, token, caPem: server.caPem });
+      const r = await c.request('GET', '/api/v1/namespaces');
+      assert.equal(r.status, 401);
+      assert.deepEqual(JSON.parse(r.text), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+      c.close();
+    }
+  });
+
+  it('keeps logical clusters apart: objects, resourceVersions and tokens', async () => {
+    const a = await server.createCluster('iso-a');
+    const b = await server.createCluster('iso-b');
+    const ca = new KubeClient({ url: a.url, token: a.token, caPem: server.caPem });
+    const cb = new KubeClient({ url: b.url, token: b.token, caPem: server.caPem });
+    assert.equal((await ca.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('mine') })).status, 201);
+    assert.equal((await cb.request('GET', '/api/v1/namespaces/default/configmaps/mine')).status, 404);
+    const crossed = new KubeClient({ url: b.url, token: a.token, caPem: server.caPem });
+    assert.equal((await crossed.request('GET', '/api/v1/namespaces')).status, 401, "a's token is not valid on b");
+    const rootWithA = new KubeClient({ url: server.url, token: a.token, caPem: server.caPem });
+    assert.equal((await rootWithA.request('GET', '/api/v1/namespaces')).status, 401, "a's token is not valid on the default cluster");
+    // Each cluster counts its own resourceVersions.
+    const la = JSON.parse((await ca.request('GET', '/api/v1/namespaces/default/configmaps')).text) as { metadata: { resourceVersion: string } };
+    const lb = JSON.parse((await cb.request('GET', '/api/v1/namespaces/default/configmaps')).text) as { metadata: { resourceVersion: string } };
+    assert.ok(Number(la.metadata.resourceVersion) > Number(lb.metadata.resourceVersion));
+    for (const c of [ca, cb, crossed, rootWithA]) c.close();
+  });
+
+  it('makes a deleted logical cluster unreachable', async () => {
+    const d = await server.createCluster('doomed');
+    const c = new KubeClient({ url: d.url, token: d.token, caPem: server.caPem });
+    assert.equal((await c.request('GET', '/api/v1/namespaces')).status, 200);
+    await server.deleteCluster('doomed');
+    c.close();
+    const c2 = new KubeClient({ url: d.url, token: d.token, caPem: server.caPem });
+    await assert.rejects(c2.request('GET', '/api/v1/namespaces'), /socket hang up|ECONNRESET/);
+    c2.close();
+    assert.equal(server.hasCluster('doomed'), false);
+  });
+
+  it('answers a malformed body with 400 BadRequest as kube-apiserver does', async () => {
+    const c = new KubeClient({ url: server.url, token: server.adminToken, caPem: server.caPem });
+    const r = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: '{"apiVersion":' });
+    assert.equal(r.status, 400);
+    const s = JSON.parse(r.text) as { reason: string; message: string };
+    assert.equal(s.reason, 'BadRequest');
+    assert.match(s.message, /couldn't get version\/kind; json parse error: unexpected end of JSON input/);
+    c.close();
+  });
+
+  it('serves discovery for built-in groups', async () => {
+    const c = new KubeClient({ url: server.url, token: server.adminToken, caPem: server.caPem });
+    const groups = JSON.parse((await c.request('GET', '/apis')).text) as { groups: { name: string }[] };
+    for (const g of ['apps', 'batch', 'coordination.k8s.io', 'rbac.authorization.k8s.io', 'apiextensions.k8s.io', 'admissionregistration.k8s.io']) {
+      assert.ok(groups.groups.some((x) => x.name === g), `group ${g} is discovered`);
+    }
+    const core = JSON.parse((await c.request('GET', '/api/v1')).text) as { resources: { name: string; namespaced: boolean; shortNames?: string[] }[] };
+    const cms = core.resources.find((r) => r.name === 'configmaps');
+    assert.deepEqual([cms?.namespaced, cms?.shortNames], [true, ['cm']]);
+    assert.ok(core.resources.some((r) => r.name === 'pods/status'));
+    const version = JSON.parse((await c.request('GET', '/version')).text) as { major: string };
+    assert.equal(version.major, '1');
+    c.close();
+  });
+});

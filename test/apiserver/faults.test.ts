@@ -1,0 +1,87 @@
+// Fault injection per logical cluster: latency, error rate, dropped watches, forced 410, unreachable.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
+import { KubeClient } from '../conformance/http.js';
+
+describe('fault injection', () => {
+  let server: RunningApiServer;
+  let client: KubeClient;
+  let other: KubeClient;
+  before(async () => {
+    server = await startApiServer({ port: 0 });
+    const f = await server.createCluster('faulty');
+    const o = await server.createCluster('healthy');
+    client = new KubeClient({ url: f.url, token: f.token, caPem: server.caPem });
+    other = new KubeClient({ url: o.url, token: o.token, caPem: server.caPem });
+  });
+  after(async () => {
+    client.close();
+    other.close();
+    await server.stop();
+  });
+
+  it('is off by default', async () => {
+    for (let i = 0; i < 20; i++) assert.equal((await client.request('GET', '/api/v1/namespaces')).status, 200);
+  });
+
+  it('adds latency to one cluster only', async () => {
+    server.setFaults('faulty', { latencyMs: 150 });
+    const t0 = Date.now();
+    await client.request('GET', '/api/v1/namespaces');
+    const slow = Date.now() - t0;
+    assert.ok(slow >= 140, `latency applied (${slow} ms)`);
+    const t1 = Date.now();
+    await other.request('GET', '/api/v1/namespaces');
+    assert.ok(Date.now() - t1 < 140, 'the other cluster is not slowed');
+    server.setFaults('faulty', undefined);
+  });
+
+  it('answers an error rate with 429 and Retry-After', async () => {
+    server.setFaults('faulty', { errorRate: 1, errorCodes: [429], retryAfterSeconds: 7 });
+    const r = await client.request('GET', '/api/v1/namespaces');
+    assert.equal(r.status, 429);
+    const s = JSON.parse(r.text) as { reason: string; details: { retryAfterSeconds: number } };
+    assert.equal(s.reason, 'TooManyRequests');
+    assert.equal(s.details.retryAfterSeconds, 7);
+    server.setFaults('faulty', { errorRate: 1, errorCodes: [500, 503] });
+    for (let i = 0; i < 10; i++) assert.ok([500, 503].includes((await client.request('GET', '/api/v1/namespaces')).status));
+    server.setFaults('faulty', { errorRate: 0.5 });
+    let errors = 0;
+    for (let i = 0; i < 200; i++) if ((await client.request('GET', '/api/v1/namespaces')).status === 500) errors++;
+    assert.ok(errors > 50 && errors < 150, `about half fail (${errors}/200)`);
+    server.setFaults('faulty', undefined);
+  });
+
+  it('drops open watches', async () => {
+    server.setFaults('faulty', { dropWatchesAfterMs: 200 });
+    const w = await client.watch('/api/v1/namespaces/default/configmaps?watch=1');
+    const t0 = Date.now();
+    const events = await w.take(1, 5000);
+    assert.deepEqual(events, []);
+    assert.ok(Date.now() - t0 < 4000, 'the watch was cut well before the wait ran out');
+    server.setFaults('faulty', undefined);
+  });
+
+  it('forces 410 Gone when a watch resumes from a resourceVersion', async () => {
+    const list = JSON.parse((await client.request('GET', '/api/v1/namespaces/default/configmaps')).text) as { metadata: { resourceVersion: string } };
+    await client.request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'g1' } }) });
+    server.setFaults('faulty', { forceGoneOnResume: true });
+    const w = await client.watch(`/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${list.metadata.resourceVersion}`);
+    const [ev] = await w.take(1, 3000);
+    const e = ev as { type: string; object: { code: number; reason: string } };
+    assert.equal(e.type, 'ERROR');
+    assert.equal(e.object.code, 410);
+    assert.equal(e.object.reason, 'Expired');
+    w.close();
+    server.setFaults('faulty', undefined);
+  });
+
+  it('makes the cluster unreachable, then reachable again', async () => {
+    server.setFaults('faulty', { unreachable: true });
+    await assert.rejects(client.request('GET', '/api/v1/namespaces'));
+    assert.equal((await other.request('GET', '/api/v1/namespaces')).status, 200);
+    server.setFaults('faulty', undefined);
+    assert.equal((await client.request('GET', '/api/v1/namespaces')).status, 200);
+  });
+});
