@@ -18,6 +18,8 @@ export interface AdmissionAttributes {
   subresource: string;
   dryRun: boolean;
   user: UserInfo | undefined;
+  fieldManager?: string;
+  deleteOptions?: { propagationPolicy?: string; gracePeriodSeconds?: number; preconditions?: unknown; orphanDependents?: boolean };
 }
 
 export interface Admitter {
@@ -126,7 +128,12 @@ export class WebhookAdmitter implements Admitter {
     req.dryRun = a.dryRun;
     const optionsKind = a.operation === 'CREATE' ? 'CreateOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions';
     const options: Record<string, unknown> = { kind: optionsKind, apiVersion: 'meta.k8s.io/v1' };
-    if (a.operation === 'DELETE') options.propagationPolicy = 'Background';
+    if (a.fieldManager) options.fieldManager = a.fieldManager;
+    if (a.operation === 'DELETE' && a.deleteOptions) {
+      for (const k of ['gracePeriodSeconds', 'preconditions', 'orphanDependents', 'propagationPolicy'] as const) {
+        if (a.deleteOptions[k] !== undefined) options[k] = a.deleteOptions[k];
+      }
+    }
     req.options = options;
     return { kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1', request: req };
   }

@@ -3,7 +3,7 @@
 // operations, so garbage collection and namespace cleanup go through the same rules as clients.
 import type { AdmissionAttributes, Admitter } from './admission.js';
 import { applyBuiltinDefaults, dropEmptyFields, prepareForCreate, prepareForUpdate, validateBuiltin, validateName } from './builtin/index.js';
-import { acceptedStatus, validateCrd } from './crd/definition.js';
+import { acceptedStatus, defaultCrd, terminatingCondition, validateCrd } from './crd/definition.js';
 import { applyDefaults, prune, validateCustomResource } from './crd/schema.js';
 import {
   alreadyExists,
@@ -38,6 +38,8 @@ export interface UserInfo {
 export interface WriteOptions {
   dryRun?: boolean;
   fieldManager?: string;
+  /** The client named the field manager (it then shows in admission requests' options). */
+  explicitFieldManager?: boolean;
   user?: UserInfo;
   /** Set by the in-process controllers: skips admission webhooks (they run as the system). */
   internal?: boolean;
@@ -283,8 +285,8 @@ export class LogicalCluster {
     if (t.crd) {
       const schema = this.openApiSchema(t);
       if (schema) {
-        prune(schema, obj as unknown as Record<string, unknown>);
         applyDefaults(schema, obj as unknown as Record<string, unknown>);
+        prune(schema, obj as unknown as Record<string, unknown>);
       }
     } else {
       applyBuiltinDefaults(t.group, t.kind, obj);
@@ -322,20 +324,11 @@ export class LogicalCluster {
     delete meta.selfLink;
     if (t.generation) meta.generation = 1;
     else delete meta.generation;
-    if (t.crd) {
-      if (t.status) delete obj.status;
-    } else {
-      prepareForCreate(t.group, t.kind, obj, { allocateClusterIP: () => this.allocateClusterIp() });
-      if (t.kind === 'CustomResourceDefinition') {
-        const spec = obj.spec as JsonObject | undefined;
-        if (isPlainObject(spec) && spec.conversion === undefined) spec.conversion = { strategy: 'None' };
-        obj.status = acceptedStatus(obj, nowRfc3339());
-      }
-    }
+    // What decoding does (and the creator therefore owns) comes before field tracking;
+    // the kind's create strategy (status reset, allocations) comes after and is owned by nobody.
+    if (t.crd && t.status) delete obj.status;
+    decodeDefaults(t, obj);
     this.normalizeContent(t, obj);
-    this.validate(t, obj, undefined);
-    const key = resourceKey(t);
-    if (this.store.get(key, t.namespaced ? namespace : '', meta.name)) throw alreadyExists(refOf(t), meta.name);
     const previous = Array.isArray(body.metadata?.managedFields) ? body.metadata.managedFields : [];
     obj.metadata.managedFields = recordUpdate({
       oldObject: undefined,
@@ -345,8 +338,20 @@ export class LogicalCluster {
       apiVersion: groupVersion(t),
       time: nowRfc3339(),
       schema: this.schemaOf(t),
+      statusSubresource: t.status,
     });
     if (obj.metadata.managedFields.length === 0) delete obj.metadata.managedFields;
+    if (!t.crd) {
+      prepareForCreate(t.group, t.kind, obj, { allocateClusterIP: () => this.allocateClusterIp() });
+      if (t.kind === 'CustomResourceDefinition') {
+        const others = this.store.list(CRDS).map((o) => JSON.parse(o.json) as KubeObject);
+        obj.status = acceptedStatus(obj, nowRfc3339(), others);
+      }
+      dropEmptyFields(t.group, t.kind, obj);
+    }
+    this.validate(t, obj, undefined);
+    const key = resourceKey(t);
+    if (this.store.get(key, t.namespaced ? namespace : '', meta.name)) throw alreadyExists(refOf(t), meta.name);
     if (!opts.internal && this.admitter) await this.admit(t, 'CREATE', obj, undefined, opts);
     if (this.store.get(key, t.namespaced ? namespace : '', meta.name)) throw alreadyExists(refOf(t), meta.name);
     if (opts.dryRun) return { code: 201, object: obj, exists: true };
@@ -457,6 +462,7 @@ export class LogicalCluster {
         subresource,
         time: nowRfc3339(),
         schema: this.schemaOf(t),
+        statusSubresource: t.status,
       });
       if (mf.length > 0) obj.metadata.managedFields = mf;
       else delete obj.metadata.managedFields;
@@ -471,7 +477,8 @@ export class LogicalCluster {
     if (String(current.rv) !== old.metadata.resourceVersion) throw conflict(refOf(t), old.metadata.name ?? '', MODIFIED);
     if (opts.dryRun) return { code: 200, object: obj, exists: true };
     if (finalizing) {
-      this.removeNow(t, obj);
+      // The update is not stored: the object as it was is deleted (the DELETED event shows it).
+      this.removeNow(t, old);
       return { code: 200, object: obj, exists: false };
     }
     return { code: 200, object: this.commit(t, obj, old), exists: true };
@@ -531,6 +538,7 @@ export class LogicalCluster {
       time: nowRfc3339(),
       force: opts.force ?? false,
       schema: this.schemaOf(t),
+      statusSubresource: t.status,
     });
     if (!old) {
       if (opts.subresource) throw notFound(refOf(t), name);
@@ -592,13 +600,13 @@ export class LogicalCluster {
       obj.metadata.deletionGracePeriodSeconds = 0;
       if (finalizers.length > 0) obj.metadata.finalizers = finalizers;
       obj.status = { ...(isPlainObject(obj.status) ? obj.status : {}), phase: 'Terminating' };
-      if (!opts.internal && this.admitter) await this.admit(t, 'DELETE', undefined, old, opts);
+      if (!opts.internal && this.admitter) await this.admit(t, 'DELETE', undefined, old, opts, undefined, options);
       if (opts.dryRun) return { code: 200, object: obj, exists: true };
       return { code: 200, object: this.commit(t, obj, old), exists: true };
     }
     const isCrd = t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io';
     if (isCrd && !finalizers.includes(CRD_CLEANUP_FINALIZER)) finalizers.push(CRD_CLEANUP_FINALIZER);
-    if (!opts.internal && this.admitter) await this.admit(t, 'DELETE', undefined, old, opts);
+    if (!opts.internal && this.admitter) await this.admit(t, 'DELETE', undefined, old, opts, undefined, options);
     if (finalizers.length > 0) {
       const obj = deepClone(old);
       if (isCrd) markCrdTerminating(obj);
@@ -652,6 +660,7 @@ export class LogicalCluster {
       subresource: 'status',
       time: nowRfc3339(),
       schema: this.schemaOf(t),
+      statusSubresource: true,
     });
     this.commit(t, obj, ns);
   }
@@ -661,7 +670,15 @@ export class LogicalCluster {
     return this.update(t, obj.metadata.namespace ?? '', obj.metadata.name ?? '', obj, { fieldManager: manager, internal: true });
   }
 
-  private async admit(t: ResourceType, operation: AdmissionAttributes['operation'], obj: KubeObject | undefined, old: KubeObject | undefined, opts: WriteOptions, subresource?: string): Promise<void> {
+  private async admit(
+    t: ResourceType,
+    operation: AdmissionAttributes['operation'],
+    obj: KubeObject | undefined,
+    old: KubeObject | undefined,
+    opts: WriteOptions,
+    subresource?: string,
+    deleteOptions?: DeleteOptions,
+  ): Promise<void> {
     if (opts.internal || !this.admitter) return;
     await this.admitter.admit(this, {
       type: t,
@@ -673,6 +690,8 @@ export class LogicalCluster {
       subresource: subresource ?? '',
       dryRun: !!opts.dryRun,
       user: opts.user,
+      fieldManager: opts.explicitFieldManager ? opts.fieldManager : undefined,
+      deleteOptions,
     });
   }
 
@@ -684,17 +703,29 @@ export class LogicalCluster {
   }
 }
 
+/**
+ * Defaults a real server applies while decoding the request (so the writer owns the fields):
+ * a Namespace's name label, a Secret's stringData folded into data, a CRD's conversion strategy.
+ */
+function decodeDefaults(t: ResourceType, obj: KubeObject): void {
+  if (t.crd) return;
+  if (t.group === '' && t.kind === 'Namespace') {
+    obj.metadata.labels = { ...(obj.metadata.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
+  } else if (t.group === '' && t.kind === 'Secret' && isPlainObject(obj.stringData)) {
+    const data: Record<string, unknown> = isPlainObject(obj.data) ? { ...obj.data } : {};
+    for (const [k, v] of Object.entries(obj.stringData)) data[k] = Buffer.from(String(v)).toString('base64');
+    obj.data = data;
+    delete obj.stringData;
+  } else if (t.kind === 'CustomResourceDefinition') {
+    defaultCrd(obj);
+  }
+}
+
 /** The condition kube-apiserver adds to a CRD whose deletion waits for its custom resources to go. */
 function markCrdTerminating(crd: KubeObject): void {
   const status = isPlainObject(crd.status) ? (crd.status as JsonObject) : {};
   const conditions = Array.isArray(status.conditions) ? (status.conditions as JsonObject[]).filter((c) => c.type !== 'Terminating') : [];
-  conditions.push({
-    type: 'Terminating',
-    status: 'True',
-    lastTransitionTime: nowRfc3339(),
-    reason: 'InstanceDeletionPending',
-    message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
-  });
+  conditions.push(terminatingCondition(nowRfc3339()) as unknown as JsonObject);
   crd.status = { ...status, conditions };
 }
 
@@ -702,6 +733,15 @@ interface ContinueToken {
   v: string;
   rv: number;
   start: string;
+}
+
+/** A character as Go's encoding/json quotes it in syntax errors ('x', '\\u0081'). */
+function goQuoteChar(ch: string): string {
+  if (ch === "'") return "'\\''";
+  if (ch === '"') return `'"'`;
+  const code = ch.codePointAt(0) ?? 0;
+  if (code < 0x20 || (code >= 0x7f && code < 0xa0)) return `'\\u${code.toString(16).padStart(4, '0')}'`;
+  return `'${ch}'`;
 }
 
 function encodeContinue(rv: number, start: string): string {
@@ -715,8 +755,7 @@ function decodeContinue(token: string): ContinueToken {
   try {
     parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
-    const first = text.trimStart()[0] ?? '';
-    const shown = first === "'" ? "'\\''" : `'${JSON.stringify(first).slice(1, -1).replace(/\\u00([0-9a-f]{2})/g, (_m, h: string) => `\\u00${h}`)}'`;
+    const shown = goQuoteChar(text.trimStart()[0] ?? '');
     throw badRequest(`invalid continue token: continue key is not valid: invalid character ${shown} looking for beginning of value`);
   }
   const tok = parsed as ContinueToken;

@@ -223,6 +223,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const writeOpts = (): WriteOptions => ({
     dryRun: parseDryRun(q),
     fieldManager: q.get('fieldManager') ?? managerFromUserAgent(req.headers['user-agent']),
+    explicitFieldManager: q.get('fieldManager') !== null,
     user: ctx.user,
   });
   const isWatch = p.watchPrefix || q.get('watch') === '1' || q.get('watch') === 'true';

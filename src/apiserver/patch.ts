@@ -124,7 +124,8 @@ export function jsonPatch(doc: unknown, ops: unknown): unknown {
         root = addAt(root, raw.path, structuredClone(getAt(root, raw.from ?? '', op)), op);
         break;
       case 'test':
-        if (!jsonEqual(getAt(root, raw.path, op), raw.value)) throw jsonPatchError(`testing value ${raw.path} failed: test failed`);
+        // kube-apiserver reports a failed test with its generic message and empty details.
+        if (!jsonEqual(getAt(root, raw.path, op), raw.value)) throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
         break;
       default:
         throw jsonPatchError(`Unexpected kind: ${String(op)}`);

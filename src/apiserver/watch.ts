@@ -27,7 +27,23 @@ function eventLine(t: ResourceType, type: string, json: string): string {
   return `{"type":"${type}","object":${servedJson(t, json)}}\n`;
 }
 
-/** Translates a stored change into what this watch sees (label transitions become ADDED/DELETED). */
+/**
+ * Translates a stored change into what this watch sees: label transitions become ADDED/DELETED,
+ * and an object leaving the selection is shown as it was before the change, at the new version.
+ */
+function eventFor(t: ResourceType, f: Filter, ev: StoreEvent): string | undefined {
+  const type = translate(f, ev);
+  if (!type) return undefined;
+  if (type === 'DELETED' && ev.type === 'MODIFIED' && ev.previous) {
+    return eventLine(t, type, withResourceVersion(ev.previous.json, ev.rv));
+  }
+  return eventLine(t, type, ev.object.json);
+}
+
+function withResourceVersion(json: string, rv: number): string {
+  return json.replace(/"resourceVersion":"\d+"/, `"resourceVersion":"${rv}"`);
+}
+
 function translate(f: Filter, ev: StoreEvent): string | undefined {
   const now = ev.type === 'DELETED' ? false : matches(f, ev.object);
   const before = ev.previous ? matches(f, ev.previous) : false;
@@ -72,14 +88,14 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, ctx: Reque
   }
   for (const o of initial) write(eventLine(t, 'ADDED', o.json));
   for (const ev of backlog) {
-    const type = translate(filter, ev);
-    if (type) write(eventLine(t, type, ev.object.json));
+    const line = eventFor(t, filter, ev);
+    if (line) write(line);
   }
   const unsubscribe = cluster.store.onCommit((ev) => {
     if (ev.resource !== key) return;
     lastRv = ev.rv;
-    const type = translate(filter, ev);
-    if (type) write(eventLine(t, type, ev.object.json));
+    const line = eventFor(t, filter, ev);
+    if (line) write(line);
   });
   const timers: NodeJS.Timeout[] = [];
   let closed = false;

@@ -27,7 +27,7 @@ interface CompiledRule {
 const compiledCache = new Map<string, Expr | CelCompileError>();
 
 /** Parses a rule and checks its references; throws CelCompileError with cel-go's layout. */
-export function compileRule(source: string, allowOldSelf = true): Expr {
+export function compileRule(source: string): Expr {
   let cached = compiledCache.get(source);
   if (cached === undefined) {
     try {
@@ -41,7 +41,6 @@ export function compileRule(source: string, allowOldSelf = true): Expr {
     compiledCache.set(source, cached);
   }
   if (cached instanceof CelCompileError) throw cached;
-  if (!allowOldSelf && usesOldSelf(cached)) throw new CelCompileError(`ERROR: <input>: undeclared reference to 'oldSelf' (in container '')`);
   return cached;
 }
 
@@ -220,8 +219,16 @@ function correlateItems(s: JSONSchemaProps, value: unknown[], old: unknown): unk
   return value.map((v) => byKey.get(keyOf(v)));
 }
 
+const hasRulesCache = new WeakMap<object, boolean>();
+
+/** Whether any node of the schema carries x-kubernetes-validations (cached per schema object). */
 export function hasRules(s: JSONSchemaProps): boolean {
-  return containsRules(s, new Set());
+  let has = hasRulesCache.get(s);
+  if (has === undefined) {
+    has = containsRules(s, new Set());
+    hasRulesCache.set(s, has);
+  }
+  return has;
 }
 
 function containsRules(s: JSONSchemaProps, seen: Set<object>): boolean {

@@ -131,7 +131,7 @@ const kinds: KindTable = {
     ReplicaSet: { spec: zeroStruct({ selector: labelSelector, template: podTemplate }), status: workloadStatus },
   },
   batch: {
-    Job: { spec: jobSpec, status: zeroStruct({ conditions: atomicList }) },
+    Job: { spec: jobSpec, status: zeroStruct({ conditions: { type: 'array', listType: 'atomic', patchStrategy: 'merge', patchMergeKey: 'type' } }) },
     CronJob: {
       spec: zeroStruct({ jobTemplate: zeroStruct({ metadata: objectMetaSchema, spec: jobSpec }) }),
       status: zeroStruct({ active: atomicList }),

@@ -24,18 +24,15 @@ export class FieldSet {
   }
 
   insert(path: readonly string[]): void {
-    let node: FieldSet = this;
-    for (const key of path) node = node.descend(key);
-    node.member = true;
+    let node = path.length > 0 ? this.descend(path[0]) : undefined;
+    for (let i = 1; i < path.length; i++) node = node!.descend(path[i]);
+    (node ?? this).member = true;
   }
 
   has(path: readonly string[]): boolean {
-    let node: FieldSet | undefined = this;
-    for (const key of path) {
-      node = node.child(key);
-      if (node === undefined) return false;
-    }
-    return node.member;
+    let node = path.length > 0 ? this.child(path[0]) : undefined;
+    for (let i = 1; i < path.length && node !== undefined; i++) node = node.child(path[i]);
+    return path.length === 0 ? this.member : (node?.member ?? false);
   }
 
   isEmpty(): boolean {

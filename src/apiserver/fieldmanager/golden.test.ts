@@ -80,3 +80,4 @@ test('crd-patch-types: Update entries after merge and JSON patches of a custom r
 test('finalizers-and-deletion: finalizers as a set, dropped when removed', () => check('finalizers-and-deletion', 5));
 test('gc-foreground: ownerReferences keyed by uid', () => check('gc-foreground', 2));
 test('gc-background: ownerReferences on create', () => check('gc-background', 3));
+test('crd-generation-and-status: status writes get their own entry, main writes never own status', () => check('crd-generation-and-status', 8));

@@ -1,6 +1,6 @@
 // managedFields bookkeeping for writes: who owns which fields after an update, and server-side apply.
 import type { KubeObject, ManagedFieldsEntry } from '../types.js';
-import { isPlainObject, jsonEqual } from '../types.js';
+import { isPlainObject } from '../types.js';
 import type { Conflict, ManagerIdentity } from './conflicts.js';
 import { applyConflictError, conflictsOf } from './conflicts.js';
 import type { FieldSet } from './fieldset.js';
@@ -37,6 +37,9 @@ export interface ApplyParams {
   /** As in UpdateParams: `status` in a configuration sent to the main resource is ignored. */
   statusSubresource?: boolean;
 }
+
+/** The manager that owns the fields of an untracked object when it is first applied to. */
+export const BEFORE_FIRST_APPLY = 'before-first-apply';
 
 /** One managedFields entry while it is being worked on. */
 interface Owner {
@@ -141,6 +144,11 @@ export function applyPatch(p: ApplyParams): KubeObject {
   const config = scopeConfig(p.applied as Record<string, unknown>, p.subresource, p.statusSubresource);
   const claimed = scopeSet(toFieldSet(config, p.schema), p.subresource, p.statusSubresource);
   const owners = readOwners(p.previous);
+  if (p.live !== undefined && owners.length === 0) {
+    // An object nobody tracked yet (written without managedFields): its fields count as one updater's, as upstream does.
+    const before = recordUpdate({ oldObject: undefined, newObject: p.live, previous: [], manager: BEFORE_FIRST_APPLY, apiVersion: p.apiVersion, time: p.time, schema: p.schema, statusSubresource: p.statusSubresource });
+    owners.push(...readOwners(before));
+  }
   const id: ManagerIdentity = { manager: p.manager, operation: 'Apply', apiVersion: p.apiVersion };
   if (p.subresource) id.subresource = p.subresource;
   const mineIndex = owners.findIndex((o) => sameOwner(o.id, id));
@@ -207,13 +215,4 @@ function scopeConfig(applied: Record<string, unknown>, subresource: string | und
     return rest;
   }
   return applied;
-}
-
-/** True when two managedFields lists say the same thing (ignoring times). */
-export function sameOwnership(a: readonly ManagedFieldsEntry[], b: readonly ManagedFieldsEntry[]): boolean {
-  if (a.length !== b.length) return false;
-  return a.every((e, i) => {
-    const o = b[i];
-    return e.manager === o.manager && e.operation === o.operation && e.apiVersion === o.apiVersion && (e.subresource ?? '') === (o.subresource ?? '') && jsonEqual(e.fieldsV1, o.fieldsV1);
-  });
 }

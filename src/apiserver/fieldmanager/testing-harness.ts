@@ -160,6 +160,12 @@ export function replay(scenario: string, opts: ReplayOptions): { answers: Map<st
         else if (raw.contentType === 'application/json-patch+json') next = jsonPatch(live as unknown as JsonObject, body!) as unknown as KubeObject;
         else if (raw.contentType === 'application/strategic-merge-patch+json') next = strategicMergePatch(copyJson(live) as unknown as JsonObject, body as JsonObject, schema) as unknown as KubeObject;
         else next = mergePatch(copyJson(live) as unknown as JsonValue, body!) as unknown as KubeObject;
+        if (statusSub && req.subresource === 'status' && live) {
+          // Writes to /status change nothing but status.
+          next = { ...copyJson(live), status: next.status } as KubeObject;
+          if (next.status === undefined) delete next.status;
+        }
+        if (statusSub && !live) delete next.status;
         if (live) {
           next.metadata.uid = live.metadata.uid;
           if (live.metadata.deletionTimestamp) next.metadata.deletionTimestamp = live.metadata.deletionTimestamp;

@@ -35,7 +35,7 @@ function list(v: CelValue, fn: string): CelValue[] {
 function toInt(v: CelValue): bigint {
   if (typeof v === 'bigint') return v;
   if (typeof v === 'number') {
-    if (!Number.isFinite(v) || v >= 9223372036854775807 || v <= -9223372036854775808) throw new CelEvalError('integer overflow');
+    if (!Number.isFinite(v) || v >= 2 ** 63 || v < -(2 ** 63)) throw new CelEvalError('integer overflow');
     return BigInt(Math.trunc(v));
   }
   if (typeof v === 'string') {
