@@ -2,7 +2,7 @@
 // The HTTP layer (handler.ts) and the in-process controllers (controllers.ts) both call these
 // operations, so garbage collection and namespace cleanup go through the same rules as clients.
 import type { AdmissionAttributes, Admitter } from './admission.js';
-import { applyBuiltinDefaults, dropEmptyFields, prepareForCreate, prepareForUpdate, validateBuiltin, validateName } from './builtin/index.js';
+import { applyBuiltinDefaults, dropEmptyFields, eventToCore, prepareForCreate, prepareForUpdate, validateBuiltin, validateName } from './builtin/index.js';
 import { acceptedStatus, defaultCrd, terminatingCondition, validateCrd } from './crd/definition.js';
 import { applyDefaults, prune, validateCustomResource } from './crd/schema.js';
 import {
@@ -22,7 +22,7 @@ import {
 import { applyPatch, recordUpdate } from './fieldmanager/managed.js';
 import { builtinSchema, schemaFromOpenAPI, type SchemaNode } from './fieldmanager/schema.js';
 import { strategicMergePatch } from './fieldmanager/strategic.js';
-import { newUid, nowRfc3339, randomSuffix, serialize } from './objects.js';
+import { newUid, nowRfc3339, randomSuffix, serialize, servedJson } from './objects.js';
 import { jsonPatch, mergePatch } from './patch.js';
 import { BUILTIN_TYPES, groupVersion, resourceKey, type ResourceType, typesFromCrd } from './resources.js';
 import { type FieldRequirement, type LabelSelector, matchesFields, matchesLabels } from './selectors.js';
@@ -171,6 +171,20 @@ export class LogicalCluster {
 
   // ---- reads -------------------------------------------------------------------------------
 
+  /** A stored object as the type serves it (another version, or events.k8s.io's view of an Event). */
+  decode(t: ResourceType, json: string): KubeObject {
+    return JSON.parse(t.storedAs || (t.crd && t.crd.storageVersion !== t.version) ? servedJson(t, json) : json) as KubeObject;
+  }
+
+  /** The stored form of an object and the type whose key and serialization it is stored under. */
+  private storedForm(t: ResourceType, obj: KubeObject): string {
+    if (t.storedAs) {
+      const core = BUILTIN_TYPES.find((x) => x.group === t.storedAs!.group && x.resource === t.storedAs!.resource)!;
+      return serialize(core, eventToCore(obj));
+    }
+    return serialize(t, obj, this.storageApiVersion(t));
+  }
+
   getStored(t: ResourceType, namespace: string, name: string): StoredObject {
     const o = this.store.get(resourceKey(t), t.namespaced ? namespace : '', name);
     if (!o) throw notFound(refOf(t), name);
@@ -178,12 +192,12 @@ export class LogicalCluster {
   }
 
   get(t: ResourceType, namespace: string, name: string): KubeObject {
-    return JSON.parse(this.getStored(t, namespace, name).json) as KubeObject;
+    return this.decode(t, this.getStored(t, namespace, name).json);
   }
 
   tryGet(t: ResourceType, namespace: string, name: string): KubeObject | undefined {
     const o = this.store.get(resourceKey(t), t.namespaced ? namespace : '', name);
-    return o ? (JSON.parse(o.json) as KubeObject) : undefined;
+    return o ? this.decode(t, o.json) : undefined;
   }
 
   list(t: ResourceType, namespace: string | undefined, opts: ListOptions = {}): ListResult {
@@ -278,7 +292,8 @@ export class LogicalCluster {
         if (t.crd) errs.push(e);
       }
     }
-    if (errs.length > 0) throw invalid(t.kind, t.group, name, errs);
+    // events.k8s.io Events are validated as core Events, and the message says so.
+    if (errs.length > 0) throw invalid(t.kind, t.storedAs ? t.storedAs.group : t.group, name, errs);
   }
 
   private normalizeContent(t: ResourceType, obj: KubeObject): void {
@@ -368,17 +383,18 @@ export class LogicalCluster {
   private commit(t: ResourceType, obj: KubeObject, old: KubeObject | undefined): KubeObject {
     const rv = this.nextRv();
     obj.metadata.resourceVersion = String(rv);
-    const json = serialize(t, obj, this.storageApiVersion(t));
+    const json = this.storedForm(t, obj);
     this.store.put(resourceKey(t), { json, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '', labels: obj.metadata.labels }, rv);
     if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') this.refreshCustomTypes();
     this.afterCommit?.(t, obj, old);
+    if (t.storedAs) return this.decode(t, json);
     return t.crd && t.crd.storageVersion !== t.version ? { ...obj, apiVersion: groupVersion(t) } : obj;
   }
 
   private removeNow(t: ResourceType, obj: KubeObject): void {
     const rv = this.nextRv();
     const final = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
-    this.store.remove(resourceKey(t), obj.metadata.namespace ?? '', obj.metadata.name ?? '', serialize(t, final, this.storageApiVersion(t)), rv);
+    this.store.remove(resourceKey(t), obj.metadata.namespace ?? '', obj.metadata.name ?? '', this.storedForm(t, final), rv);
     if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') this.refreshCustomTypes();
     this.afterCommit?.(t, undefined, obj);
   }
@@ -398,7 +414,7 @@ export class LogicalCluster {
     }
     const stored = this.store.get(resourceKey(t), t.namespaced ? namespace : '', name);
     if (!stored) throw notFound(refOf(t), name);
-    const old = JSON.parse(stored.json) as KubeObject;
+    const old = this.decode(t, stored.json);
     if (body.metadata.resourceVersion && body.metadata.resourceVersion !== old.metadata.resourceVersion) {
       throw conflict(refOf(t), name, MODIFIED);
     }
@@ -495,7 +511,7 @@ export class LogicalCluster {
     const stored = this.store.get(resourceKey(t), t.namespaced ? namespace : '', name);
     if (type === 'apply') return this.apply(t, namespace, name, patchBody, stored, opts);
     if (!stored) throw notFound(refOf(t), name);
-    const old = JSON.parse(stored.json) as KubeObject;
+    const old = this.decode(t, stored.json);
     let next: unknown;
     const base = deepClone(old) as unknown as JsonObject;
     if (type === 'merge') next = mergePatch(base, patchBody);
@@ -527,7 +543,7 @@ export class LogicalCluster {
     }
     this.checkKind(t, cfg);
     const manager = opts.fieldManager ?? '';
-    const old = stored ? (JSON.parse(stored.json) as KubeObject) : undefined;
+    const old = stored ? this.decode(t, stored.json) : undefined;
     const merged = applyPatch({
       live: old,
       applied: cfg,
@@ -571,7 +587,7 @@ export class LogicalCluster {
   async delete(t: ResourceType, namespace: string, name: string, options: DeleteOptions = {}, opts: WriteOptions = {}): Promise<WriteResult> {
     const stored = this.store.get(resourceKey(t), t.namespaced ? namespace : '', name);
     if (!stored) throw notFound(refOf(t), name);
-    const old = JSON.parse(stored.json) as KubeObject;
+    const old = this.decode(t, stored.json);
     const pre = options.preconditions;
     if (pre?.uid && pre.uid !== old.metadata.uid) {
       throw conflict({ group: t.group, resource: t.kind }, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${old.metadata.uid}). The object might have been deleted and then recreated`);

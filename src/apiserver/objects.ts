@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ResourceType } from './resources.js';
 import { groupVersion } from './resources.js';
+import { eventFromCore } from './builtin/index.js';
 import type { KubeObject } from './types.js';
 
 /** RFC 3339 with seconds, as metav1.Time serializes. */
@@ -26,6 +27,7 @@ export function typePrefix(t: ResourceType, apiVersion = groupVersion(t)): strin
 
 /** The stored JSON as served for the type's version (custom resources may be stored under another version). */
 export function servedJson(t: ResourceType, json: string): string {
+  if (t.storedAs) return serialize(t, eventFromCore(JSON.parse(json) as KubeObject));
   if (!t.crd || t.crd.storageVersion === t.version) return json;
   return withApiVersion(json, groupVersion(t));
 }
@@ -33,6 +35,7 @@ export function servedJson(t: ResourceType, json: string): string {
 /** Items of built-in lists carry no kind/apiVersion (typed lists); custom resources keep theirs. */
 export function listItemJson(t: ResourceType, json: string): string {
   if (t.crd) return servedJson(t, json);
+  if (t.storedAs) json = servedJson(t, json);
   const prefix = typePrefix(t);
   return json.startsWith(prefix) ? `{${json.slice(prefix.length)}` : json;
 }

@@ -16,6 +16,8 @@ export interface ResourceType {
   status: boolean;
   /** The server keeps metadata.generation (bumped when anything but metadata and status changes). */
   generation: boolean;
+  /** Stored under another type's key (events.k8s.io Events are core Events seen through another API). */
+  storedAs?: { group: string; resource: string };
   /** Set for custom resources: the CRD's name and the raw version entry. */
   crd?: { name: string; version: Record<string, unknown>; storageVersion: string };
 }
@@ -28,7 +30,8 @@ export function groupVersion(t: { group: string; version: string }): string {
 }
 
 /** Key of a resource within a cluster's store: `apps/deployments`, `/configmaps`. */
-export function resourceKey(t: { group: string; resource: string }): string {
+export function resourceKey(t: { group: string; resource: string; storedAs?: { group: string; resource: string } }): string {
+  if (t.storedAs) return `${t.storedAs.group}/${t.storedAs.resource}`;
   return `${t.group}/${t.resource}`;
 }
 
@@ -43,6 +46,7 @@ interface Spec {
   status?: boolean;
   gen?: boolean;
   verbs?: string[];
+  storedAs?: { group: string; resource: string };
 }
 
 const specs: Spec[] = [
@@ -62,7 +66,7 @@ const specs: Spec[] = [
   { g: 'batch', v: 'v1', r: 'jobs', k: 'Job', ns: true, cat: ['all'], status: true, gen: true },
   { g: 'batch', v: 'v1', r: 'cronjobs', k: 'CronJob', ns: true, short: ['cj'], cat: ['all'], status: true, gen: true },
   { g: 'coordination.k8s.io', v: 'v1', r: 'leases', k: 'Lease', ns: true },
-  { g: 'events.k8s.io', v: 'v1', r: 'events', k: 'Event', ns: true, short: ['ev'] },
+  { g: 'events.k8s.io', v: 'v1', r: 'events', k: 'Event', ns: true, short: ['ev'], storedAs: { group: '', resource: 'events' } },
   { g: 'networking.k8s.io', v: 'v1', r: 'networkpolicies', k: 'NetworkPolicy', ns: true, short: ['netpol'], gen: true },
   { g: 'networking.k8s.io', v: 'v1', r: 'ingresses', k: 'Ingress', ns: true, short: ['ing'], status: true, gen: true },
   { g: 'policy', v: 'v1', r: 'poddisruptionbudgets', k: 'PodDisruptionBudget', ns: true, short: ['pdb'], status: true, gen: true },
@@ -95,6 +99,7 @@ export const BUILTIN_TYPES: readonly ResourceType[] = specs.map((s) => ({
   verbs: s.verbs ?? CRUD_VERBS,
   status: s.status ?? false,
   generation: s.gen ?? false,
+  ...(s.storedAs ? { storedAs: s.storedAs } : {}),
 }));
 
 /** The preferred (first listed) version of each built-in group, in discovery order. */

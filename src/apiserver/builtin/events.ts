@@ -144,9 +144,10 @@ export const coreEvent: KindBehaviour = {
   validate: (obj) => legacyValidate(obj, false),
 };
 
+// No defaults: the events.k8s.io view's empty fields come from converting the stored core Event
+// on the way out (eventFromCore), so no writer owns them.
 export const eventsV1Event: KindBehaviour = {
   meta: NAMESPACED_SUBDOMAIN,
-  defaults: fillEventsV1Event,
   validate: (obj, old) => (old ? validateEventsV1Update(obj, old) : validateEventsV1Create(obj)),
 };
 
