@@ -45,7 +45,6 @@ interface Webhook {
   admissionReviewVersions?: string[];
 }
 
-const VWC = BUILTIN_TYPES.find((t) => t.kind === 'ValidatingWebhookConfiguration')!;
 const NAMESPACE = BUILTIN_TYPES.find((t) => t.kind === 'Namespace')!;
 
 function matchesList(list: string[] | undefined, value: string): boolean {

@@ -129,6 +129,11 @@ function parseDryRun(q: URLSearchParams): boolean {
 }
 
 function decodeObject(t: ResourceType, body: Buffer, contentType: string): KubeObject {
+  const ct = contentType.split(';')[0].trim();
+  if (ct && ct !== 'application/json' && ct !== 'application/yaml' && ct !== '*/*') {
+    // Protobuf is not spoken here (kubectl's typed generators such as `create configmap` send it).
+    throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+  }
   const text = body.toString('utf8');
   if (/yaml/.test(contentType)) {
     try {
