@@ -374,9 +374,14 @@ export class LogicalCluster {
     return { code: 201, object: stored, exists: true };
   }
 
+  /** Next free Service IP from 10.96.0.0/16 (the counter restarts with the process: skip taken ones). */
   private allocateClusterIp(): string {
-    const n = this.clusterIpCounter++;
-    return `10.96.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
+    const taken = new Set(this.store.list('/services').map((o) => /"clusterIP":"([^"]+)"/.exec(o.json)?.[1]));
+    for (;;) {
+      const n = this.clusterIpCounter++;
+      const ip = `10.96.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
+      if (!taken.has(ip)) return ip;
+    }
   }
 
   /** Stores the object under a new resourceVersion and notifies listeners. */
