@@ -108,6 +108,8 @@ export function labelSelectorFromObject(sel: unknown): LabelSelector | undefined
     else if (e.operator === 'NotIn') out.push({ op: 'notin', key: e.key, values: e.values ?? [] });
     else if (e.operator === 'Exists') out.push({ op: 'exists', key: e.key });
     else if (e.operator === 'DoesNotExist') out.push({ op: 'notexists', key: e.key });
+    // An unknown operator selects nothing (validation reports it separately).
+    else out.push({ op: 'in', key: e.key, values: [] });
   }
   return out;
 }

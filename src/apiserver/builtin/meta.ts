@@ -1,5 +1,6 @@
 // ObjectMeta validation as the kinds' strategies run it (pkg/apis/core/validation.ValidateObjectMeta
 // and its update counterpart), plus labels, annotations and label selectors.
+import { labelSelectorFromObject, matchesLabels } from '../selectors.js';
 import { fieldErrors, type FieldError } from '../errors.js';
 import type { KubeObject } from '../types.js';
 import { asArr, asObj, asStr, objItems, sortedKeys, type Obj } from './json.js';
@@ -56,31 +57,9 @@ export function validateLabelSelector(selector: unknown, field: string): FieldEr
 
 /** Whether a LabelSelector (matchLabels and matchExpressions) selects the given labels. */
 export function selectorMatches(selector: Obj, labels: Obj | undefined): boolean {
-  const l = labels ?? {};
-  const matchLabels = asObj(selector.matchLabels) ?? {};
-  for (const k of Object.keys(matchLabels)) if (l[k] !== matchLabels[k]) return false;
-  for (const req of objItems(selector.matchExpressions)) {
-    const key = asStr(req.key);
-    const has = typeof l[key] === 'string';
-    const inValues = has && asArr(req.values).includes(l[key]);
-    switch (req.operator) {
-      case 'In':
-        if (!inValues) return false;
-        break;
-      case 'NotIn':
-        if (inValues) return false;
-        break;
-      case 'Exists':
-        if (!has) return false;
-        break;
-      case 'DoesNotExist':
-        if (has) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
+  const stringLabels: Record<string, string> = {};
+  for (const [k, v] of Object.entries(labels ?? {})) if (typeof v === 'string') stringLabels[k] = v;
+  return matchesLabels(labelSelectorFromObject(selector) ?? [], stringLabels);
 }
 
 export function isEmptySelector(selector: Obj): boolean {
