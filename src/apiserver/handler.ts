@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import yaml from 'js-yaml';
 import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions } from './cluster.js';
 import { apiGroupList, apiResourceList, apiVersions, groupDiscovery } from './discovery.js';
-import { badRequest, methodNotAllowed, resourceNotFound, StatusError, type StatusBody } from './errors.js';
+import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './errors.js';
 import { listItemJson, servedJson, typePrefix } from './objects.js';
 import { groupVersion, type ResourceType } from './resources.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -179,12 +179,13 @@ function patchTypeOf(contentType: string, t: ResourceType): PatchType {
   throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted}`);
 }
 
-function successStatus(t: ResourceType, obj: KubeObject): StatusBody {
+/** What DELETE answers when the object is gone at once: a success Status naming it. */
+function successStatus(t: ResourceType, obj: KubeObject): Record<string, unknown> {
   const details: Record<string, unknown> = { name: obj.metadata.name };
   if (t.group) details.group = t.group;
   details.kind = t.resource;
   details.uid = obj.metadata.uid;
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: undefined as never } as StatusBody;
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
 }
 
 function objectJson(t: ResourceType, obj: KubeObject): string {
