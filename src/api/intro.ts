@@ -1,0 +1,20 @@
+// The hand-written opening of docs/api.md; the rest of that page is generated from the schemas.
+export const API_INTRO = `# API reference
+
+The control plane keeps the API groups, kinds and field names of Kyma's control plane
+(kyma-project/infrastructure-manager and kyma-project/lifecycle-manager), so existing Kyma resources,
+brokers and tools work against it. Every kind is defined once in \`src/api/\`: its TypeScript type is
+inferred from the schema, and its CustomResourceDefinition (\`config/crd/\`) and this page are generated
+from the same schema (\`npm run generate\`; a test fails when they are stale).
+
+Validation happens in three places, in this order of preference:
+1. the OpenAPI schema of the CRD (types, required fields, enums, patterns, list keys, defaults);
+2. CEL rules (\`x-kubernetes-validations\`) for rules across fields, in the subset the embedded API
+   server supports (\`docs/crd-cel.md\`);
+3. a validation step the controllers run before acting (\`validate.ts\` of each group), for what CEL
+   cannot see (labels) or express; its findings end in a Failed/Error state whose condition message
+   names the field.
+
+Examples of every kind are in \`config/samples/\`; \`kubectl apply -f config/samples/\` into the embedded
+server succeeds once the CRDs are installed.
+`;
