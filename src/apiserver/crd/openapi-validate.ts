@@ -4,7 +4,7 @@ import type { FieldError } from '../errors.js';
 import { isPlainObject, jsonEqual } from '../types.js';
 import { errs } from './field-errors.js';
 import { violatesFormat } from './formats.js';
-import { additionalProperties, isNullable, items, properties, type JSONSchemaProps } from './schema-access.js';
+import { additionalProperties, isEmbeddedResource, isNullable, items, properties, type JSONSchemaProps } from './schema-access.js';
 
 const IN = 'body';
 
@@ -90,7 +90,17 @@ export function validateValue(s: JSONSchemaProps, value: unknown, path: string, 
     checkArray(s, value, path, out);
   }
   checkEnum(s, value, path, out);
-  if (isPlainObject(value)) checkObject(s, value, path, out);
+  if (isPlainObject(value)) {
+    checkObject(s, value, path, out);
+    if (isEmbeddedResource(s)) checkEmbeddedResource(value, path, out);
+  }
+}
+
+/** An embedded resource must say what it is, as apiextensions-apiserver checks. */
+function checkEmbeddedResource(value: Record<string, unknown>, path: string, out: FieldError[]): void {
+  for (const key of ['apiVersion', 'kind']) {
+    if (typeof value[key] !== 'string' || value[key] === '') out.push(errs.required(`${path}.${key}`, 'must not be empty'));
+  }
 }
 
 function checkComposition(s: JSONSchemaProps, value: unknown, path: string, out: FieldError[]): void {

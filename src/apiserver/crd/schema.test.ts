@@ -182,3 +182,10 @@ test('CEL rules run after schema validation and report kube-style messages', () 
     ['spec.min', '<nil>'],
   );
 });
+
+test('an embedded resource must carry apiVersion and kind', () => {
+  const schema = { type: 'object', properties: { spec: { type: 'object', properties: { resource: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true } } } } };
+  const errors = validateCustomResource(schema, { apiVersion: 'x/v1', kind: 'X', metadata: { name: 'a' }, spec: { resource: { spec: {} } } });
+  assert.deepEqual(errors.map((e) => `${e.field}: ${e.message}`), ['spec.resource.apiVersion: Required value: must not be empty', 'spec.resource.kind: Required value: must not be empty']);
+  assert.deepEqual(validateCustomResource(schema, { apiVersion: 'x/v1', kind: 'X', metadata: { name: 'a' }, spec: { resource: { apiVersion: 'v1', kind: 'ConfigMap' } } }), []);
+});
