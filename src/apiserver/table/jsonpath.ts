@@ -45,11 +45,13 @@ export function parseJsonPath(expr: string): Step[] {
       steps.push({ k: 'recursive', name: m[0] });
       i += 2 + m[0].length;
     } else if (src[i] === '.') {
-      const m = /^[A-Za-z0-9_\-/]*/.exec(src.slice(i + 1));
-      const name = m === null ? '' : m[0];
+      // A field name may contain escaped dots, as label keys do: `.metadata.labels.kyma-project\.io/runtime-id`.
+      const m = /^(?:[A-Za-z0-9_\-/]|\\\.)*/.exec(src.slice(i + 1));
+      const raw = m === null ? '' : m[0];
+      const name = raw.replace(/\\\./g, '.');
       if (name === '*') steps.push({ k: 'wildcard' });
       else if (name !== '') steps.push({ k: 'field', name });
-      i += 1 + name.length;
+      i += 1 + raw.length;
       if (src[i] === '*') {
         steps.push({ k: 'wildcard' });
         i++;
