@@ -209,13 +209,11 @@ export class LogicalCluster {
       start = token.start;
       rv = token.rv;
     }
-    const all = this.store.list(key, t.namespaced ? namespace : undefined);
+    const all = start ? this.store.listFrom(key, start, t.namespaced ? namespace : undefined) : this.store.list(key, t.namespaced ? namespace : undefined);
     const items: StoredObject[] = [];
     let remaining = 0;
     let continueToken: string | undefined;
     for (const o of all) {
-      const k = o.namespace ? `${o.namespace}/${o.name}` : o.name;
-      if (start && k < start) continue;
       if (opts.labelSelector && !matchesLabels(opts.labelSelector, o.labels)) continue;
       if (opts.fieldSelector && opts.fieldSelector.length > 0 && !matchesFields(opts.fieldSelector, JSON.parse(o.json) as Record<string, unknown>)) continue;
       if (opts.limit && items.length >= opts.limit) {

@@ -29,6 +29,8 @@ export type CommitListener = (ev: StoreEvent) => void;
 
 export class ObjectStore {
   private readonly byResource = new Map<string, Map<string, StoredObject>>();
+  /** Sorted snapshot per resource, dropped on every change to that resource. */
+  private readonly sortedCache = new Map<string, StoredObject[]>();
   private readonly history: StoreEvent[] = [];
   private historyStart = 0; // index of the oldest kept event in `history` (ring trimmed lazily)
   private readonly listeners = new Set<CommitListener>();
@@ -46,14 +48,39 @@ export class ObjectStore {
     return this.byResource.get(resource)?.get(keyOf(namespace, name));
   }
 
-  /** Objects of a resource, sorted by namespace/name (the order etcd returns them). */
-  list(resource: string, namespace?: string): StoredObject[] {
-    const m = this.byResource.get(resource);
-    if (!m) return [];
+  /**
+   * Objects of a resource, sorted by namespace/name (the order etcd returns them). The sorted
+   * array is kept until the resource changes, so paging through a large list sorts once.
+   */
+  list(resource: string, namespace?: string): readonly StoredObject[] {
+    const all = this.sorted(resource);
+    if (namespace === undefined) return all;
+    const start = lowerBound(all, `${namespace}/`);
     const out: StoredObject[] = [];
-    for (const o of m.values()) if (namespace === undefined || o.namespace === namespace) out.push(o);
-    out.sort((a, b) => (keyOf(a.namespace, a.name) < keyOf(b.namespace, b.name) ? -1 : 1));
+    for (let i = start; i < all.length && all[i].namespace === namespace; i++) out.push(all[i]);
     return out;
+  }
+
+  /** Objects of a resource from the first whose key is >= `fromKey`, in key order. */
+  listFrom(resource: string, fromKey: string, namespace?: string): readonly StoredObject[] {
+    const all = this.sorted(resource);
+    let i = lowerBound(all, namespace !== undefined && fromKey < `${namespace}/` ? `${namespace}/` : fromKey);
+    const out: StoredObject[] = [];
+    for (; i < all.length; i++) {
+      if (namespace !== undefined && all[i].namespace !== namespace) break;
+      out.push(all[i]);
+    }
+    return out;
+  }
+
+  private sorted(resource: string): StoredObject[] {
+    let cached = this.sortedCache.get(resource);
+    if (cached) return cached;
+    const m = this.byResource.get(resource);
+    cached = m ? [...m.values()] : [];
+    cached.sort((a, b) => (keyOf(a.namespace, a.name) < keyOf(b.namespace, b.name) ? -1 : 1));
+    this.sortedCache.set(resource, cached);
+    return cached;
   }
 
   countIn(resource: string, namespace: string): number {
@@ -85,6 +112,7 @@ export class ObjectStore {
     const key = keyOf(obj.namespace, obj.name);
     const previous = m.get(key);
     const stored: StoredObject = { ...obj, rv };
+    this.sortedCache.delete(resource);
     m.set(key, stored);
     this.rv = rv;
     this.emit({ type: previous ? 'MODIFIED' : 'ADDED', rv, resource, namespace: obj.namespace, name: obj.name, object: stored, previous });
@@ -98,6 +126,7 @@ export class ObjectStore {
     const previous = m?.get(key);
     if (!m || !previous) return undefined;
     m.delete(key);
+    this.sortedCache.delete(resource);
     this.rv = rv;
     const object: StoredObject = { ...previous, json: finalJson, rv };
     this.emit({ type: 'DELETED', rv, resource, namespace, name, object, previous });
@@ -109,12 +138,14 @@ export class ObjectStore {
     let m = this.byResource.get(resource);
     if (!m) this.byResource.set(resource, (m = new Map()));
     m.set(keyOf(obj.namespace, obj.name), obj);
+    this.sortedCache.delete(resource);
     if (obj.rv > this.rv) this.rv = obj.rv;
     this.oldestRv = this.rv;
   }
 
   unload(resource: string, namespace: string, name: string): void {
     this.byResource.get(resource)?.delete(keyOf(namespace, name));
+    this.sortedCache.delete(resource);
   }
 
   /** Moves the sequence forward without an event (persistence replay of deletions). */
@@ -161,6 +192,18 @@ export class ObjectStore {
     }
     for (const l of this.listeners) l(ev);
   }
+}
+
+/** Index of the first object whose namespace/name key is >= `key` (binary search). */
+function lowerBound(sorted: StoredObject[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keyOf(sorted[mid].namespace, sorted[mid].name) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 export function keyOf(namespace: string, name: string): string {

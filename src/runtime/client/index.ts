@@ -1,0 +1,45 @@
+// The controller runtime's client: `createClient(config)` for a ClusterConfig, `clientFromKubeconfig(text)`.
+import type { ClusterConfig } from './config.js';
+import { HttpClient } from './http-client.js';
+import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
+import { rateLimiter } from './ratelimit.js';
+import { type RetryOptions, retryPolicy } from './retry.js';
+import { Transport } from './transport.js';
+
+export interface ClientOptions {
+  /** Requests per second to this cluster (token bucket refill). Default 50; 0 or Infinity: no limit. */
+  qps?: number;
+  /** Requests allowed at once before the qps limit applies. Default 2 x qps. */
+  burst?: number;
+  /** Concurrent request connections (watches have their own). Default 8. */
+  maxSockets?: number;
+  /** Retries after the first attempt (a number), or the full retry policy. Default 4 retries. */
+  retries?: number | RetryOptions;
+  /** Per-request timeout. Default 30 s. */
+  requestTimeoutMs?: number;
+}
+
+export function createClient(config: ClusterConfig, opts: ClientOptions = {}): HttpClient {
+  return new HttpClient(config, {
+    transport: new Transport(config, { maxSockets: opts.maxSockets, requestTimeoutMs: opts.requestTimeoutMs }),
+    limiter: rateLimiter({ qps: opts.qps, burst: opts.burst }),
+    retry: retryPolicy(opts.retries),
+  });
+}
+
+/** A client for a kubeconfig's current (or `context`) context. */
+export function clientFromKubeconfig(text: string, opts: ClientOptions & KubeconfigOptions = {}): HttpClient {
+  return createClient(loadKubeconfig(text, opts), opts);
+}
+
+export type { Client, ApplyOptions, DeleteOptions, ListOptions, ListResult, PatchType, WatchOptions, WriteOptions } from './interface.js';
+export * from './errors.js';
+export type { AuthProvider, ClusterConfig, TlsOptions } from './config.js';
+export { staticToken } from './config.js';
+export { HttpClient, errorFromWatchEvent } from './http-client.js';
+export { isNoKindMatch, RestMapper } from './discovery.js';
+export { isTlsError, Transport, type TransportOptions } from './transport.js';
+export { TokenBucket, rateLimiter, type RateLimiter } from './ratelimit.js';
+export { retryPolicy, shouldRetry, withRetry, type RetryOptions } from './retry.js';
+export { execAuth, inClusterConfig, loadKubeconfig, loadKubeconfigFile, tokenFileAuth, type KubeconfigOptions, type InClusterOptions } from './kubeconfig.js';
+export { typed, type TypedClient } from './typed.js';

@@ -1,0 +1,48 @@
+// Wiring of leader election into a Manager: the elector runs as one of the manager's runnables,
+// the manager's gate lets controllers reconcile only while this replica leads, and gaining
+// leadership re-enqueues every cached key (keys refused while following were dropped).
+import type { ReconcileGate, Runnable } from './manager.js';
+import { LeaderElector, type LeaderElectionOptions } from './leader.js';
+
+/** The part of the Manager this needs (structural, so tests can pass a stand-in). */
+export interface GatedHost {
+  add(r: Runnable): void;
+  setGate(gate: ReconcileGate | undefined): void;
+  requeueAll(): void;
+}
+
+/** A runnable that campaigns until the manager's signal aborts, then steps down (releasing the Lease). */
+export function electorRunnable(elector: LeaderElector, name = 'leader-election'): Runnable {
+  return {
+    name,
+    start: async (signal) => {
+      elector.start();
+      await untilAborted(signal);
+      await elector.stop();
+    },
+  };
+}
+
+/**
+ * Makes a manager leader-elected: returns the elector (already added as a runnable). The caller's
+ * own callbacks in `opts` still run.
+ */
+export function useLeaderElection(manager: GatedHost, opts: LeaderElectionOptions): LeaderElector {
+  const elector = new LeaderElector({
+    ...opts,
+    onStartedLeading: (signal) => {
+      manager.requeueAll();
+      return opts.onStartedLeading?.(signal);
+    },
+  });
+  manager.setGate(() => elector.isLeader());
+  manager.add(electorRunnable(elector));
+  return elector;
+}
+
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}

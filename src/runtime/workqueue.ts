@@ -1,0 +1,365 @@
+// A rate-limited, de-duplicating work queue of string keys (client-go's workqueue, in TypeScript):
+// - a key is queued at most once; a key added while a worker processes it is processed once more
+//   after that worker is done (never by two workers at once);
+// - `addAfter(key, ms)` delays an add (a key waiting twice keeps the earlier time);
+// - `addRateLimited(key)` delays by the larger of a per-key exponential backoff and a global
+//   token bucket; `forget(key)` resets the key's backoff;
+// - `run(workers, fn)` processes keys with bounded concurrency; `shutDown()` stops intake, lets
+//   in-flight items finish, then resolves (queued and delayed items are dropped: work is
+//   level-triggered and is found again at the next start).
+import type { WorkQueueMetricsHooks } from './metrics.js';
+
+export interface RateLimiter {
+  /** Delay before the key may be processed again. */
+  when(key: string): number;
+  forget(key: string): void;
+  retries(key: string): number;
+}
+
+/** Per-key exponential backoff: base * 2^failures, capped (client-go: 5 ms .. 1000 s). */
+export class ExponentialBackoffLimiter implements RateLimiter {
+  private readonly failures = new Map<string, number>();
+  constructor(
+    private readonly baseMs = 5,
+    private readonly maxMs = 1_000_000,
+  ) {}
+
+  when(key: string): number {
+    const n = this.failures.get(key) ?? 0;
+    this.failures.set(key, n + 1);
+    return Math.min(this.maxMs, this.baseMs * 2 ** n);
+  }
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+  retries(key: string): number {
+    return this.failures.get(key) ?? 0;
+  }
+}
+
+/** A global token bucket: `qps` tokens a second, at most `burst` saved; answers how long to wait for one. */
+export class TokenBucketLimiter implements RateLimiter {
+  private tokens: number;
+  private last = performance.now();
+  constructor(
+    private readonly qps = 10,
+    private readonly burst = 100,
+  ) {
+    this.tokens = burst;
+  }
+
+  when(): number {
+    const now = performance.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
+    this.last = now;
+    this.tokens -= 1; // reserve, possibly going negative: later callers wait longer
+    return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000;
+  }
+  forget(): void {}
+  retries(): number {
+    return 0;
+  }
+}
+
+/** The largest delay of several limiters (client-go's DefaultControllerRateLimiter shape). */
+export class MaxOfLimiter implements RateLimiter {
+  private readonly limiters: RateLimiter[];
+  constructor(...limiters: RateLimiter[]) {
+    this.limiters = limiters;
+  }
+  when(key: string): number {
+    let max = 0;
+    for (const l of this.limiters) max = Math.max(max, l.when(key));
+    return max;
+  }
+  forget(key: string): void {
+    for (const l of this.limiters) l.forget(key);
+  }
+  retries(key: string): number {
+    let max = 0;
+    for (const l of this.limiters) max = Math.max(max, l.retries(key));
+    return max;
+  }
+}
+
+export function defaultRateLimiter(): RateLimiter {
+  return new MaxOfLimiter(new ExponentialBackoffLimiter(5, 1_000_000), new TokenBucketLimiter(10, 100));
+}
+
+export interface WorkQueueOptions {
+  name?: string;
+  rateLimiter?: RateLimiter;
+  metrics?: WorkQueueMetricsHooks;
+}
+
+/** A binary min-heap of delayed keys ordered by due time. */
+class DelayHeap {
+  private readonly items: { at: number; key: string }[] = [];
+  get size(): number {
+    return this.items.length;
+  }
+  peek(): { at: number; key: string } | undefined {
+    return this.items[0];
+  }
+  push(item: { at: number; key: string }): void {
+    const a = this.items;
+    a.push(item);
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (a[p].at <= a[i].at) break;
+      [a[p], a[i]] = [a[i], a[p]];
+      i = p;
+    }
+  }
+  pop(): { at: number; key: string } | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0 && last) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && a[l].at < a[m].at) m = l;
+        if (r < a.length && a[r].at < a[m].at) m = r;
+        if (m === i) break;
+        [a[m], a[i]] = [a[i], a[m]];
+        i = m;
+      }
+    }
+    return top;
+  }
+  clear(): void {
+    this.items.length = 0;
+  }
+}
+
+export type WorkFn = (key: string, signal: AbortSignal) => Promise<void>;
+
+export class WorkQueue {
+  readonly name: string;
+  private readonly rateLimiter: RateLimiter;
+  private readonly metrics: WorkQueueMetricsHooks | undefined;
+  /** FIFO of ready keys; `head` avoids O(n) shifts. */
+  private queue: string[] = [];
+  private head = 0;
+  /** Keys waiting to be processed (queued, or re-added while processing), with the time they were added. */
+  private readonly dirty = new Map<string, number>();
+  /** Keys being processed, with the time processing started. */
+  private readonly processing = new Map<string, number>();
+  /** Delayed keys and their due time (the heap may hold stale entries; this map is the truth). */
+  private readonly waiting = new Map<string, number>();
+  private readonly heap = new DelayHeap();
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private readonly getters: ((key: string | undefined) => void)[] = [];
+  private shuttingDown = false;
+  private dispatchScheduled = false;
+  private readonly drained: (() => void)[] = [];
+  private stopMetrics: (() => void) | undefined;
+
+  constructor(opts: WorkQueueOptions = {}) {
+    this.name = opts.name ?? 'queue';
+    this.rateLimiter = opts.rateLimiter ?? defaultRateLimiter();
+    this.metrics = opts.metrics;
+    this.stopMetrics = this.metrics?.observeInFlight(
+      () => this.unfinishedWorkSeconds(),
+      () => this.longestRunningSeconds(),
+    );
+  }
+
+  /** Keys ready to be handed to a worker. */
+  get length(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** Keys delayed by addAfter / addRateLimited. */
+  get delayed(): number {
+    return this.waiting.size;
+  }
+
+  get inFlight(): number {
+    return this.processing.size;
+  }
+
+  get isShuttingDown(): boolean {
+    return this.shuttingDown;
+  }
+
+  add(key: string): void {
+    if (this.shuttingDown) return;
+    if (this.dirty.has(key)) return;
+    this.metrics?.added();
+    this.dirty.set(key, performance.now());
+    if (this.processing.has(key)) return; // re-queued by done()
+    this.push(key);
+  }
+
+  addAfter(key: string, ms: number): void {
+    if (this.shuttingDown) return;
+    if (!(ms > 0)) {
+      this.add(key);
+      return;
+    }
+    const at = performance.now() + ms;
+    const current = this.waiting.get(key);
+    if (current !== undefined && current <= at) return;
+    this.waiting.set(key, at);
+    this.heap.push({ at, key });
+    this.schedule();
+  }
+
+  addRateLimited(key: string): void {
+    if (this.shuttingDown) return;
+    this.metrics?.retried();
+    this.addAfter(key, this.rateLimiter.when(key));
+  }
+
+  forget(key: string): void {
+    this.rateLimiter.forget(key);
+  }
+
+  numRequeues(key: string): number {
+    return this.rateLimiter.retries(key);
+  }
+
+  /** The next key (waiting until one is ready), or undefined once the queue shuts down. Pair with `done`. */
+  get(): Promise<string | undefined> {
+    if (this.shuttingDown) return Promise.resolve(undefined);
+    const key = this.take();
+    if (key !== undefined) return Promise.resolve(key);
+    return new Promise((resolve) => this.getters.push(resolve));
+  }
+
+  /** Marks a key processed; if it was added meanwhile it is queued again. */
+  done(key: string): void {
+    const started = this.processing.get(key);
+    if (started === undefined) return;
+    this.processing.delete(key);
+    this.metrics?.finished((performance.now() - started) / 1000);
+    if (this.dirty.has(key) && !this.shuttingDown) this.push(key);
+    if (this.shuttingDown && this.processing.size === 0) this.resolveDrained();
+  }
+
+  /**
+   * Runs `workers` loops that take keys and call `fn` until shutDown; resolves when all have stopped.
+   * `fn` must not throw (a throw is treated as done; the caller decides about retries).
+   */
+  async run(workers: number, fn: WorkFn, signal: AbortSignal): Promise<void> {
+    const loops = Array.from({ length: Math.max(1, workers) }, async () => {
+      for (;;) {
+        const key = await this.get();
+        if (key === undefined) return;
+        try {
+          await fn(key, signal);
+        } catch {
+          // the caller's fn handles its errors; never let one kill a worker
+        } finally {
+          this.done(key);
+        }
+      }
+    });
+    await Promise.all(loops);
+  }
+
+  /** Stops intake and delayed adds; resolves once in-flight items are done. Idempotent. */
+  shutDown(): Promise<void> {
+    if (!this.shuttingDown) {
+      this.shuttingDown = true;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      this.heap.clear();
+      this.waiting.clear();
+      this.queue = [];
+      this.head = 0;
+      this.dirty.clear();
+      this.metrics?.depth(0);
+      for (const g of this.getters.splice(0)) g(undefined);
+      this.stopMetrics?.();
+    }
+    if (this.processing.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drained.push(resolve));
+  }
+
+  unfinishedWorkSeconds(): number {
+    const now = performance.now();
+    let total = 0;
+    for (const t of this.processing.values()) total += now - t;
+    return total / 1000;
+  }
+
+  longestRunningSeconds(): number {
+    const now = performance.now();
+    let longest = 0;
+    for (const t of this.processing.values()) longest = Math.max(longest, now - t);
+    return longest / 1000;
+  }
+
+  private push(key: string): void {
+    this.queue.push(key);
+    this.metrics?.depth(this.length);
+    // Hand keys to waiting workers in a microtask, so that adds of the same key in one
+    // synchronous burst (e.g. old and new owner of an update) still collapse into one.
+    if (this.getters.length > 0 && !this.dispatchScheduled) {
+      this.dispatchScheduled = true;
+      queueMicrotask(() => this.dispatch());
+    }
+  }
+
+  private dispatch(): void {
+    this.dispatchScheduled = false;
+    while (this.getters.length > 0 && !this.shuttingDown) {
+      const key = this.take();
+      if (key === undefined) return;
+      this.getters.shift()?.(key);
+    }
+  }
+
+  private take(): string | undefined {
+    if (this.head >= this.queue.length) return undefined;
+    const key = this.queue[this.head++];
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    this.metrics?.depth(this.length);
+    this.startProcessing(key);
+    return key;
+  }
+
+  private startProcessing(key: string): void {
+    const addedAt = this.dirty.get(key) ?? performance.now();
+    this.dirty.delete(key);
+    const now = performance.now();
+    this.processing.set(key, now);
+    this.metrics?.started((now - addedAt) / 1000);
+  }
+
+  private schedule(): void {
+    const next = this.heap.peek();
+    if (!next || next.at >= this.timerAt) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = next.at;
+    this.timer = setTimeout(() => this.fireDue(), Math.max(0, next.at - performance.now()));
+  }
+
+  private fireDue(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = performance.now();
+    for (let next = this.heap.peek(); next && next.at <= now + 1; next = this.heap.peek()) {
+      this.heap.pop();
+      if (this.waiting.get(next.key) !== next.at) continue; // superseded by an earlier addAfter
+      this.waiting.delete(next.key);
+      this.add(next.key);
+    }
+    this.schedule();
+  }
+
+  private resolveDrained(): void {
+    for (const r of this.drained.splice(0)) r();
+  }
+}

@@ -1,0 +1,198 @@
+// Retries, Retry-After, rate limiting and discovery refresh against the embedded API server.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
+import { ApiError, createClient, type HttpClient, isUnreachable, isNoKindMatch, loadKubeconfig, RestMapper, TokenBucket } from '../../src/runtime/client/index.js';
+import type { KubeObject } from '../../src/runtime/types.js';
+
+const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
+const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
+
+function crd(group: string, kind: string, plural: string): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    },
+  };
+}
+
+async function eventually<T>(what: string, fn: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`, { cause: e });
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+describe('client resilience', () => {
+  let server: RunningApiServer;
+  let kubeconfig: string;
+  const clients: HttpClient[] = [];
+  const client = (opts: Parameters<typeof createClient>[1] = {}) => {
+    const c = createClient(loadKubeconfig(kubeconfig), opts);
+    clients.push(c);
+    return c;
+  };
+
+  before(async () => {
+    server = await startApiServer({ port: 0 });
+    kubeconfig = (await server.createCluster('flaky')).kubeconfig;
+  });
+  after(async () => {
+    for (const c of clients) c.close();
+    await server.stop();
+  });
+
+  it('waits as long as a 429 Retry-After says, then succeeds', async () => {
+    const c = client({ qps: 0, retries: { attempts: 10 } });
+    await c.resourceFor(NAMESPACE);
+    server.setFaults('flaky', { errorRate: 1, errorCodes: [429], retryAfterSeconds: 1 });
+    const clear = setTimeout(() => server.setFaults('flaky', undefined), 300);
+    const t0 = Date.now();
+    const list = await c.list(NAMESPACE);
+    const waited = Date.now() - t0;
+    clearTimeout(clear);
+    assert.ok(list.items.length > 0);
+    assert.ok(waited >= 900, `waited the second Retry-After asked for (${waited} ms)`);
+  });
+
+  it('retries reads after 5xx answers', async () => {
+    const c = client({ qps: 0, retries: { attempts: 20, baseDelayMs: 20, maxDelayMs: 100 } });
+    await c.resourceFor(CONFIGMAP);
+    server.setFaults('flaky', { errorRate: 1, errorCodes: [500] });
+    const clear = setTimeout(() => server.setFaults('flaky', undefined), 200);
+    const list = await c.list(CONFIGMAP, { namespace: 'default' });
+    clearTimeout(clear);
+    assert.ok(Array.isArray(list.items));
+  });
+
+  it('does not repeat a create after a 500 but does after a 503', async () => {
+    const c = client({ qps: 0, retries: { attempts: 20, baseDelayMs: 20, maxDelayMs: 100 } });
+    await c.resourceFor(CONFIGMAP);
+    server.setFaults('flaky', { errorRate: 1, errorCodes: [500] });
+    const cm = (name: string) => ({ ...CONFIGMAP, metadata: { name, namespace: 'default' } });
+    await assert.rejects(c.create(cm('after-500')), (e) => e instanceof ApiError && e.reason === 'InternalError');
+    server.setFaults('flaky', { errorRate: 1, errorCodes: [503] });
+    const clear = setTimeout(() => server.setFaults('flaky', undefined), 200);
+    const created = await c.create(cm('after-503'));
+    clearTimeout(clear);
+    assert.equal(created.metadata.name, 'after-503');
+  });
+
+  it('limits requests per second (qps 20, burst 5)', async () => {
+    const c = client({ qps: 20, burst: 5 });
+    await c.resourceFor(NAMESPACE);
+    const t0 = Date.now();
+    await Promise.all(Array.from({ length: 30 }, () => c.get(NAMESPACE, { name: 'default' })));
+    const took = Date.now() - t0;
+    // 5 at once, then 25 at 20 per second: at least 1.25 s.
+    assert.ok(took >= 1100, `30 requests took ${took} ms`);
+  });
+
+  it('keeps at most maxSockets connections per cluster and closes idle ones on request', async () => {
+    const c = client({ qps: 0, maxSockets: 2 });
+    await c.resourceFor(NAMESPACE);
+    server.setFaults('flaky', { latencyMs: 100 });
+    let most = 0;
+    const sample = setInterval(() => (most = Math.max(most, c.transport.socketCounts().active)), 10);
+    try {
+      await Promise.all(Array.from({ length: 10 }, () => c.get(NAMESPACE, { name: 'default' })));
+    } finally {
+      clearInterval(sample);
+      server.setFaults('flaky', undefined);
+    }
+    assert.ok(most >= 1 && most <= 2, `at most 2 connections in use (${most})`);
+    assert.ok(c.transport.socketCounts().idle > 0, 'connections are kept alive');
+    c.transport.destroyIdleSockets();
+    await eventually('idle connections closed', async () => assert.equal(c.transport.socketCounts().idle, 0));
+    assert.equal((await c.get(NAMESPACE, { name: 'default' })).metadata.name, 'default', 'a new connection afterwards');
+  });
+
+  it('ends a watch when the server drops it or the cluster goes away', async () => {
+    const c = client({ qps: 0 });
+    server.setFaults('flaky', { dropWatchesAfterMs: 200 });
+    try {
+      const events = [];
+      for await (const ev of c.watch(CONFIGMAP, { namespace: 'default' })) events.push(ev);
+      assert.ok(Array.isArray(events), 'the iteration ended by itself');
+    } finally {
+      server.setFaults('flaky', undefined);
+    }
+    const gone = await server.createCluster('going');
+    const goneClient = createClient(loadKubeconfig(gone.kubeconfig), { qps: 0, retries: 0 });
+    clients.push(goneClient);
+    await goneClient.resourceFor(CONFIGMAP);
+    const watching = (async () => {
+      let n = 0;
+      for await (const ev of goneClient.watch(CONFIGMAP, { namespace: 'default' })) n += ev.type ? 1 : 0;
+      return n;
+    })();
+    await eventually('watch open', async () => assert.equal(goneClient.transport.socketCounts().watches, 1));
+    await server.deleteCluster('going');
+    assert.equal(typeof (await watching), 'number', 'the watch ended when its cluster was deleted');
+    await assert.rejects(goneClient.list(CONFIGMAP), (e) => isUnreachable(e));
+  });
+
+  it('gives an aborted rate-limit wait back', async () => {
+    const bucket = new TokenBucket(1, 1);
+    await bucket.acquire();
+    const abort = new AbortController();
+    const waiting = bucket.acquire(abort.signal);
+    abort.abort(new Error('stop'));
+    await assert.rejects(waiting, /stop/);
+  });
+
+  it('refreshes discovery once when a kind appears later', async () => {
+    const c = client({ qps: 0 });
+    await assert.rejects(c.resourceFor({ apiVersion: 'later.example.com/v1', kind: 'Sprocket' }), (e) => isNoKindMatch(e));
+    await c.create(crd('later.example.com', 'Sprocket', 'sprockets'));
+    const info = await eventually('Sprocket is served', () => c.resourceFor({ apiVersion: 'later.example.com/v1', kind: 'Sprocket' }));
+    assert.equal(info.resource, 'sprockets');
+
+    // A second kind in a group/version already cached: concurrent lookups share one refresh.
+    await c.create(crd('later.example.com', 'Gear', 'gears'));
+    const crdKind = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+    await eventually('Gear CRD established', async () => {
+      const o = await c.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(crdKind, { name: 'gears.later.example.com' });
+      assert.ok(o.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True'));
+    });
+    const before = c.mapper.fetches;
+    const found = await Promise.all(Array.from({ length: 5 }, () => c.resourceFor({ apiVersion: 'later.example.com/v1', kind: 'Gear' })));
+    assert.ok(found.every((f) => f.resource === 'gears'));
+    assert.equal(c.mapper.fetches, before + 1, 'one discovery fetch for five lookups');
+    await c.resourceFor({ apiVersion: 'later.example.com/v1', kind: 'Sprocket' });
+    assert.equal(c.mapper.fetches, before + 1, 'known kinds come from the cache');
+  });
+
+  it('builds the mapper from /api/v1 and /apis', async () => {
+    const c = client({ qps: 0 });
+    const all = await c.mapper.allResources();
+    const byKind = new Map(all.map((r) => [`${r.group}/${r.kind}`, r]));
+    assert.equal(byKind.get('/ConfigMap')?.resource, 'configmaps');
+    assert.equal(byKind.get('/Namespace')?.namespaced, false);
+    assert.deepEqual(byKind.get('apps/Deployment')?.subresources.includes('status'), true);
+  });
+
+  it('shares one discovery fetch between concurrent lookups (fake server)', async () => {
+    let calls = 0;
+    const mapper = new RestMapper(async (path) => {
+      calls++;
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(path, '/apis/x.example.com/v1');
+      return { resources: [{ name: 'things', kind: 'Thing', namespaced: true, verbs: ['get'] }, { name: 'things/status', kind: 'Thing', namespaced: true }] };
+    });
+    const results = await Promise.all(Array.from({ length: 10 }, () => mapper.resourceFor({ apiVersion: 'x.example.com/v1', kind: 'Thing' })));
+    assert.equal(calls, 1);
+    assert.deepEqual(results[0]?.subresources, ['status']);
+  });
+});

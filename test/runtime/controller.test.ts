@@ -1,0 +1,267 @@
+// Controllers built with newControllerManagedBy against the embedded API server: For with
+// predicates, Owns (controller owner references), Watches with a map function, channel and
+// emitter sources, error backoff, requeueAfter, the coordination gate, predicates' logic.
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { after, before, describe, it } from 'node:test';
+import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
+import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
+import { KeyChannel, type ReconcileResult, type Request } from '../../src/runtime/controller.js';
+import { silentLogger } from '../../src/runtime/log.js';
+import { Manager, newControllerManagedBy } from '../../src/runtime/manager.js';
+import { and, annotationsChanged, generationChanged, labelsChanged, not, or } from '../../src/runtime/predicates.js';
+import { keyOf, type KubeObject } from '../../src/runtime/types.js';
+import { ExponentialBackoffLimiter } from '../../src/runtime/workqueue.js';
+
+const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
+const SECRET = { apiVersion: 'v1', kind: 'Secret' };
+const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
+
+async function waitFor(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const obj = (kind: { apiVersion: string; kind: string }, name: string, extra: Partial<KubeObject> = {}, namespace: string | undefined = 'default'): KubeObject => ({
+  ...kind,
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  ...extra,
+});
+
+/** Reconciles seen, as `namespace/name` keys, in order. */
+class Recorder {
+  readonly seen: string[] = [];
+  count(key: string): number {
+    return this.seen.filter((k) => k === key).length;
+  }
+}
+
+describe('controller', () => {
+  let server: RunningApiServer;
+  let clusterNo = 0;
+  const cleanups: (() => Promise<void>)[] = [];
+
+  before(async () => {
+    server = await startApiServer({ port: 0 });
+  });
+  after(async () => {
+    for (const c of cleanups.reverse()) await c();
+    await server.stop();
+  });
+
+  async function fresh(): Promise<{ name: string; client: HttpClient; manager: Manager; start: () => Promise<void>; stop: () => Promise<void> }> {
+    const name = `ctl-${++clusterNo}`;
+    const access = await server.createCluster(name);
+    const client = clientFromKubeconfig(access.kubeconfig, { retries: 1 });
+    const manager = new Manager({ client, logger: silentLogger, informerBackoff: { initialMs: 20, maxMs: 200 } });
+    const ac = new AbortController();
+    let running: Promise<void> | undefined;
+    const stop = async () => {
+      ac.abort();
+      await running;
+      client.close();
+    };
+    cleanups.push(stop);
+    return {
+      name,
+      client,
+      manager,
+      start: async () => {
+        running = manager.start(ac.signal);
+        await manager.ready();
+      },
+      stop,
+    };
+  }
+
+  it('reconciles For objects, their owned objects, mapped kinds and channel keys', async () => {
+    const { client, manager, start, stop } = await fresh();
+    const rec = new Recorder();
+    const channel = new KeyChannel();
+    const emitter = new EventEmitter();
+    newControllerManagedBy(manager)
+      .named('parents')
+      .for(CONFIGMAP, { predicates: [or(labelsChanged, annotationsChanged)] })
+      .owns(SECRET)
+      .watches(NAMESPACE, (ns) => [{ namespace: ns.metadata.name, name: 'root' }])
+      .watchesChannel(channel)
+      .watchesChannel(emitter)
+      .withOptions({ maxConcurrentReconciles: 2 })
+      .complete(async (req: Request) => {
+        rec.seen.push(keyOf(req));
+      });
+    const parent = await client.create(obj(CONFIGMAP, 'parent', { data: { a: '1' } }));
+    await start();
+    await waitFor(() => rec.count('default/parent') === 1, 'initial reconcile of an existing object');
+
+    // Predicates: a data-only update is filtered out, a label change passes.
+    const p1 = await client.update({ ...parent, data: { a: '2' } });
+    const p2 = await client.update({ ...p1, metadata: { ...p1.metadata, labels: { changed: 'yes' } } });
+    await waitFor(() => rec.count('default/parent') === 2, 'reconcile after a label change');
+
+    // Owns: a Secret controlled by the parent maps to the parent; one without a controller reference does not.
+    await client.create(
+      obj(SECRET, 'owned', {
+        metadata: { name: 'owned', namespace: 'default', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'parent', uid: p2.metadata.uid ?? '', controller: true }] },
+      }),
+    );
+    await client.create(
+      obj(SECRET, 'not-controlled', {
+        metadata: { name: 'not-controlled', namespace: 'default', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'other', uid: 'x' }] },
+      }),
+    );
+    await waitFor(() => rec.count('default/parent') === 3, 'reconcile of the owner');
+
+    // Watches with a map function.
+    await client.create(obj(NAMESPACE, 'team-a', {}, undefined));
+    await waitFor(() => rec.count('team-a/root') >= 1, 'mapped namespace event');
+
+    // External sources.
+    channel.send('default/from-channel');
+    channel.send({ namespace: 'ns', name: 'from-channel-key' });
+    emitter.emit('key', 'default/from-emitter');
+    await waitFor(() => rec.count('default/from-channel') === 1 && rec.count('ns/from-channel-key') === 1 && rec.count('default/from-emitter') === 1, 'channel keys');
+    assert.equal(rec.count('default/other'), 0);
+    await stop();
+    assert.equal(emitter.listenerCount('key'), 0, 'emitter listener removed on stop');
+  });
+
+  it('requeues failures with backoff, honours requeueAfter and requeue, and counts results in metrics', async () => {
+    const { client, manager, start, stop } = await fresh();
+    const calls = new Map<string, number>();
+    newControllerManagedBy(manager)
+      .named('flaky')
+      .for(CONFIGMAP)
+      .withOptions({ rateLimiter: new ExponentialBackoffLimiter(10, 100) })
+      .complete({
+        reconcile: async (req): Promise<ReconcileResult | void> => {
+          const n = (calls.get(req.name) ?? 0) + 1;
+          calls.set(req.name, n);
+          if (req.name === 'fails-twice' && n <= 2) throw new Error('transient');
+          if (req.name === 'again-later' && n === 1) return { requeueAfterMs: 30 };
+          if (req.name === 'again-soon' && n === 1) return { requeue: true };
+        },
+      });
+    await client.create(obj(CONFIGMAP, 'fails-twice'));
+    await client.create(obj(CONFIGMAP, 'again-later'));
+    await client.create(obj(CONFIGMAP, 'again-soon'));
+    await start();
+    await waitFor(() => calls.get('fails-twice') === 3 && calls.get('again-later') === 2 && calls.get('again-soon') === 2, 'retries');
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(calls.get('fails-twice'), 3, 'no retry after success');
+    const text = manager.registry.render();
+    assert.match(text, /^controller_runtime_reconcile_errors_total\{controller="flaky"\} 2$/m);
+    assert.match(text, /^controller_runtime_reconcile_total\{controller="flaky",result="error"\} 2$/m);
+    assert.match(text, /^controller_runtime_reconcile_total\{controller="flaky",result="requeue_after"\} 1$/m);
+    assert.match(text, /^controller_runtime_reconcile_total\{controller="flaky",result="requeue"\} 1$/m);
+    assert.match(text, /^controller_runtime_max_concurrent_reconciles\{controller="flaky"\} 1$/m);
+    await stop();
+  });
+
+  it('asks the gate before reconciling and requeueAll brings refused keys back', async () => {
+    const { client, manager, start, stop } = await fresh();
+    const rec = new Recorder();
+    let leader = false;
+    manager.setGate((controller, kind, req) => controller === 'gated' && kind.kind === 'ConfigMap' && (leader || req.name === 'always'));
+    newControllerManagedBy(manager)
+      .named('gated')
+      .for(CONFIGMAP)
+      .complete(async (req) => {
+        rec.seen.push(keyOf(req));
+      });
+    await client.create(obj(CONFIGMAP, 'always'));
+    await client.create(obj(CONFIGMAP, 'when-leader'));
+    await start();
+    await waitFor(() => rec.count('default/always') === 1, 'allowed key');
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(rec.count('default/when-leader'), 0);
+    leader = true;
+    manager.requeueAll({ kind: CONFIGMAP });
+    await waitFor(() => rec.count('default/when-leader') === 1, 'key reconciled after the gate opened');
+    await stop();
+  });
+
+  it('after a forced 410 reconciles only what changed, exactly once', async () => {
+    const { name, client, manager, start } = await fresh();
+    const rec = new Recorder();
+    newControllerManagedBy(manager)
+      .named('gone')
+      .for(CONFIGMAP, { namespace: 'default', predicates: [or(generationChanged, not(labelsChanged))] })
+      .complete(async (req) => {
+        rec.seen.push(keyOf(req));
+      });
+    for (let i = 0; i < 10; i++) await client.create(obj(CONFIGMAP, `cm-${i}`));
+    await start();
+    await waitFor(() => rec.seen.filter((k) => k.startsWith('default/cm-')).length === 10, 'initial reconciles');
+    rec.seen.length = 0;
+    server.setFaults(name, { unreachable: true });
+    const cl = server.cluster(name);
+    const t = cl.resolve('', 'v1', 'configmaps');
+    assert.ok(t);
+    const o = cl.get(t, 'default', 'cm-0');
+    await cl.update(t, 'default', 'cm-0', { ...o, data: { v: 'changed' } }, { internal: true });
+    await cl.delete(t, 'default', 'cm-1', {}, { internal: true });
+    server.setFaults(name, { forceGoneOnResume: true });
+    await waitFor(() => rec.count('default/cm-0') === 1 && rec.count('default/cm-1') === 1, 'reconciles of the changes');
+    server.setFaults(name, undefined);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual([...rec.seen].sort(), ['default/cm-0', 'default/cm-1']);
+    const informer = manager.informer(CONFIGMAP, { namespace: 'default' });
+    assert.equal(informer.stats.lists, 2);
+  });
+
+  it('predicates combine', () => {
+    const a = obj(CONFIGMAP, 'x', { metadata: { name: 'x', generation: 1, labels: { a: '1' } } });
+    const b = obj(CONFIGMAP, 'x', { metadata: { name: 'x', generation: 2, labels: { a: '1' } } });
+    const c = obj(CONFIGMAP, 'x', { metadata: { name: 'x', generation: 2, labels: { a: '2' }, annotations: { n: 'v' } } });
+    assert.equal(generationChanged.update?.(a, b), true);
+    assert.equal(generationChanged.update?.(b, c), false);
+    assert.equal(labelsChanged.update?.(a, b), false);
+    assert.equal(labelsChanged.update?.(b, c), true);
+    assert.equal(annotationsChanged.update?.(b, c), true);
+    assert.equal(and(generationChanged, labelsChanged).update?.(a, c), true);
+    assert.equal(and(generationChanged, labelsChanged).update?.(a, b), false);
+    assert.equal(or(generationChanged, labelsChanged).update?.(a, b), true);
+    assert.equal(not(generationChanged).update?.(a, b), false);
+    assert.equal(not(generationChanged).create?.(a), false, 'not() of an admitting create refuses it');
+    assert.equal(generationChanged.create, undefined, 'creates pass generationChanged');
+  });
+
+  it('graceful shutdown lets in-flight reconciles finish before start() resolves', async () => {
+    const { client, manager, start } = await fresh();
+    let release!: () => void;
+    const blocker = new Promise<void>((r) => (release = r));
+    let started = false;
+    let finished = false;
+    let aborted = false;
+    newControllerManagedBy(manager)
+      .named('slow')
+      .for(CONFIGMAP)
+      .complete(async (req, signal) => {
+        if (req.name !== 'slow') return;
+        started = true;
+        await blocker;
+        aborted = signal.aborted;
+        finished = true;
+      });
+    await client.create(obj(CONFIGMAP, 'slow'));
+    const ac = new AbortController();
+    const running = manager.start(ac.signal);
+    void start; // this test drives start itself to own the signal
+    await manager.ready();
+    await waitFor(() => started, 'reconcile in flight');
+    ac.abort();
+    let stopped = false;
+    void running.then(() => (stopped = true));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(stopped, false, 'shutdown waits for the in-flight reconcile');
+    release();
+    await running;
+    assert.equal(finished, true);
+    assert.equal(aborted, false, 'the reconcile signal is not aborted within the drain timeout');
+    client.close();
+  });
+});

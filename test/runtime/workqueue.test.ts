@@ -1,0 +1,184 @@
+// The work queue: de-duplication, re-processing of keys added while in flight, per-key backoff,
+// the token bucket, delayed adds, bounded concurrency, draining shutdown, metrics hooks.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Registry, workQueueMetrics } from '../../src/runtime/metrics.js';
+import { ExponentialBackoffLimiter, MaxOfLimiter, TokenBucketLimiter, WorkQueue } from '../../src/runtime/workqueue.js';
+
+async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('work queue', () => {
+  it('de-duplicates keys that are queued several times', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    q.add('b');
+    q.add('a');
+    q.add('a');
+    assert.equal(q.length, 2);
+    assert.equal(await q.get(), 'a');
+    assert.equal(await q.get(), 'b');
+    q.done('a');
+    q.done('b');
+    assert.equal(q.length, 0);
+    await q.shutDown();
+  });
+
+  it('processes a key added while in flight once more afterwards, never concurrently', async () => {
+    const q = new WorkQueue();
+    const ac = new AbortController();
+    let running = 0;
+    let maxRunning = 0;
+    let calls = 0;
+    let release!: () => void;
+    const firstStarted = new Promise<void>((started) => {
+      void q.run(
+        4,
+        async () => {
+          calls++;
+          running++;
+          maxRunning = Math.max(maxRunning, running);
+          if (calls === 1) {
+            started();
+            await new Promise<void>((r) => (release = r));
+          }
+          running--;
+        },
+        ac.signal,
+      );
+    });
+    q.add('k');
+    await firstStarted;
+    q.add('k');
+    q.add('k');
+    q.add('k');
+    assert.equal(q.length, 0, 'a key in flight is not handed to another worker');
+    release();
+    await waitFor(() => calls === 2 && q.inFlight === 0);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(calls, 2);
+    assert.equal(maxRunning, 1);
+    await q.shutDown();
+  });
+
+  it('bounds concurrency to the number of workers', async () => {
+    const q = new WorkQueue();
+    let running = 0;
+    let maxRunning = 0;
+    let done = 0;
+    const run = q.run(
+      3,
+      async () => {
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        await new Promise((r) => setTimeout(r, 5));
+        running--;
+        done++;
+      },
+      new AbortController().signal,
+    );
+    for (let i = 0; i < 30; i++) q.add(`k${i}`);
+    await waitFor(() => done === 30);
+    assert.equal(maxRunning, 3);
+    await q.shutDown();
+    await run;
+  });
+
+  it('backs off per key exponentially and forget resets it', () => {
+    const l = new ExponentialBackoffLimiter(5, 1000);
+    assert.deepEqual([l.when('a'), l.when('a'), l.when('a'), l.when('b')], [5, 10, 20, 5]);
+    for (let i = 0; i < 20; i++) l.when('a');
+    assert.equal(l.when('a'), 1000, 'capped');
+    assert.equal(l.retries('a'), 24);
+    l.forget('a');
+    assert.equal(l.when('a'), 5);
+  });
+
+  it('a token bucket delays once the burst is spent', () => {
+    const l = new TokenBucketLimiter(10, 2);
+    assert.equal(l.when(), 0);
+    assert.equal(l.when(), 0);
+    const d = l.when();
+    assert.ok(d > 50 && d <= 100, `third token waits about 100 ms, got ${d}`);
+    const max = new MaxOfLimiter(new ExponentialBackoffLimiter(1, 10), new TokenBucketLimiter(1000, 1000));
+    assert.equal(max.when('x'), 1);
+  });
+
+  it('addRateLimited delays by the backoff; addAfter keeps the earlier time', async () => {
+    const q = new WorkQueue({ rateLimiter: new ExponentialBackoffLimiter(30, 1000) });
+    q.addRateLimited('a');
+    assert.equal(q.length, 0);
+    assert.equal(q.delayed, 1);
+    assert.equal(await q.get(), 'a');
+    q.done('a');
+    assert.equal(q.numRequeues('a'), 1);
+    q.forget('a');
+    assert.equal(q.numRequeues('a'), 0);
+
+    q.addAfter('b', 60_000);
+    q.addAfter('b', 20);
+    q.addAfter('b', 30_000);
+    assert.equal(q.delayed, 1);
+    const t0 = performance.now();
+    assert.equal(await q.get(), 'b');
+    assert.ok(performance.now() - t0 < 20_000);
+    q.done('b');
+    q.addAfter('c', 0);
+    assert.equal(q.length, 1, 'no delay adds at once');
+    await q.shutDown();
+  });
+
+  it('shutDown lets in-flight work finish, drops the rest, stops workers and timers', async () => {
+    const q = new WorkQueue();
+    const finished: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const run = q.run(
+      1,
+      async (key) => {
+        await gate;
+        finished.push(key);
+      },
+      new AbortController().signal,
+    );
+    q.add('first');
+    q.add('second');
+    q.addAfter('later', 60_000);
+    await waitFor(() => q.inFlight === 1);
+    let shutDownResolved = false;
+    const stopping = q.shutDown().then(() => (shutDownResolved = true));
+    q.add('ignored');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(shutDownResolved, false, 'waits for the in-flight item');
+    release();
+    await stopping;
+    await run;
+    assert.deepEqual(finished, ['first']);
+    assert.equal(await q.get(), undefined);
+  });
+
+  it('reports controller-runtime work-queue metrics', async () => {
+    const registry = new Registry();
+    const q = new WorkQueue({ name: 'demo', metrics: workQueueMetrics(registry, 'demo') });
+    q.add('a');
+    q.add('b');
+    const key = await q.get();
+    assert.ok(key);
+    q.addRateLimited('c');
+    const text = registry.render();
+    assert.match(text, /^workqueue_depth\{controller="demo",name="demo"\} 1$/m);
+    assert.match(text, /^workqueue_adds_total\{controller="demo",name="demo"\} 2$/m);
+    assert.match(text, /^workqueue_retries_total\{controller="demo",name="demo"\} 1$/m);
+    assert.match(text, /^workqueue_queue_duration_seconds_count\{controller="demo",name="demo"\} 1$/m);
+    assert.match(text, /^workqueue_unfinished_work_seconds\{controller="demo",name="demo"\} [0-9.e-]+$/m);
+    assert.match(text, /^workqueue_longest_running_processor_seconds\{controller="demo",name="demo"\} [0-9.e-]+$/m);
+    q.done(key);
+    assert.match(registry.render(), /^workqueue_work_duration_seconds_count\{controller="demo",name="demo"\} 1$/m);
+    await q.shutDown();
+  });
+});
