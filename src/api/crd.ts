@@ -1,6 +1,9 @@
 // A kind of the control plane's APIs: its names, its schema (written once with schema.ts) and how
 // it prints. From it come the TypeScript type of its objects and its CustomResourceDefinition.
+import type { ObjectMeta } from '../runtime/types.js';
 import type { CelRule, Infer, JSONSchemaProps, Schema } from './schema.js';
+
+export type { ObjectMeta };
 
 export interface PrinterColumn {
   name: string;
@@ -31,22 +34,6 @@ export interface KindSpec<S extends Schema<unknown>, St extends Schema<unknown> 
   specRequired?: boolean;
   /** Markdown for docs/api.md: upstream compatibility, fields kept but unread, project extensions. */
   notes?: string;
-}
-
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }[];
-  [key: string]: unknown;
 }
 
 export interface Kind<S extends Schema<unknown>, St extends Schema<unknown> | undefined> extends KindSpec<S, St> {
