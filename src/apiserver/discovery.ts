@@ -70,17 +70,21 @@ export function apiGroupList(c: LogicalCluster): unknown {
   return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...groupDiscovery(c).values()].map((g) => ({ name: g.group.name, versions: g.group.versions, preferredVersion: g.group.preferredVersion })) };
 }
 
-function resourceEntries(t: ResourceType): Record<string, unknown>[] {
+/** Verbs of extension subresources by `group/resource` (set by the server). */
+export type ExtensionVerbs = ReadonlyMap<string, { subresource: string; verbs: string[] }[]>;
+
+function resourceEntries(t: ResourceType, extensions?: ExtensionVerbs): Record<string, unknown>[] {
   const main: Record<string, unknown> = { name: t.resource, singularName: t.crd ? t.singular : '', namespaced: t.namespaced, kind: t.kind, verbs: t.verbs };
   if (t.shortNames.length > 0) main.shortNames = t.shortNames;
   if (t.categories.length > 0) main.categories = t.categories;
   const out = [main];
   if (t.status) out.push({ name: `${t.resource}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] });
   if (t.kind === 'Namespace' && t.group === '') out.push({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
+  for (const e of extensions?.get(`${t.group}/${t.resource}`) ?? []) out.push({ name: `${t.resource}/${e.subresource}`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: e.verbs });
   return out;
 }
 
-export function apiResourceList(c: LogicalCluster, group: string, version: string): unknown {
+export function apiResourceList(c: LogicalCluster, group: string, version: string, extensions?: ExtensionVerbs): unknown {
   const types = c.servedTypes().filter((t) => t.group === group && t.version === version);
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources: types.flatMap(resourceEntries) };
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources: types.flatMap((t) => resourceEntries(t, extensions)) };
 }

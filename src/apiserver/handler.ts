@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import yaml from 'js-yaml';
 import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions } from './cluster.js';
-import { apiGroupList, apiResourceList, apiVersions, groupDiscovery } from './discovery.js';
+import { apiGroupList, apiResourceList, apiVersions, type ExtensionVerbs, groupDiscovery } from './discovery.js';
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './errors.js';
 import { listItemJson, servedJson, typePrefix } from './objects.js';
 import { groupVersion, type ResourceType } from './resources.js';
@@ -20,6 +20,15 @@ export interface RequestContext {
   query: URLSearchParams;
   /** Fault injection hooks may ask the watch layer to drop streams. */
   onWatchOpen?: (close: () => void) => () => void;
+  /** Subresources served by an extension (e.g. a Shoot's `adminkubeconfig`), keyed `group/resource/subresource`. */
+  subresources?: ReadonlyMap<string, SubresourceHandler>;
+}
+
+/** A subresource served by code outside the API server (simulators register these). */
+export interface SubresourceHandler {
+  /** HTTP methods it answers; discovery lists them as verbs (POST as `create`). */
+  methods: ('GET' | 'POST' | 'PUT' | 'PATCH')[];
+  handle(req: { cluster: LogicalCluster; namespace: string; name: string; method: string; body: unknown; user: UserInfo }): Promise<{ code: number; body: unknown }>;
 }
 
 export const MAX_BODY = 3 * 1024 * 1024;
@@ -73,7 +82,7 @@ function route(ctx: RequestContext): Route {
   if (parts[0] === 'api') {
     if (parts.length === 1) return { kind: 'discovery', body: () => apiVersions() };
     if (parts[1] !== 'v1') return { kind: 'text404' };
-    if (parts.length === 2) return { kind: 'discovery', body: () => apiResourceList(c, '', 'v1') };
+    if (parts.length === 2) return { kind: 'discovery', body: () => apiResourceList(c, '', 'v1', extensionVerbs(ctx)) };
     return resourceRoute('', 'v1', parts.slice(2));
   }
   if (parts[0] === 'apis') {
@@ -88,10 +97,21 @@ function route(ctx: RequestContext): Route {
       const builtin = c.servedTypes().some((t) => t.group === group && !t.crd);
       return builtin ? { kind: 'notfound' } : { kind: 'text404' };
     }
-    if (parts.length === 3) return { kind: 'discovery', body: () => apiResourceList(c, group, version) };
+    if (parts.length === 3) return { kind: 'discovery', body: () => apiResourceList(c, group, version, extensionVerbs(ctx)) };
     return resourceRoute(group, version, parts.slice(3));
   }
   return { kind: 'text404' };
+}
+
+function extensionVerbs(ctx: RequestContext): ExtensionVerbs | undefined {
+  if (!ctx.subresources || ctx.subresources.size === 0) return undefined;
+  const out = new Map<string, { subresource: string; verbs: string[] }[]>();
+  for (const [key, h] of ctx.subresources) {
+    const [group, resource, subresource] = key.split('/');
+    const verbs = h.methods.map((m) => (m === 'POST' ? 'create' : m === 'PUT' ? 'update' : m.toLowerCase()));
+    out.set(`${group}/${resource}`, [...(out.get(`${group}/${resource}`) ?? []), { subresource, verbs }]);
+  }
+  return out;
 }
 
 function resourceRoute(group: string, version: string, rest: string[]): Route {
@@ -222,6 +242,8 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const t = ctx.cluster.resolve(p.group, p.version, p.resource);
   if (!t) throw resourceNotFound();
   if (p.namespace !== undefined && !t.namespaced) throw resourceNotFound();
+  const extension = p.subresource ? ctx.subresources?.get(`${t.group}/${t.resource}/${p.subresource}`) : undefined;
+  if (extension && p.name !== undefined) return serveExtension(req, res, ctx, extension, p.namespace ?? '', p.name);
   if (p.subresource && !(p.subresource === 'status' && t.status) && !(t.kind === 'Namespace' && p.subresource === 'finalize')) throw resourceNotFound();
   const namespace = p.namespace ?? '';
   if (t.namespaced && p.name !== undefined && p.namespace === undefined) throw resourceNotFound();
@@ -297,6 +319,20 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     default:
       throw methodNotAllowed();
   }
+}
+
+async function serveExtension(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, ext: SubresourceHandler, namespace: string, name: string): Promise<void> {
+  const method = req.method ?? 'GET';
+  if (!(ext.methods as string[]).includes(method)) throw methodNotAllowed();
+  const raw = (await readBody(req)).toString('utf8').trim();
+  let body: unknown;
+  try {
+    body = raw ? JSON.parse(raw) : undefined;
+  } catch (e) {
+    throw badRequest(`the object provided is unrecognized: ${(e as Error).message}`);
+  }
+  const result = await ext.handle({ cluster: ctx.cluster, namespace, name, method, body, user: ctx.user });
+  sendJson(res, result.code, result.body);
 }
 
 function managerFromUserAgent(ua: string | undefined): string | undefined {

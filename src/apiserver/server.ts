@@ -12,7 +12,7 @@ import { ClusterControllers } from './controllers.js';
 import { SERVER_VERSION } from './discovery.js';
 import { StatusError } from './errors.js';
 import { type FaultConfig, FaultInjector } from './faults.js';
-import { handleApiRequest, readBody, sendJson, sendStatus } from './handler.js';
+import { handleApiRequest, readBody, sendJson, sendStatus, type SubresourceHandler } from './handler.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { newUid } from './objects.js';
 import { OPENAPI_V2_JSON, OPENAPI_V2_PROTOBUF } from './openapi.js';
@@ -49,6 +49,15 @@ export interface RunningApiServer {
   /** The in-process cluster, for the simulators and tests that want to look inside. */
   cluster(name: string): LogicalCluster;
   setFaults(name: string, faults: FaultConfig | undefined): void;
+  /**
+   * An extra bearer token for a logical cluster that stops working (401) after `ttlSeconds`, as a
+   * short-lived admin kubeconfig's token does. Returns the token and its expiry (RFC 3339).
+   */
+  issueToken(name: string, ttlSeconds: number): { token: string; expirationTimestamp: string };
+  /** A kubeconfig for a logical cluster with the given token. */
+  kubeconfigWithToken(name: string, token: string): string;
+  /** Serves a subresource of a resource in every logical cluster (e.g. `core.gardener.cloud/shoots/adminkubeconfig`). */
+  registerSubresource(group: string, resource: string, subresource: string, handler: SubresourceHandler): void;
   /** Resolves when the in-process controllers of every cluster have nothing queued. */
   idle(): Promise<void>;
 }
@@ -67,6 +76,8 @@ interface ClusterEntry {
 interface Secrets {
   adminToken: string;
   tokens: Record<string, string>;
+  /** Short-lived tokens: token -> cluster and expiry (epoch milliseconds). */
+  expiring?: Record<string, { cluster: string; expiresAt: number }>;
 }
 
 function unauthorized(res: ServerResponse): void {
@@ -83,6 +94,7 @@ class EmbeddedApiServer implements RunningApiServer {
   private readonly byToken = new Map<string, string>();
   private readonly sockets = new Set<Socket>();
   private readonly admitter = new WebhookAdmitter();
+  private readonly subresources = new Map<string, SubresourceHandler>();
   private persistence: Persistence | undefined;
   private secrets: Secrets = { adminToken: '', tokens: {} };
 
@@ -243,10 +255,38 @@ class EmbeddedApiServer implements RunningApiServer {
     this.clusters.delete(name);
     this.byToken.delete(e.token);
     delete this.secrets.tokens[name];
+    for (const [t, x] of Object.entries(this.secrets.expiring ?? {})) if (x.cluster === name) delete this.secrets.expiring![t];
     this.saveSecrets();
     this.persistence?.clusterDeleted(e.cluster);
     // Open connections to the deleted cluster (watches) end as if the host went away.
     e.faults.dropAll();
+  }
+
+  issueToken(name: string, ttlSeconds: number): { token: string; expirationTimestamp: string } {
+    if (!this.clusters.has(name)) throw new Error(`logical cluster ${name} does not exist`);
+    const token = randomBytes(24).toString('hex');
+    const expiresAt = Date.now() + ttlSeconds * 1000;
+    const expiring = (this.secrets.expiring ??= {});
+    // Forget tokens that expired long ago, so the file does not grow without bound.
+    for (const [t, e] of Object.entries(expiring)) if (e.expiresAt < Date.now() - 3_600_000) delete expiring[t];
+    expiring[token] = { cluster: name, expiresAt };
+    this.saveSecrets();
+    return { token, expirationTimestamp: new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  }
+
+  kubeconfigWithToken(name: string, token: string): string {
+    return kubeconfigYaml({ name, server: this.clusterUrl(name), caPem: this.caPem, token });
+  }
+
+  registerSubresource(group: string, resource: string, subresource: string, handler: SubresourceHandler): void {
+    this.subresources.set(`${group}/${resource}/${subresource}`, handler);
+  }
+
+  /** Whether a bearer token opens a logical cluster: its own token, or a short-lived one not yet expired. */
+  private tokenOpens(token: string, name: string): boolean {
+    if (this.byToken.get(token) === name) return true;
+    const e = this.secrets.expiring?.[token];
+    return e !== undefined && e.cluster === name && e.expiresAt > Date.now();
   }
 
   setFaults(name: string, faults: FaultConfig | undefined): void {
@@ -294,7 +334,7 @@ class EmbeddedApiServer implements RunningApiServer {
     }
     const auth = req.headers.authorization ?? '';
     const token = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
-    if (!token || this.byToken.get(token) !== name) return unauthorized(res);
+    if (!token || !this.tokenOpens(token, name)) return unauthorized(res);
     const fault = await entry.faults.before(req, res);
     if (fault === 'handled') return;
     if (path === '/version') return sendJson(res, 200, SERVER_VERSION);
@@ -312,6 +352,7 @@ class EmbeddedApiServer implements RunningApiServer {
       path,
       query: url.searchParams,
       onWatchOpen: (close) => entry.faults.trackWatch(close),
+      subresources: this.subresources,
     });
   }
 

@@ -84,4 +84,28 @@ describe('access to the embedded API server', () => {
     assert.equal(version.major, '1');
     c.close();
   });
+
+  it('issues short-lived tokens that stop working when they expire', async () => {
+    await server.createCluster('short');
+    const { token, expirationTimestamp } = server.issueToken('short', 1);
+    assert.ok(Date.parse(expirationTimestamp) > Date.now());
+    const c = new KubeClient({ url: server.clusterAccess('short').url, token, caPem: server.caPem });
+    assert.equal((await c.request('GET', '/api/v1/namespaces')).status, 200);
+    await new Promise((r) => setTimeout(r, 1200));
+    assert.equal((await c.request('GET', '/api/v1/namespaces')).status, 401);
+    c.close();
+  });
+
+  it('serves subresources registered by an extension, and lists them in discovery', async () => {
+    server.registerSubresource('', 'configmaps', 'echo', {
+      methods: ['POST'],
+      handle: async ({ namespace, name, body }) => ({ code: 201, body: { namespace, name, got: body } }),
+    });
+    const c = new KubeClient({ url: server.url, token: server.adminToken, caPem: server.caPem });
+    const r = await c.request('POST', '/api/v1/namespaces/default/configmaps/any/echo', { body: '{"x":1}' });
+    assert.equal(r.status, 201);
+    assert.deepEqual(JSON.parse(r.text), { namespace: 'default', name: 'any', got: { x: 1 } });
+    assert.equal((await c.request('GET', '/api/v1/namespaces/default/configmaps/any/echo')).status, 405);
+    c.close();
+  });
 });
