@@ -1,0 +1,219 @@
+// The Runtime controller: watches Runtimes in the KCP, their GardenerClusters, and Shoots in the
+// garden cluster (a Shoot maps back to the Runtime whose `spec.shoot.name` names it, or whose runtime
+// id its annotation carries), and runs the state machine (machine.ts, steps/) once per
+// reconciliation. It writes the status the steps computed when it changed, records an Event for
+// every condition change, and keeps the `im_runtime_state` metric.
+import { Shoot, type ShootObject } from '../../api/gardener/index.js';
+import {
+  GardenerCluster,
+  type GardenerClusterObject,
+  LabelKymaRuntimeID,
+  Runtime,
+  type RuntimeObject,
+  type RuntimeStatus,
+} from '../../api/infrastructuremanager/index.js';
+import { isNotFound } from '../../runtime/client/errors.js';
+import type { Client } from '../../runtime/client/interface.js';
+import { type Controller, KeyChannel, newControllerManagedBy, type ReconcileResult, type Request } from '../../runtime/controller.js';
+import type { EventRecorder } from '../../runtime/events.js';
+import { Informer } from '../../runtime/informer.js';
+import type { Logger } from '../../runtime/log.js';
+import type { Manager } from '../../runtime/manager.js';
+import { annotationsChanged, generationChanged, labelsChanged, or, type Predicate } from '../../runtime/predicates.js';
+import type { RemoteClusterCache } from '../../runtime/remote.js';
+import { keyOf } from '../../runtime/types.js';
+import type { ConverterConfig } from '../converter/index.js';
+import { projectNamespace, ShootRuntimeIDAnnotation } from '../converter/index.js';
+import { type InfrastructureMetrics, infrastructureMetrics } from '../metrics.js';
+import { prepareCluster } from '../preparation/index.js';
+import { type ClusterPreparer, defaultRuntimeTiming, type Machine, runSteps, type RuntimeTiming, type SystemState } from './machine.js';
+import { runtimeClusterCache } from './remote-cluster.js';
+import { conditionChanges } from './status.js';
+import { initialize } from './steps/initialize.js';
+
+export const RUNTIME_CONTROLLER_NAME = 'runtime';
+/** Field manager of the Shoot writes (upstream's `kim`). */
+export const FIELD_MANAGER = 'kim';
+export const DEFAULT_RUNTIME_NAMESPACE = 'kcp-system';
+
+export interface RuntimeControllerOptions {
+  kcp: Client;
+  garden: Client;
+  /** Gardener project; Shoots live in `garden-<project>`. */
+  project: string;
+  converterConfig: ConverterConfig;
+  /** Namespace of the Runtimes (default kcp-system). */
+  namespace?: string;
+  timing?: Partial<RuntimeTiming>;
+  /** Parallel reconciles (upstream `--runtime-ctrl-workers-cnt`, default 25). */
+  workers?: number;
+  /** Clients of the runtime clusters; default a cache over the kubeconfig Secrets (closed with the controller's runnable). */
+  remoteClusters?: RemoteClusterCache;
+  /** Default: `prepareCluster` from src/infrastructure/preparation. */
+  prepareCluster?: ClusterPreparer;
+  logger?: Logger;
+}
+
+export interface RuntimeControllerHandle {
+  controller: Controller;
+  remoteClusters: RemoteClusterCache;
+  metrics: InfrastructureMetrics;
+}
+
+const SHOOT_NAME_INDEX = 'shootName';
+const RUNTIME_ID_INDEX = 'runtimeId';
+
+/** Runtime updates that matter: spec, labels, annotations, finalizers, deletion (not status writes). */
+const runtimeChanged: Predicate = or(generationChanged, labelsChanged, annotationsChanged, {
+  update: (o, n) => o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp || (o.metadata.finalizers ?? []).join() !== (n.metadata.finalizers ?? []).join(),
+});
+
+/** Shoot updates that matter: spec, annotations, and Gardener's progress (last operation, errors). */
+function shootProgressed(o: ShootObject, n: ShootObject): boolean {
+  return (
+    o.metadata.generation !== n.metadata.generation ||
+    o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
+    JSON.stringify(o.status?.lastOperation) !== JSON.stringify(n.status?.lastOperation) ||
+    JSON.stringify(o.status?.lastErrors) !== JSON.stringify(n.status?.lastErrors) ||
+    o.status?.observedGeneration !== n.status?.observedGeneration
+  );
+}
+
+export function setupRuntimeController(manager: Manager, opts: RuntimeControllerOptions): RuntimeControllerHandle {
+  const namespace = opts.namespace ?? DEFAULT_RUNTIME_NAMESPACE;
+  const log = (opts.logger ?? manager.logger).child(RUNTIME_CONTROLLER_NAME);
+  const metrics = infrastructureMetrics(manager.registry);
+  const remoteClusters = opts.remoteClusters ?? runtimeClusterCache(opts.kcp, log);
+  const ownsRemoteClusters = opts.remoteClusters === undefined;
+  const shootNamespace = projectNamespace(opts.project);
+
+  const runtimes = manager.cache<RuntimeObject>(Runtime, { namespace });
+  runtimes.addIndex(SHOOT_NAME_INDEX, (rt) => (rt.spec?.shoot?.name ? [rt.spec.shoot.name] : []));
+  runtimes.addIndex(RUNTIME_ID_INDEX, (rt) => {
+    const id = rt.metadata.labels?.[LabelKymaRuntimeID];
+    return id ? [id] : [];
+  });
+
+  // Shoots live in another cluster: the manager's informers read the KCP, so the garden's Shoots
+  // get their own informer, run by the manager, feeding keys through a channel.
+  const shootKeys = new KeyChannel();
+  const shoots = new Informer<ShootObject>(opts.garden, { kind: Shoot, namespace: shootNamespace, logger: log });
+  const enqueueForShoot = (shoot: ShootObject) => {
+    const keys = new Set(runtimes.byIndex(SHOOT_NAME_INDEX, shoot.metadata.name ?? '').map((rt) => keyOf(rt)));
+    const runtimeID = shoot.metadata.annotations?.[ShootRuntimeIDAnnotation];
+    if (runtimeID) for (const rt of runtimes.byIndex(RUNTIME_ID_INDEX, runtimeID)) keys.add(keyOf(rt));
+    for (const key of keys) shootKeys.send(key);
+  };
+  shoots.addHandlers({
+    onAdd: enqueueForShoot,
+    onUpdate: (o, n) => {
+      if (shootProgressed(o, n)) enqueueForShoot(n);
+    },
+    onDelete: enqueueForShoot,
+  });
+  manager.add({
+    name: 'garden-shoot-informer',
+    start: async (signal) => {
+      try {
+        await shoots.run(signal);
+      } finally {
+        if (ownsRemoteClusters) remoteClusters.close();
+      }
+    },
+  });
+
+  const reconciler = new RuntimeReconciler({
+    kcp: opts.kcp,
+    garden: opts.garden,
+    project: opts.project,
+    shootNamespace,
+    converterConfig: opts.converterConfig,
+    timing: { ...defaultRuntimeTiming, ...opts.timing },
+    remoteClusters,
+    prepareCluster: opts.prepareCluster ?? prepareCluster,
+    metrics,
+    events: manager.events,
+    log,
+  });
+
+  const controller = newControllerManagedBy(manager)
+    .named(RUNTIME_CONTROLLER_NAME)
+    .for(Runtime, { namespace, predicates: [runtimeChanged] })
+    .watches<GardenerClusterObject>(
+      GardenerCluster,
+      (gc) => runtimes.byIndex(RUNTIME_ID_INDEX, gc.metadata.labels?.[LabelKymaRuntimeID] ?? gc.metadata.name ?? '').map((rt) => keyOf(rt)),
+      { namespace },
+    )
+    .watchesChannel(shootKeys)
+    .withOptions({ maxConcurrentReconciles: opts.workers ?? 25 })
+    .complete((req, signal) => reconciler.reconcile(req, signal));
+  return { controller, remoteClusters, metrics };
+}
+
+interface ReconcilerDeps extends Omit<Machine, 'signal' | 'log' | 'fieldManager'> {
+  events: EventRecorder;
+  log: Logger;
+}
+
+export class RuntimeReconciler {
+  constructor(private readonly deps: ReconcilerDeps) {}
+
+  async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult> {
+    const { kcp, log: baseLog, metrics } = this.deps;
+    const key = `${req.namespace ?? ''}/${req.name}`;
+    let runtime: RuntimeObject;
+    try {
+      runtime = await kcp.get<RuntimeObject>(Runtime, req, { signal });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      metrics.runtimeGone(key);
+      return {};
+    }
+    const log = baseLog.child(undefined, { runtime: key });
+    const before = structuredClone(runtime.status);
+    const state: SystemState = { runtime, shoot: await this.getShoot(runtime, signal) };
+    const machine: Machine = { ...this.deps, fieldManager: FIELD_MANAGER, log, signal };
+
+    const ending = await runSteps(initialize, machine, state);
+    log.debug('reconciled', { steps: ending.steps.join(' -> '), state: runtime.status?.state });
+
+    if (ending.writeStatus && runtime.status && JSON.stringify(before) !== JSON.stringify(runtime.status)) {
+      await this.writeStatus(runtime, before, signal);
+      this.recordConditionEvents(runtime, before);
+    }
+    if (runtime.status && !(runtime.metadata.deletionTimestamp && !(runtime.metadata.finalizers ?? []).length)) {
+      metrics.runtimeState(key, {
+        runtimeId: runtime.metadata.labels?.[LabelKymaRuntimeID] ?? '',
+        runtimeName: runtime.metadata.name ?? '',
+        shootName: runtime.spec.shoot.name,
+        state: runtime.status.state,
+      });
+    } else if (runtime.metadata.deletionTimestamp) metrics.runtimeGone(key);
+    return ending.requeueAfterMs !== undefined ? { requeueAfterMs: ending.requeueAfterMs } : {};
+  }
+
+  private async getShoot(runtime: RuntimeObject, signal: AbortSignal): Promise<ShootObject | undefined> {
+    const name = runtime.spec?.shoot?.name;
+    if (!name) return undefined;
+    try {
+      return await this.deps.garden.get<ShootObject>(Shoot, { namespace: this.deps.shootNamespace, name }, { signal });
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  /** A merge patch of the status subresource; fields the steps dropped are sent as null. */
+  private async writeStatus(runtime: RuntimeObject, before: RuntimeStatus | undefined, signal: AbortSignal): Promise<void> {
+    const status: Record<string, unknown> = { ...runtime.status };
+    for (const k of Object.keys(before ?? {})) if (!(k in status)) status[k] = null;
+    await this.deps.kcp.patch(Runtime, { namespace: runtime.metadata.namespace, name: runtime.metadata.name ?? '' }, 'merge', { status }, { subresource: 'status', signal });
+  }
+
+  private recordConditionEvents(runtime: RuntimeObject, before: RuntimeStatus | undefined): void {
+    for (const change of conditionChanges(before, runtime.status)) {
+      const c = change.after;
+      this.deps.events.event(runtime, c.status === 'False' ? 'Warning' : 'Normal', c.reason, `${c.type} ${c.status}: ${c.message}`, 'Reconcile');
+    }
+  }
+}

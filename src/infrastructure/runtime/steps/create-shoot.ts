@@ -1,0 +1,40 @@
+// Creates the Shoot for the Runtime with server-side apply (field manager `kim`). The Shoot's name is
+// the Runtime's `spec.shoot.name`, so a controller restarted between this write and the status
+// write finds the Shoot and does not create a second one.
+import { isConversionError, toShoot } from '../../converter/index.js';
+import type { ShootObject } from '../../../api/gardener/index.js';
+import {
+  ConditionReasonConversionError,
+  ConditionReasonGardenerError,
+  ConditionReasonShootCreationPending,
+  ConditionTypeRuntimeProvisioned,
+} from '../../../api/infrastructuremanager/index.js';
+import { type Machine, type SystemState, type Transition, updateStatusAndRequeueAfter, updateStatusAndStop } from '../machine.js';
+import { updateStateFailed, updateStatePending } from '../status.js';
+
+export async function createShoot(m: Machine, s: SystemState): Promise<Transition> {
+  const rt = s.runtime;
+  let shoot: ShootObject;
+  try {
+    shoot = toShoot(rt, m.converterConfig, { project: m.project });
+  } catch (e) {
+    if (!isConversionError(e)) throw e;
+    m.log.info('runtime cannot be converted to a shoot', { field: e.field, error: e });
+    m.metrics.fsmStopped(ConditionReasonConversionError);
+    updateStateFailed(rt, ConditionTypeRuntimeProvisioned, ConditionReasonConversionError, `Runtime conversion error: ${e.message}`);
+    return updateStatusAndStop();
+  }
+
+  try {
+    s.shoot = await m.garden.apply(shoot, { fieldManager: m.fieldManager, force: true, signal: m.signal });
+  } catch (e) {
+    // Gardener refused the Shoot (admission) or is unreachable: say so, and try again later.
+    m.log.warn('creating the shoot failed', { shoot: shoot.metadata.name, error: e });
+    updateStateFailed(rt, ConditionTypeRuntimeProvisioned, ConditionReasonGardenerError, `Gardener API create error: ${e instanceof Error ? e.message : String(e)}`);
+    return updateStatusAndRequeueAfter(m.timing.gardenerRequeueMs);
+  }
+
+  m.log.info('shoot created', { shoot: shoot.metadata.name, namespace: shoot.metadata.namespace });
+  updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonShootCreationPending, 'Unknown', 'Shoot is pending');
+  return updateStatusAndRequeueAfter(m.timing.gardenerRequeueMs);
+}

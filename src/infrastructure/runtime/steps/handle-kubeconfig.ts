@@ -1,0 +1,91 @@
+// Access to the new cluster: a GardenerCluster CR for the Runtime (named after the runtime id, in the
+// Runtime's namespace) asks the GardenerCluster controller to keep the kubeconfig Secret
+// `kubeconfig-<runtime id>`. Wait until it reports Ready, then configure the cluster.
+import type { ShootObject } from '../../../api/gardener/index.js';
+import {
+  ConditionReasonGardenerCRCreated,
+  ConditionReasonGardenerCRReady,
+  ConditionReasonKubernetesAPIErr,
+  ConditionTypeRuntimeKubeconfigReady,
+  DefaultKubeconfigSecretKey,
+  GardenerCluster,
+  type GardenerClusterObject,
+  GardenerClusterStateReady,
+  kubeconfigSecretName,
+  LabelKymaBrokerPlanID,
+  LabelKymaBrokerPlanName,
+  LabelKymaGlobalAccountID,
+  LabelKymaInstanceID,
+  LabelKymaInternal,
+  LabelKymaManagedBy,
+  LabelKymaName,
+  LabelKymaPlatformRegion,
+  LabelKymaRegion,
+  LabelKymaRuntimeID,
+  LabelKymaShootName,
+  LabelKymaSubaccountID,
+  ManagedByInfrastructureManager,
+  type RuntimeObject,
+} from '../../../api/infrastructuremanager/index.js';
+import { isNotFound } from '../../../runtime/client/errors.js';
+import { type Machine, type SystemState, type Transition, requeueAfter, updateStatusAndRequeueAfter } from '../machine.js';
+import { updateStillPending, updateStatePending } from '../status.js';
+import { configureCluster } from './configure-cluster.js';
+import { ensurePendingCondition } from './ensure-condition.js';
+
+export async function handleKubeconfig(m: Machine, s: SystemState): Promise<Transition> {
+  const rt = s.runtime;
+  const shoot = s.shoot;
+  if (!shoot) throw new Error('handleKubeconfig needs the shoot');
+  const runtimeID = rt.metadata.labels?.[LabelKymaRuntimeID] ?? '';
+
+  let cluster: GardenerClusterObject;
+  try {
+    cluster = await m.kcp.get<GardenerClusterObject>(GardenerCluster, { namespace: rt.metadata.namespace, name: runtimeID }, { signal: m.signal });
+  } catch (e) {
+    if (!isNotFound(e)) {
+      updateStillPending(rt, ConditionTypeRuntimeKubeconfigReady, ConditionReasonKubernetesAPIErr, 'False', `GardenerCluster CR read error: ${e instanceof Error ? e.message : String(e)}`);
+      return updateStatusAndRequeueAfter(m.timing.controlPlaneRequeueMs);
+    }
+    try {
+      await m.kcp.create(gardenerClusterFor(rt, shoot), { signal: m.signal });
+    } catch (err) {
+      updateStillPending(rt, ConditionTypeRuntimeKubeconfigReady, ConditionReasonKubernetesAPIErr, 'False', `GardenerCluster CR create error: ${err instanceof Error ? err.message : String(err)}`);
+      return updateStatusAndRequeueAfter(m.timing.controlPlaneRequeueMs);
+    }
+    updateStatePending(rt, ConditionTypeRuntimeKubeconfigReady, ConditionReasonGardenerCRCreated, 'Unknown', 'Gardener Cluster CR created, waiting for readiness');
+    return updateStatusAndRequeueAfter(m.timing.controlPlaneRequeueMs);
+  }
+
+  if (cluster.status?.state !== GardenerClusterStateReady) return requeueAfter(m.timing.controlPlaneRequeueMs);
+  return ensurePendingCondition(m, rt, ConditionTypeRuntimeKubeconfigReady, ConditionReasonGardenerCRReady, 'Gardener Cluster CR is ready.', configureCluster);
+}
+
+/** The GardenerCluster of a Runtime, labelled as upstream's makeGardenerClusterForRuntime does. */
+export function gardenerClusterFor(rt: RuntimeObject, shoot: ShootObject): GardenerClusterObject {
+  const labels = rt.metadata.labels ?? {};
+  const runtimeID = labels[LabelKymaRuntimeID] ?? '';
+  const copied = [LabelKymaInstanceID, LabelKymaRuntimeID, LabelKymaBrokerPlanID, LabelKymaBrokerPlanName, LabelKymaGlobalAccountID, LabelKymaSubaccountID, LabelKymaName];
+  const domain = shoot.spec.dns?.domain;
+  return {
+    apiVersion: GardenerCluster.apiVersion,
+    kind: GardenerCluster.kind,
+    metadata: {
+      name: runtimeID,
+      namespace: rt.metadata.namespace,
+      ...(typeof domain === 'string' ? { annotations: { 'skr-domain': domain } } : {}),
+      labels: {
+        ...Object.fromEntries(copied.filter((k) => labels[k] !== undefined).map((k) => [k, labels[k]])),
+        [LabelKymaPlatformRegion]: rt.spec.shoot.platformRegion,
+        [LabelKymaRegion]: rt.spec.shoot.region,
+        [LabelKymaShootName]: shoot.metadata.name ?? '',
+        [LabelKymaManagedBy]: ManagedByInfrastructureManager,
+        [LabelKymaInternal]: 'true',
+      },
+    },
+    spec: {
+      shoot: { name: shoot.metadata.name ?? '' },
+      kubeconfig: { secret: { name: kubeconfigSecretName(runtimeID), namespace: rt.metadata.namespace ?? '', key: DefaultKubeconfigSecretKey } },
+    },
+  };
+}

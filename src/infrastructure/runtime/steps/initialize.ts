@@ -1,0 +1,52 @@
+// First step of every reconciliation: the finalizer, the deletion branch, validation, and which
+// branch of the flow applies (create the Shoot, or follow the one that exists).
+import {
+  ConditionReasonConversionError,
+  ConditionReasonInitialized,
+  ConditionTypeRuntimeProvisioned,
+  RuntimeFinalizer,
+  validateRuntime,
+} from '../../../api/infrastructuremanager/index.js';
+import { type Machine, type SystemState, type Transition, switchTo, updateStatusAndRequeueAfter, updateStatusAndStop } from '../machine.js';
+import { findCondition, updateStateFailed, updateStatePending } from '../status.js';
+import { patchFinalizers } from '../runtime-writes.js';
+import { createShoot } from './create-shoot.js';
+import { deleteKubeconfig } from './delete-kubeconfig.js';
+import { selectShootProcessing } from './select-shoot-processing.js';
+
+export async function initialize(m: Machine, s: SystemState): Promise<Transition> {
+  const rt = s.runtime;
+  const deleting = rt.metadata.deletionTimestamp !== undefined;
+  const finalizers = rt.metadata.finalizers ?? [];
+  exposeShootStatus(s);
+
+  if (!deleting && !finalizers.includes(RuntimeFinalizer)) {
+    await patchFinalizers(m, s, [...finalizers, RuntimeFinalizer]);
+    return switchTo(initialize);
+  }
+  if (deleting) return switchTo(deleteKubeconfig);
+
+  const issues = validateRuntime(rt);
+  if (issues.length > 0) {
+    m.log.info('runtime is invalid', { issues });
+    m.metrics.fsmStopped(ConditionReasonConversionError);
+    updateStateFailed(rt, ConditionTypeRuntimeProvisioned, ConditionReasonConversionError, `Runtime conversion error: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
+    return updateStatusAndStop();
+  }
+
+  if (!s.shoot && !findCondition(rt, ConditionTypeRuntimeProvisioned)) {
+    updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonInitialized, 'Unknown', 'Runtime initialized');
+    return updateStatusAndRequeueAfter(m.timing.statusRequeueMs);
+  }
+  if (!s.shoot) return switchTo(createShoot);
+  return switchTo(selectShootProcessing);
+}
+
+/** Copies the Shoot's last operation and errors into the Runtime's status (upstream exposeShootStatusInfo). */
+function exposeShootStatus(s: SystemState): void {
+  const status = s.shoot?.status;
+  if (!status || !s.runtime.status) return;
+  if (status.lastOperation) s.runtime.status.shootLastOperation = status.lastOperation;
+  if (status.lastErrors && status.lastErrors.length > 0) s.runtime.status.shootLastErrors = status.lastErrors;
+  else delete s.runtime.status.shootLastErrors;
+}

@@ -1,0 +1,63 @@
+// Follows Gardener's Create operation. Pending, Processing, Aborted and Error (Gardener retries)
+// keep the Runtime Pending; Failed with errors worth waiting for too; any other failure ends in
+// Failed with Gardener's errors in the condition; Succeeded moves on to the kubeconfig.
+import {
+  LastOperationStateAborted,
+  LastOperationStateError,
+  LastOperationStateFailed,
+  LastOperationStatePending,
+  LastOperationStateProcessing,
+  LastOperationStateSucceeded,
+} from '../../../api/gardener/index.js';
+import {
+  ConditionReasonCreationError,
+  ConditionReasonShootCreationCompleted,
+  ConditionReasonShootCreationPending,
+  ConditionTypeRuntimeProvisioned,
+} from '../../../api/infrastructuremanager/index.js';
+import { describeErrors, isRetryableShootFailure } from '../gardener-errors.js';
+import { type Machine, type SystemState, type Transition, stop, updateStatusAndRequeueAfter, updateStatusAndStop } from '../machine.js';
+import { updateStateFailed, updateStatePending } from '../status.js';
+import { ensurePendingCondition } from './ensure-condition.js';
+import { handleKubeconfig } from './handle-kubeconfig.js';
+
+export function waitForShootCreation(m: Machine, s: SystemState): Promise<Transition> {
+  return Promise.resolve(follow(m, s));
+}
+
+function follow(m: Machine, s: SystemState): Transition {
+  const rt = s.runtime;
+  const shoot = s.shoot;
+  if (!shoot) throw new Error('waitForShootCreation needs the shoot');
+  const op = shoot.status?.lastOperation;
+  const lastErrors = shoot.status?.lastErrors ?? [];
+
+  switch (op?.state) {
+    case LastOperationStatePending:
+    case LastOperationStateProcessing:
+    case LastOperationStateAborted:
+    case LastOperationStateError: {
+      const retrying = op.state === LastOperationStateError && lastErrors.length > 0 ? ` (Gardener retries after: ${describeErrors(lastErrors)})` : '';
+      updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonShootCreationPending, 'Unknown', `Shoot creation in progress${retrying}`);
+      return updateStatusAndRequeueAfter(m.timing.shootCreateRequeueMs);
+    }
+    case LastOperationStateFailed: {
+      if (isRetryableShootFailure(lastErrors)) {
+        m.log.info('retryable gardener errors during provisioning', { shoot: shoot.metadata.name, errors: describeErrors(lastErrors) });
+        updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonShootCreationPending, 'Unknown', `Retryable gardener errors during cluster provisioning: ${describeErrors(lastErrors)}`);
+        return updateStatusAndRequeueAfter(m.timing.shootCreateRequeueMs);
+      }
+      m.log.info('provisioning failed', { shoot: shoot.metadata.name, description: op.description, errors: describeErrors(lastErrors) });
+      m.metrics.fsmStopped(ConditionReasonCreationError);
+      const details = lastErrors.length > 0 ? describeErrors(lastErrors) : op.description;
+      updateStateFailed(rt, ConditionTypeRuntimeProvisioned, ConditionReasonCreationError, `Shoot creation failed: ${details}`);
+      return updateStatusAndStop();
+    }
+    case LastOperationStateSucceeded:
+      return ensurePendingCondition(m, rt, ConditionTypeRuntimeProvisioned, ConditionReasonShootCreationCompleted, 'Shoot creation completed', handleKubeconfig);
+    default:
+      m.log.warn('unknown shoot operation state; stopping', { shoot: shoot.metadata.name, state: op?.state });
+      m.metrics.fsmStopped('UnknownShootState');
+      return stop();
+  }
+}

@@ -1,0 +1,139 @@
+// The Gardener simulator: runs next to the embedded API server, plays Gardener for the logical
+// cluster `garden` (Shoot CRD, admission webhook, adminkubeconfig subresource, gardenlet's work on
+// Shoots) and creates a logical cluster per successfully created Shoot.
+import { crdOf } from '../../api/crd.js';
+import { ADMIN_KUBECONFIG_SUBRESOURCE, GARDENER_CORE_GROUP, Shoot } from '../../api/gardener/index.js';
+import type { LogicalCluster } from '../../apiserver/cluster.js';
+import { StatusError } from '../../apiserver/errors.js';
+import type { ResourceType } from '../../apiserver/resources.js';
+import type { RunningApiServer } from '../../apiserver/server.js';
+import type { KubeObject } from '../../apiserver/types.js';
+import { KeyedLoop } from '../keyed-loop.js';
+import { adminKubeconfigHandler } from './adminkubeconfig.js';
+import {
+  defaultSimulatorOptions,
+  GARDEN_CLUSTER,
+  type GardenerSimulatorOptions,
+  PROJECT_NAMESPACE_PREFIX,
+  shootClusterName,
+  SIMULATOR_FIELD_MANAGER,
+} from './options.js';
+import { type ShootClusterHooks, ShootOperator } from './shoot-operator.js';
+import { ShootAdmissionWebhook } from './webhook.js';
+
+const SHOOTS_KEY = `${GARDENER_CORE_GROUP}/${Shoot.plural}`;
+
+export interface GardenerSimulatorConfig extends Partial<GardenerSimulatorOptions> {
+  /** Called when a shoot's logical cluster is created or removed (the kubelet simulation listens). */
+  hooks?: ShootClusterHooks;
+  /** Errors of the simulator's own work (default: printed to stderr). */
+  onError?: (err: unknown) => void;
+}
+
+export class GardenerSimulator {
+  readonly options: GardenerSimulatorOptions;
+  private webhook: ShootAdmissionWebhook | undefined;
+  private loop: KeyedLoop | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private garden: LogicalCluster | undefined;
+  private readonly hooks: ShootClusterHooks;
+  private readonly onError: (err: unknown) => void;
+
+  constructor(
+    private readonly server: RunningApiServer,
+    config: GardenerSimulatorConfig = {},
+  ) {
+    const { hooks, onError, ...options } = config;
+    this.options = { ...defaultSimulatorOptions, ...stripUndefined(options) };
+    this.hooks = hooks ?? {};
+    this.onError = onError ?? ((err) => console.error('gardener simulator:', err));
+  }
+
+  /**
+   * Creates the garden cluster (if missing) with the Shoot CRD, registers admission and the
+   * adminkubeconfig subresource, and starts working on Shoots. Stops when the signal aborts.
+   */
+  async start(signal?: AbortSignal): Promise<void> {
+    await this.server.createCluster(GARDEN_CLUSTER);
+    const garden = this.server.cluster(GARDEN_CLUSTER);
+    this.garden = garden;
+    const shoots = await installShootCrd(garden, signal);
+    this.webhook = await ShootAdmissionWebhook.start(this.options);
+    await this.webhook.register(garden);
+    this.server.registerSubresource(GARDENER_CORE_GROUP, Shoot.plural, ADMIN_KUBECONFIG_SUBRESOURCE, adminKubeconfigHandler(this.server, this.options));
+    const operator = new ShootOperator(this.server, garden, shoots, this.options, this.hooks);
+    const loop = new KeyedLoop((key) => operator.reconcile(key).catch((err: unknown) => retryOnConflict(err)), {
+      concurrency: this.options.concurrency,
+      onError: (_key, err) => this.onError(err),
+      retryAfterMs: 500,
+    });
+    this.loop = loop;
+    this.unsubscribe = garden.store.onCommit((ev) => {
+      if (ev.resource === SHOOTS_KEY) loop.enqueue(`${ev.namespace}/${ev.name}`);
+    });
+    for (const o of garden.store.list(SHOOTS_KEY)) loop.enqueue(`${o.namespace}/${o.name}`);
+    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+  }
+
+  /** Creates the project namespace `garden-<project>` with Gardener's project labels. */
+  async ensureProject(project: string): Promise<string> {
+    const garden = this.requireGarden();
+    const name = `${PROJECT_NAMESPACE_PREFIX}${project}`;
+    const nsType = garden.resolve('', 'v1', 'namespaces')!;
+    if (!garden.tryGet(nsType, '', name)) {
+      const ns: KubeObject = {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { 'project.gardener.cloud/name': project, 'gardener.cloud/role': 'project' } },
+      };
+      await garden.create(nsType, '', ns, { internal: true, fieldManager: SIMULATOR_FIELD_MANAGER });
+    }
+    return name;
+  }
+
+  /** Name of the logical cluster a Shoot gets (`shoot--<project>--<name>`). */
+  clusterNameOf(namespace: string, shootName: string): string {
+    return shootClusterName(namespace, shootName);
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    await this.loop?.stop();
+    this.loop = undefined;
+    await this.webhook?.stop();
+    this.webhook = undefined;
+  }
+
+  private requireGarden(): LogicalCluster {
+    if (!this.garden) throw new Error('the Gardener simulator is not started');
+    return this.garden;
+  }
+}
+
+/** Installs (or keeps) the Shoot CRD in the garden cluster and waits until it is served. */
+async function installShootCrd(garden: LogicalCluster, signal: AbortSignal | undefined): Promise<ResourceType> {
+  const crdType = garden.resolve('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
+  const crd = crdOf(Shoot) as KubeObject;
+  if (!garden.tryGet(crdType, '', crd.metadata.name ?? '')) {
+    await garden.create(crdType, '', crd, { internal: true, fieldManager: SIMULATOR_FIELD_MANAGER });
+  }
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const t = garden.resolve(GARDENER_CORE_GROUP, Shoot.version, Shoot.plural);
+    if (t) return t;
+    if (signal?.aborted) throw new Error('aborted while waiting for the Shoot CRD');
+    if (Date.now() > deadline) throw new Error('the Shoot CRD was not served within 10 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A conflict means the Shoot changed under us: look again at once (the change re-queued it anyway). */
+function retryOnConflict(err: unknown): number {
+  if (err instanceof StatusError && (err.code === 409 || err.code === 404)) return 20;
+  throw err;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

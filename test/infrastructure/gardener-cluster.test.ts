@@ -1,0 +1,152 @@
+// The GardenerCluster controller on the embedded landscape: the kubeconfig Secret of a Shoot is
+// created from Gardener's adminkubeconfig subresource with the labels consumers select by, repaired
+// when deleted, rotated at once on request, deleted with its GardenerCluster, and a Shoot Gardener
+// does not know is reported in the KubeconfigManagement condition.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  AnnotationForceKubeconfigRotation,
+  AnnotationLastKubeconfigSync,
+  GardenerCluster,
+  type GardenerClusterObject,
+} from '../../src/api/infrastructuremanager/index.js';
+import { setupGardenerClusterController } from '../../src/infrastructure/gardener-cluster/index.js';
+import { clientFromKubeconfig, isNotFound } from '../../src/runtime/client/index.js';
+import { silentLogger } from '../../src/runtime/log.js';
+import { newManager } from '../../src/runtime/manager.js';
+import type { KubeObject } from '../../src/runtime/types.js';
+import { type Landscape, startLandscape, testShoot, waitFor } from '../support/landscape.js';
+
+const SECRET = { apiVersion: 'v1', kind: 'Secret' };
+const NAMESPACE = 'kcp-system';
+type Secret = KubeObject & { data?: Record<string, string> };
+
+function gardenerCluster(runtimeId: string, shootName: string): GardenerClusterObject {
+  return {
+    apiVersion: GardenerCluster.apiVersion,
+    kind: GardenerCluster.kind,
+    metadata: {
+      name: runtimeId,
+      namespace: NAMESPACE,
+      labels: {
+        'kyma-project.io/runtime-id': runtimeId,
+        'operator.kyma-project.io/kyma-name': runtimeId,
+        'kyma-project.io/shoot-name': shootName,
+        'kyma-project.io/global-account-id': 'ga-1',
+      },
+    },
+    spec: { kubeconfig: { secret: { name: `kubeconfig-${runtimeId}`, namespace: NAMESPACE, key: 'config' } }, shoot: { name: shootName } },
+  };
+}
+
+function kubeconfigOf(s: Secret): string {
+  return Buffer.from(s.data?.config ?? '', 'base64').toString('utf8');
+}
+
+describe('GardenerCluster controller', () => {
+  let landscape: Landscape;
+  const stop = new AbortController();
+  let running: Promise<void>;
+  const shootName = 'gc-shoot';
+
+  const getSecret = (runtimeId: string) => landscape.kcp.get<Secret>(SECRET, { namespace: NAMESPACE, name: `kubeconfig-${runtimeId}` });
+  const getCluster = (runtimeId: string) => landscape.kcp.get<GardenerClusterObject>(GardenerCluster, { namespace: NAMESPACE, name: runtimeId });
+
+  before(async () => {
+    landscape = await startLandscape();
+    await landscape.garden.create(testShoot(shootName, landscape.projectNamespace));
+    await waitFor('the shoot cluster', () => landscape.server.hasCluster(landscape.shootClusterName(shootName)));
+    const manager = newManager({ client: landscape.kcp, logger: silentLogger });
+    setupGardenerClusterController(manager, { garden: landscape.garden, kcp: landscape.kcp, project: landscape.project, namespace: NAMESPACE, expirationSeconds: 3600, missingShootRetryMs: 500 });
+    running = manager.start(stop.signal);
+    await manager.ready();
+  });
+
+  after(async () => {
+    stop.abort();
+    await running;
+    await landscape.stop();
+  });
+
+  it('creates Secret kubeconfig-<runtime-id> with the labels consumers select by and a working kubeconfig', async () => {
+    await landscape.kcp.create(gardenerCluster('rt-basic', shootName));
+    const secret = await waitFor('the kubeconfig Secret', () => getSecret('rt-basic').catch(() => undefined));
+    assert.deepEqual(secret.metadata.labels, {
+      'kyma-project.io/runtime-id': 'rt-basic',
+      'operator.kyma-project.io/kyma-name': 'rt-basic',
+      'kyma-project.io/shoot-name': shootName,
+      'kyma-project.io/global-account-id': 'ga-1',
+      'operator.kyma-project.io/managed-by': 'infrastructure-manager',
+      'operator.kyma-project.io/cluster-name': 'rt-basic',
+    });
+    assert.match(secret.metadata.annotations?.[AnnotationLastKubeconfigSync] ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+    const shootAdmin = clientFromKubeconfig(kubeconfigOf(secret), { retries: 0 });
+    try {
+      const namespaces = await shootAdmin.list({ apiVersion: 'v1', kind: 'Namespace' });
+      assert.ok(namespaces.items.some((n) => n.metadata.name === 'kube-system'), 'the kubeconfig opens the shoot cluster');
+    } finally {
+      shootAdmin.close();
+    }
+
+    const cluster = await waitFor('state Ready', async () => {
+      const c = await getCluster('rt-basic');
+      return c.status?.state === 'Ready' ? c : undefined;
+    });
+    const condition = cluster.status?.conditions?.find((c) => c.type === 'KubeconfigManagement');
+    assert.deepEqual([condition?.status, condition?.reason, condition?.message], ['True', 'KubeconfigSecretCreated', 'Secret created successfully.']);
+  });
+
+  it('a forced rotation replaces the kubeconfig at once and removes the annotation', async () => {
+    await landscape.kcp.create(gardenerCluster('rt-forced', shootName));
+    const first = await waitFor('the kubeconfig Secret', () => getSecret('rt-forced').catch(() => undefined));
+    await landscape.kcp.patch(GardenerCluster, { namespace: NAMESPACE, name: 'rt-forced' }, 'merge', { metadata: { annotations: { [AnnotationForceKubeconfigRotation]: 'true' } } });
+
+    const rotated = await waitFor('a new kubeconfig', async () => {
+      const s = await getSecret('rt-forced');
+      return kubeconfigOf(s) !== kubeconfigOf(first) ? s : undefined;
+    });
+    const cluster = await waitFor('the annotation removed and the condition Rotated', async () => {
+      const c = await getCluster('rt-forced');
+      const reason = c.status?.conditions?.find((x) => x.type === 'KubeconfigManagement')?.reason;
+      return c.metadata.annotations?.[AnnotationForceKubeconfigRotation] === undefined && reason === 'KubeconfigSecretRotated' ? c : undefined;
+    });
+    assert.equal(cluster.status?.state, 'Ready');
+    const shootAdmin = clientFromKubeconfig(kubeconfigOf(rotated), { retries: 0 });
+    try {
+      await shootAdmin.list({ apiVersion: 'v1', kind: 'Namespace' });
+    } finally {
+      shootAdmin.close();
+    }
+  });
+
+  it('a deleted kubeconfig Secret is written again', async () => {
+    await landscape.kcp.create(gardenerCluster('rt-repair', shootName));
+    const first = await waitFor('the kubeconfig Secret', () => getSecret('rt-repair').catch(() => undefined));
+    await landscape.kcp.delete(SECRET, { namespace: NAMESPACE, name: 'kubeconfig-rt-repair' });
+    await waitFor('the Secret written again', async () => {
+      const s = await getSecret('rt-repair').catch(() => undefined);
+      return s !== undefined && s.metadata.uid !== first.metadata.uid;
+    });
+  });
+
+  it('deleting the GardenerCluster deletes its Secret', async () => {
+    await landscape.kcp.create(gardenerCluster('rt-deleted', shootName));
+    await waitFor('the kubeconfig Secret', () => getSecret('rt-deleted').catch(() => undefined));
+    await landscape.kcp.delete(GardenerCluster, { namespace: NAMESPACE, name: 'rt-deleted' });
+    await waitFor('the Secret gone', () => getSecret('rt-deleted').then(() => false, (e: unknown) => isNotFound(e)));
+  });
+
+  it('a Shoot Gardener does not know puts the GardenerCluster in Error with FailedToGetKubeconfig', async () => {
+    await landscape.kcp.create(gardenerCluster('rt-noshoot', 'no-such-shoot'));
+    const cluster = await waitFor('state Error', async () => {
+      const c = await getCluster('rt-noshoot');
+      return c.status?.state === 'Error' ? c : undefined;
+    });
+    const condition = cluster.status?.conditions?.find((c) => c.type === 'KubeconfigManagement');
+    assert.equal(condition?.status, 'False');
+    assert.equal(condition?.reason, 'FailedToGetKubeconfig');
+    assert.match(condition?.message ?? '', /^Failed to get kubeconfig\. Error: /);
+    await assert.rejects(getSecret('rt-noshoot'), isNotFound);
+  });
+});

@@ -1,0 +1,170 @@
+// Scenario harness of the Runtime controller tests: a fresh embedded landscape (KCP, garden with the
+// Gardener simulator) and the infrastructure manager running against it with short requeue times.
+import { readFileSync } from 'node:fs';
+import type { ShootObject } from '../../src/api/gardener/index.js';
+import { Shoot } from '../../src/api/gardener/index.js';
+import { GardenerCluster, Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
+import { loadConverterConfig, type ConverterConfig } from '../../src/infrastructure/converter/index.js';
+import { type InfrastructureManager, startInfrastructureManager } from '../../src/infrastructure/index.js';
+import { isNotFound } from '../../src/runtime/client/errors.js';
+import { createLogger, silentLogger } from '../../src/runtime/log.js';
+import { Registry } from '../../src/runtime/metrics.js';
+import { type Landscape, type LandscapeOptions, startLandscape, waitFor } from '../support/landscape.js';
+
+export { waitFor };
+
+export const NAMESPACE = 'kcp-system';
+export const fastTiming = {
+  gardenerRequeueMs: 300,
+  shootCreateRequeueMs: 300,
+  shootReconcileRequeueMs: 300,
+  shootDeleteRequeueMs: 300,
+  controlPlaneRequeueMs: 200,
+  statusRequeueMs: 20,
+};
+
+export function converterConfig(): ConverterConfig {
+  return loadConverterConfig(readFileSync(new URL('../../../config/converter-config.json', import.meta.url), 'utf8'));
+}
+
+export interface Harness {
+  land: Landscape;
+  registry: Registry;
+  im: InfrastructureManager;
+  /** Stops the infrastructure manager and starts a new one (a controller restart). */
+  restart(): Promise<void>;
+  /** Stops the infrastructure manager only. */
+  stopManager(): Promise<void>;
+  startManager(): Promise<void>;
+  runtime(name: string): Promise<RuntimeObject | undefined>;
+  shoot(name: string): Promise<ShootObject | undefined>;
+  stop(): Promise<void>;
+}
+
+export async function startHarness(opts: LandscapeOptions = {}): Promise<Harness> {
+  const land = await startLandscape(opts);
+  const registry = new Registry();
+  const config = converterConfig();
+  const logger = process.env.TEST_LOG ? createLogger({ name: 'im', level: 'debug' }) : silentLogger;
+  const start = async (): Promise<InfrastructureManager> => {
+    const im = startInfrastructureManager({
+      kcp: land.kcp,
+      garden: land.garden,
+      project: land.project,
+      converterConfig: config,
+      metrics: registry,
+      logger,
+      timing: fastTiming,
+      runtimeWorkers: 4,
+      kubeconfigExpirationSeconds: 600,
+      gardenerCluster: { missingShootRetryMs: 200, workers: 4 },
+      gracefulShutdownTimeoutMs: 2_000,
+    });
+    await im.ready();
+    return im;
+  };
+  const h: Harness = {
+    land,
+    registry,
+    im: await start(),
+    async restart() {
+      await h.stopManager();
+      await h.startManager();
+    },
+    async stopManager() {
+      await h.im.stop();
+    },
+    async startManager() {
+      h.im = await start();
+    },
+    async runtime(name) {
+      try {
+        return await land.kcp.get<RuntimeObject>(Runtime, { namespace: NAMESPACE, name });
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      }
+    },
+    async shoot(name) {
+      try {
+        return await land.garden.get<ShootObject>(Shoot, { namespace: land.projectNamespace, name });
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      }
+    },
+    async stop() {
+      await h.im.stop();
+      await land.stop();
+    },
+  };
+  return h;
+}
+
+/** A valid AWS Runtime as the broker creates it; `edit` adjusts it. */
+export function testRuntime(id: string, edit?: (rt: RuntimeObject) => void): RuntimeObject {
+  const shootName = `c-${id}`.slice(0, 21);
+  const rt: RuntimeObject = {
+    apiVersion: Runtime.apiVersion,
+    kind: Runtime.kind,
+    metadata: {
+      name: id,
+      namespace: NAMESPACE,
+      labels: {
+        'kyma-project.io/instance-id': `instance-${id}`,
+        'kyma-project.io/runtime-id': id,
+        'kyma-project.io/shoot-name': shootName,
+        'kyma-project.io/region': 'eu-central-1',
+        'kyma-project.io/platform-region': 'cf-eu10',
+        'operator.kyma-project.io/kyma-name': id,
+        'kyma-project.io/broker-plan-id': 'plan-aws',
+        'kyma-project.io/broker-plan-name': 'aws',
+        'kyma-project.io/global-account-id': 'ga-1',
+        'kyma-project.io/subaccount-id': 'sa-1',
+      },
+    },
+    spec: {
+      shoot: {
+        name: shootName,
+        purpose: 'evaluation',
+        platformRegion: 'cf-eu10',
+        region: 'eu-central-1',
+        secretBindingName: 'sb-aws',
+        provider: {
+          type: 'aws',
+          workers: [{ name: 'cpu-worker-0', machine: { type: 'm6i.large' }, minimum: 1, maximum: 3, maxSurge: 1, maxUnavailable: 0, zones: ['eu-central-1a', 'eu-central-1b'] }],
+        },
+        networking: { type: 'calico', pods: '100.64.0.0/12', nodes: '10.250.0.0/16', services: '100.104.0.0/13' },
+      },
+      security: { administrators: ['admin@example.com'], networking: { filter: { egress: { enabled: false } } } },
+    },
+  };
+  edit?.(rt);
+  return rt;
+}
+
+export function condition(rt: RuntimeObject | undefined, type: string): { status: string; reason: string; message: string } | undefined {
+  return rt?.status?.conditions?.find((c) => c.type === type);
+}
+
+/** Waits for the Runtime to reach `state` (and optionally a predicate) and returns it. */
+export function waitForRuntime(h: Harness, name: string, state: string, extra: (rt: RuntimeObject) => boolean = () => true, timeoutMs = 20_000): Promise<RuntimeObject> {
+  return waitFor(
+    `runtime ${name} in state ${state}`,
+    async () => {
+      const rt = await h.runtime(name);
+      return rt && rt.status?.state === state && extra(rt) ? rt : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+export async function gardenerClusterExists(h: Harness, name: string): Promise<boolean> {
+  try {
+    await h.land.kcp.get(GardenerCluster, { namespace: NAMESPACE, name });
+    return true;
+  } catch (e) {
+    if (isNotFound(e)) return false;
+    throw e;
+  }
+}

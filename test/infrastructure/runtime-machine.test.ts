@@ -1,0 +1,80 @@
+// The state machine's mechanics without a cluster: steps chain until one ends the reconciliation,
+// a loop between steps is caught, and the status helpers set state and conditions as upstream does.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
+import { infrastructureMetrics } from '../../src/infrastructure/metrics.js';
+import { defaultRuntimeTiming, type Machine, runSteps, type Step, switchTo, type SystemState, updateStatusAndRequeueAfter } from '../../src/infrastructure/runtime/machine.js';
+import { conditionChanges, updateStateDeletion, updateStatePending, updateStateReady } from '../../src/infrastructure/runtime/status.js';
+import { silentLogger } from '../../src/runtime/log.js';
+import { Registry } from '../../src/runtime/metrics.js';
+import { testRuntime } from './runtime-harness.js';
+
+function machine(registry = new Registry()): Machine {
+  // Steps under test use only what they touch; the rest stays unset on purpose.
+  return { timing: defaultRuntimeTiming, metrics: infrastructureMetrics(registry), log: silentLogger, signal: new AbortController().signal } as unknown as Machine;
+}
+
+function state(rt: RuntimeObject = testRuntime('rt-unit')): SystemState {
+  return { runtime: rt, shoot: undefined };
+}
+
+describe('runtime state machine', () => {
+  it('runs the steps each returns until one ends the reconciliation, and times each step', async () => {
+    const registry = new Registry();
+    const third: Step = async function third() {
+      return updateStatusAndRequeueAfter(42);
+    };
+    const second: Step = async function second() {
+      return switchTo(third);
+    };
+    const first: Step = async function first() {
+      return switchTo(second);
+    };
+    const ending = await runSteps(first, machine(registry), state());
+    assert.deepEqual(ending, { writeStatus: true, requeueAfterMs: 42, steps: ['first', 'second', 'third'] });
+    assert.match(registry.render(), /im_runtime_step_duration_seconds_count\{step="second"\} 1/);
+  });
+
+  it('a loop between steps fails the reconciliation instead of spinning', async () => {
+    const ping: Step = async function ping() {
+      return switchTo(pong);
+    };
+    const pong: Step = async function pong() {
+      return switchTo(ping);
+    };
+    await assert.rejects(runSteps(ping, machine(), state()), /did not settle after 32 steps: ping -> pong/);
+  });
+
+  it('a condition with status False fails the runtime; lastTransitionTime moves only when the status changes', () => {
+    const rt = testRuntime('rt-unit');
+    rt.metadata.generation = 3;
+    updateStatePending(rt, 'Provisioned', 'Pending', 'Unknown', 'Shoot is pending');
+    assert.equal(rt.status?.state, 'Pending');
+    const first = rt.status?.conditions?.[0];
+    assert.equal(first?.observedGeneration, 3);
+    const stamp = first?.lastTransitionTime;
+    first!.lastTransitionTime = '2000-01-01T00:00:00Z';
+    updateStatePending(rt, 'Provisioned', 'Processing', 'Unknown', 'Shoot is pending for update');
+    assert.equal(rt.status?.conditions?.[0].lastTransitionTime, '2000-01-01T00:00:00Z', 'same status: time kept');
+    updateStatePending(rt, 'Provisioned', 'CreationErr', 'False', 'Shoot creation failed');
+    assert.equal(rt.status?.state, 'Failed');
+    assert.notEqual(rt.status?.conditions?.[0].lastTransitionTime, '2000-01-01T00:00:00Z');
+    assert.ok(stamp);
+    updateStateReady(rt, 'Configured', 'AdministratorsConfigured', 'done');
+    assert.equal(rt.status?.state, 'Ready');
+    updateStateDeletion(rt, 'Deprovisioned', 'GardenerShootDeleted', 'Unknown', 'deleting');
+    assert.equal(rt.status?.state, 'Terminating');
+    assert.equal(rt.status?.conditions?.length, 3);
+  });
+
+  it('reports the conditions that appeared or changed, for Events', () => {
+    const rt = testRuntime('rt-unit');
+    updateStatePending(rt, 'Provisioned', 'Pending', 'Unknown', 'Shoot is pending');
+    updateStatePending(rt, 'KubeconfigReady', 'GardenerClusterCRCreated', 'Unknown', 'created');
+    const before = structuredClone(rt.status);
+    updateStatePending(rt, 'KubeconfigReady', 'GardenerClusterCRReady', 'True', 'ready');
+    updateStatePending(rt, 'Provisioned', 'Pending', 'Unknown', 'Shoot is pending');
+    assert.deepEqual(conditionChanges(before, rt.status).map((c) => `${c.type}/${c.after.reason}`), ['KubeconfigReady/GardenerClusterCRReady']);
+  });
+});
