@@ -60,6 +60,8 @@ export interface RunningApiServer {
   registerSubresource(group: string, resource: string, subresource: string, handler: SubresourceHandler): void;
   /** Resolves when the in-process controllers of every cluster have nothing queued. */
   idle(): Promise<void>;
+  /** Requests served since start (all logical clusters, health checks excluded), for benchmarks. */
+  requestCount(): number;
 }
 
 export const DEFAULT_CLUSTER = 'default';
@@ -95,6 +97,7 @@ class EmbeddedApiServer implements RunningApiServer {
   private readonly sockets = new Set<Socket>();
   private readonly admitter = new WebhookAdmitter();
   private readonly subresources = new Map<string, SubresourceHandler>();
+  private requests = 0;
   private persistence: Persistence | undefined;
   private secrets: Secrets = { adminToken: '', tokens: {} };
 
@@ -295,6 +298,10 @@ class EmbeddedApiServer implements RunningApiServer {
     e.faults.configure(faults, e.cluster);
   }
 
+  requestCount(): number {
+    return this.requests;
+  }
+
   async idle(): Promise<void> {
     for (const e of this.clusters.values()) await e.controllers.idle();
   }
@@ -332,6 +339,7 @@ class EmbeddedApiServer implements RunningApiServer {
       res.end('ok');
       return;
     }
+    this.requests++;
     const auth = req.headers.authorization ?? '';
     const token = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
     if (!token || !this.tokenOpens(token, name)) return unauthorized(res);

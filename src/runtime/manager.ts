@@ -9,6 +9,7 @@
 // refuses is dropped (not retried); when the answer changes to yes (leadership acquired, a shard
 // gained), call `requeueAll({ kind })` to enqueue every cached key again. Informers keep running
 // either way, so a replica that takes over starts with warm caches.
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Store } from './cache.js';
 import type { Client } from './client/interface.js';
@@ -187,6 +188,8 @@ export class Manager implements ControllerHost {
     if (this.run) throw new Error('manager already started');
     const run: RunState = { signal, informerStop: new AbortController(), reconcileStop: new AbortController(), informerRuns: [], controllerRuns: [] };
     this.run = run;
+    // Every controller, informer and runnable listens on this one signal: that many listeners is expected.
+    setMaxListeners(0, signal);
     const log = this.logger;
     if (this.opts.operationsPort !== undefined) {
       this.server = await startOperationsServer({

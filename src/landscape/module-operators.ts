@@ -1,0 +1,191 @@
+// Simulated module operators for the embedded landscape: what keda-manager, serverless-manager
+// and the like do with their custom resources that matters to the lifecycle manager — report
+// `status.state`. For every custom resource of a module's kind in a runtime cluster, the
+// simulation sets `status.state` (Ready by default, or Processing/Error/Warning as configured per
+// module) after a short delay, as the operator would once it reconciled.
+//
+// A kind is a module's when its CRD was installed by the Manifest controller (label
+// `operator.kyma-project.io/managed-by: declarative-v2`) or carries the module-name label, or when
+// it is configured explicitly. The simulation watches the in-process store of every logical
+// cluster (no HTTP watches: thousands of runtimes cost nothing while idle).
+import { Labels } from '../api/operator/index.js';
+import type { LogicalCluster } from '../apiserver/cluster.js';
+import { resourceKey, typesFromCrd, type ResourceType } from '../apiserver/resources.js';
+import type { RunningApiServer } from '../apiserver/server.js';
+import type { StoreEvent } from '../apiserver/store.js';
+import type { KubeObject } from '../apiserver/types.js';
+import { MANAGED_BY_DECLARATIVE } from '../lifecycle/manifest/constants.js';
+
+export type SimulatedModuleState = 'Ready' | 'Processing' | 'Error' | 'Warning';
+
+export interface ModuleBehaviour {
+  /** The state the operator reports (default Ready). */
+  state?: SimulatedModuleState;
+  /** How long the operator takes to report it (default: the operators' `delayMs`). */
+  delayMs?: number;
+}
+
+export interface ModuleOperatorsOptions {
+  server: RunningApiServer;
+  /** Delay before a state is reported (default 200 ms). */
+  delayMs?: number;
+  /**
+   * Behaviour per module: keys are module names (the CRD's `operator.kyma-project.io/module-name`
+   * or `app.kubernetes.io/component` label), or `group/Kind` of the custom resource.
+   */
+  modules?: Record<string, ModuleBehaviour>;
+  /** Extra custom resource kinds (`group/Kind`) to treat as module CRs though their CRDs carry no module label. */
+  kinds?: string[];
+  /** Which logical clusters are runtimes (default: every cluster but `default`). */
+  isRuntime?: (cluster: string) => boolean;
+  /** How often new logical clusters are looked for (default 500 ms); `attach` adds one at once. */
+  discoverEveryMs?: number;
+}
+
+const CRDS = 'apiextensions.k8s.io/customresourcedefinitions';
+const FIELD_MANAGER = 'simulated-module-operator';
+const COMPONENT_LABEL = 'app.kubernetes.io/component';
+
+interface ModuleKind {
+  type: ResourceType;
+  /** Names under which behaviour may be configured, most specific first. */
+  names: string[];
+}
+
+interface Attached {
+  cluster: LogicalCluster;
+  /** resource key (`group/plural`) -> module kind */
+  kinds: Map<string, ModuleKind>;
+  detach: () => void;
+}
+
+export class ModuleOperators {
+  private readonly attached = new Map<string, Attached>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly behaviours: Map<string, ModuleBehaviour>;
+  private readonly extraKinds: Set<string>;
+  private discoverTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  /** Status writes done, for tests and the CLI. */
+  reported = 0;
+
+  constructor(private readonly opts: ModuleOperatorsOptions) {
+    this.behaviours = new Map(Object.entries(opts.modules ?? {}));
+    this.extraKinds = new Set(opts.kinds ?? []);
+  }
+
+  start(): this {
+    this.discover();
+    const every = this.opts.discoverEveryMs ?? 500;
+    this.discoverTimer = setInterval(() => this.discover(), every);
+    this.discoverTimer.unref();
+    return this;
+  }
+
+  /** Changes what a module's operator reports from now on (existing CRs are re-evaluated). */
+  setBehaviour(module: string, behaviour: ModuleBehaviour): void {
+    this.behaviours.set(module, behaviour);
+    for (const a of this.attached.values()) for (const k of a.kinds.values()) if (k.names.includes(module)) this.scanKind(a, k);
+  }
+
+  /** Starts operating in one logical cluster now (otherwise found by the periodic discovery). */
+  attach(clusterName: string): void {
+    if (this.stopped || this.attached.has(clusterName) || !this.opts.server.hasCluster(clusterName)) return;
+    const cluster = this.opts.server.cluster(clusterName);
+    const a: Attached = { cluster, kinds: new Map(), detach: () => undefined };
+    a.detach = cluster.store.onCommit((ev) => this.onCommit(clusterName, a, ev));
+    this.attached.set(clusterName, a);
+    for (const stored of cluster.store.list(CRDS)) this.learnCrd(clusterName, a, JSON.parse(stored.json) as KubeObject);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.discoverTimer) clearInterval(this.discoverTimer);
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    for (const a of this.attached.values()) a.detach();
+    this.attached.clear();
+  }
+
+  private discover(): void {
+    const isRuntime = this.opts.isRuntime ?? ((name: string) => name !== 'default');
+    const names = new Set(this.opts.server.clusterNames());
+    for (const name of names) if (isRuntime(name)) this.attach(name);
+    for (const [name, a] of this.attached) {
+      if (names.has(name)) continue;
+      a.detach();
+      this.attached.delete(name);
+    }
+  }
+
+  private onCommit(clusterName: string, a: Attached, ev: StoreEvent): void {
+    if (ev.resource === CRDS) {
+      if (ev.type !== 'DELETED') this.learnCrd(clusterName, a, JSON.parse(ev.object.json) as KubeObject);
+      return;
+    }
+    const kind = a.kinds.get(ev.resource);
+    if (!kind || ev.type === 'DELETED') return;
+    this.consider(clusterName, a, kind, JSON.parse(ev.object.json) as KubeObject);
+  }
+
+  private learnCrd(clusterName: string, a: Attached, crd: KubeObject): void {
+    const labels = crd.metadata.labels ?? {};
+    const spec = crd.spec as { group?: string; names?: { kind?: string } } | undefined;
+    const groupKind = `${spec?.group ?? ''}/${spec?.names?.kind ?? ''}`;
+    const moduleName = labels[Labels.ModuleName];
+    const isModule = labels[Labels.ManagedBy] === MANAGED_BY_DECLARATIVE || moduleName !== undefined || this.extraKinds.has(groupKind);
+    if (!isModule) return;
+    const names = [groupKind, moduleName, labels[COMPONENT_LABEL]].filter((n): n is string => !!n);
+    for (const type of typesFromCrd(crd as unknown as Record<string, unknown>)) {
+      const key = resourceKey(type);
+      if (a.kinds.has(key)) continue;
+      const kind = { type, names };
+      a.kinds.set(key, kind);
+      this.scanKind(a, kind, clusterName);
+    }
+  }
+
+  private scanKind(a: Attached, kind: ModuleKind, clusterName = a.cluster.name): void {
+    for (const stored of a.cluster.store.list(resourceKey(kind.type))) this.consider(clusterName, a, kind, JSON.parse(stored.json) as KubeObject);
+  }
+
+  private behaviourOf(kind: ModuleKind): Required<ModuleBehaviour> {
+    const b = kind.names.map((n) => this.behaviours.get(n)).find((x) => x !== undefined) ?? {};
+    return { state: b.state ?? 'Ready', delayMs: b.delayMs ?? this.opts.delayMs ?? 200 };
+  }
+
+  /** Schedules a status report when the CR's state is not (yet) the one its operator reports. */
+  private consider(clusterName: string, a: Attached, kind: ModuleKind, cr: KubeObject): void {
+    if (this.stopped || cr.metadata.deletionTimestamp) return;
+    const want = this.behaviourOf(kind);
+    const status = (cr.status ?? {}) as { state?: string };
+    if (status.state === want.state) return;
+    const timerKey = `${clusterName}|${resourceKey(kind.type)}|${cr.metadata.namespace ?? ''}|${cr.metadata.name ?? ''}`;
+    if (this.timers.has(timerKey)) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timerKey);
+      void this.report(a, kind, cr.metadata.namespace ?? '', cr.metadata.name ?? '');
+    }, want.delayMs);
+    timer.unref();
+    this.timers.set(timerKey, timer);
+  }
+
+  private async report(a: Attached, kind: ModuleKind, namespace: string, name: string): Promise<void> {
+    if (this.stopped) return;
+    const want = this.behaviourOf(kind);
+    const current = a.cluster.tryGet(kind.type, namespace, name);
+    if (!current || current.metadata.deletionTimestamp) return;
+    const status = { ...((current.status ?? {}) as Record<string, unknown>), state: want.state };
+    try {
+      await a.cluster.update(kind.type, namespace, name, { ...current, status }, { fieldManager: FIELD_MANAGER, internal: true, ...(kind.type.status ? { subresource: 'status' } : {}) });
+      this.reported++;
+    } catch {
+      // Changed or deleted meanwhile: the commit of that change schedules another look.
+    }
+  }
+}
+
+/** Starts simulated module operators for every runtime cluster of the embedded server. */
+export function startModuleOperators(opts: ModuleOperatorsOptions): ModuleOperators {
+  return new ModuleOperators(opts).start();
+}

@@ -1,0 +1,99 @@
+// The module catalog of a runtime: the KCP's ModuleTemplates and ModuleReleaseMetas the Kyma may
+// see, copied into the runtime's `kyma-system` namespace so that runtime admins (busola, the CLI)
+// can pick modules. Copies carry `operator.kyma-project.io/managed-by: lifecycle-manager`; only
+// objects with that label are updated or removed, never ones a user created there.
+import { createHash } from 'node:crypto';
+import {
+  isEnabled,
+  LabelValues,
+  Labels,
+  ModuleReleaseMeta,
+  ModuleTemplate,
+  Namespaces,
+  OPERATOR_GROUP,
+  type KymaObject,
+  type ModuleReleaseMetaObject,
+  type ModuleTemplateObject,
+} from '../../api/operator/index.js';
+import type { Client } from '../../runtime/client/interface.js';
+import { isNotFound } from '../../runtime/client/errors.js';
+import type { KindRef, KubeObject } from '../../runtime/types.js';
+import { FIELD_MANAGER } from '../remote/crds.js';
+import { moduleFlags, offeredTo } from './resolve.js';
+
+const HASH_ANNOTATION = `${OPERATOR_GROUP}/catalog-hash`;
+const CATALOG_SELECTOR = `${Labels.ManagedBy}=${LabelValues.LifecycleManager}`;
+
+export interface CatalogSource {
+  templates(): ModuleTemplateObject[];
+  releaseMetas(): ModuleReleaseMetaObject[];
+}
+
+export interface CatalogSyncResult {
+  applied: number;
+  deleted: number;
+  total: number;
+}
+
+/** Whether a Kyma wants the catalog at all (`operator.kyma-project.io/sync: "false"` opts out). */
+export function catalogSyncEnabled(kyma: KymaObject): boolean {
+  const v = kyma.metadata.labels?.[Labels.Sync];
+  return v === undefined || isEnabled(v);
+}
+
+/** The runtime copies of the catalog entries this Kyma may see. */
+export function desiredCatalog(kyma: KymaObject, source: CatalogSource): KubeObject[] {
+  const metas = new Map(source.releaseMetas().map((m) => [m.spec.moduleName, m]));
+  const out: KubeObject[] = [];
+  for (const meta of metas.values()) {
+    if (meta.spec.mandatory || !offeredTo(kyma, moduleFlags(meta, undefined))) continue;
+    out.push(copyOf(meta, ModuleReleaseMeta));
+  }
+  for (const t of source.templates()) {
+    const moduleName = t.spec.moduleName ?? t.metadata.labels?.[Labels.ModuleName];
+    if (t.spec.mandatory || t.metadata.labels?.[Labels.Sync] === LabelValues.Disable) continue;
+    const meta = moduleName ? metas.get(moduleName) : undefined;
+    if (meta?.spec.mandatory || !offeredTo(kyma, moduleFlags(meta, t))) continue;
+    out.push(copyOf(t, ModuleTemplate));
+  }
+  return out;
+}
+
+function copyOf(obj: ModuleTemplateObject | ModuleReleaseMetaObject, kind: KindRef): KubeObject {
+  const labels = { ...obj.metadata.labels, [Labels.ManagedBy]: LabelValues.LifecycleManager };
+  const body = { labels, annotations: obj.metadata.annotations ?? {}, spec: obj.spec };
+  const hash = createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 16);
+  return {
+    apiVersion: kind.apiVersion,
+    kind: kind.kind,
+    metadata: { name: obj.metadata.name, namespace: Namespaces.Remote, labels, annotations: { ...obj.metadata.annotations, [HASH_ANNOTATION]: hash } },
+    spec: obj.spec,
+  };
+}
+
+/** Brings the runtime's catalog copies in line with `desired`: applies changed ones, deletes stale ones. */
+export async function syncCatalog(remote: Client, desired: KubeObject[], signal: AbortSignal): Promise<CatalogSyncResult> {
+  const result: CatalogSyncResult = { applied: 0, deleted: 0, total: desired.length };
+  for (const kind of [ModuleReleaseMeta, ModuleTemplate] as KindRef[]) {
+    const wanted = desired.filter((o) => o.kind === kind.kind);
+    const current = (await remote.list(kind, { namespace: Namespaces.Remote, labelSelector: CATALOG_SELECTOR, signal })).items;
+    const currentByName = new Map(current.map((o) => [o.metadata.name ?? '', o]));
+    for (const o of wanted) {
+      const have = currentByName.get(o.metadata.name ?? '');
+      if (have && have.metadata.annotations?.[HASH_ANNOTATION] === o.metadata.annotations?.[HASH_ANNOTATION]) continue;
+      await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
+      result.applied++;
+    }
+    const wantedNames = new Set(wanted.map((o) => o.metadata.name));
+    for (const o of current) {
+      if (wantedNames.has(o.metadata.name)) continue;
+      try {
+        await remote.delete(kind, { namespace: Namespaces.Remote, name: o.metadata.name ?? '' }, { signal });
+        result.deleted++;
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+  }
+  return result;
+}

@@ -1,0 +1,114 @@
+// Deletion of a Kyma as ordered steps, each one reconcile's worth of work:
+//   markDeleting -> deleteManifests -> waitForManifests -> cleanupRuntime -> dropFinalizer.
+// When the runtime cannot be reached (Secret gone, cluster unreachable) for longer than a bound
+// after the deletion started, the runtime's cleanup is skipped and Manifests stuck on it are
+// released, so that deprovisioning finishes after the runtime itself is gone.
+import { Finalizers, Kyma, Labels, Manifest, States, type KymaObject, type ManifestObject } from '../../api/operator/index.js';
+import type { Client } from '../../runtime/client/interface.js';
+import { isNotFound } from '../../runtime/client/errors.js';
+import type { Logger } from '../../runtime/log.js';
+import { accessErrorOf, type RuntimeAccess, type RuntimeAccessError } from '../remote/access.js';
+import { deleteRemoteCrds } from '../remote/crds.js';
+import { deleteRemoteKyma, REMOTE_KYMA_KEY } from '../remote/kyma.js';
+
+export type DeletionOutcome =
+  | { step: 'marked' }
+  | { step: 'waitingForManifests'; remaining: number; released: number }
+  | { step: 'waitingForRuntime'; error: RuntimeAccessError }
+  | { step: 'done'; skippedRuntime: boolean };
+
+export interface DeletionDeps {
+  kcp: Client;
+  access: RuntimeAccess;
+  remoteCleanupTimeoutMs: number;
+  log: Logger;
+  /** Writes the Kyma status (state and last operation). */
+  writeState(kyma: KymaObject, state: typeof States.Deleting, operation: string, signal: AbortSignal): Promise<void>;
+  now?: () => number;
+}
+
+function deletingFor(kyma: KymaObject, now: number): number {
+  const since = Date.parse(kyma.metadata.deletionTimestamp ?? '');
+  return Number.isNaN(since) ? 0 : now - since;
+}
+
+/** Whether the runtime can be reached; an access error when it cannot. */
+async function probeRuntime(access: RuntimeAccess, kymaName: string, signal: AbortSignal): Promise<{ client?: Client; error?: RuntimeAccessError }> {
+  try {
+    const client = access.client(kymaName);
+    await client.get(Kyma, REMOTE_KYMA_KEY, { signal }).catch((e: unknown) => {
+      if (!isNotFound(e)) throw e;
+    });
+    return { client };
+  } catch (e) {
+    const error = accessErrorOf(kymaName, e);
+    if (!error) throw e;
+    return { error };
+  }
+}
+
+export async function runDeletion(deps: DeletionDeps, kyma: KymaObject, signal: AbortSignal): Promise<DeletionOutcome> {
+  const name = kyma.metadata.name ?? '';
+  const now = (deps.now ?? Date.now)();
+  if (kyma.status?.state !== States.Deleting) {
+    await deps.writeState(kyma, States.Deleting, 'deleting the Kyma: removing its modules', signal);
+    return { step: 'marked' };
+  }
+  // Every Manifest of the Kyma, mandatory ones included.
+  const manifests = (await deps.kcp.list<ManifestObject>(Manifest, { namespace: kyma.metadata.namespace, labelSelector: `${Labels.KymaName}=${name}`, signal })).items;
+  if (manifests.length > 0) {
+    for (const m of manifests) {
+      if (m.metadata.deletionTimestamp) continue;
+      await deps.kcp.delete(Manifest, { namespace: m.metadata.namespace, name: m.metadata.name ?? '' }, { signal }).catch((e: unknown) => {
+        if (!isNotFound(e)) throw e;
+      });
+    }
+    let released = 0;
+    if (deletingFor(kyma, now) > deps.remoteCleanupTimeoutMs) {
+      const probe = await probeRuntime(deps.access, name, signal);
+      if (probe.error) {
+        // Nobody can clean up a runtime that is gone: release the Manifests waiting for it.
+        for (const m of manifests) {
+          if ((m.metadata.finalizers ?? []).length === 0) continue;
+          await deps.kcp.patch(Manifest, { namespace: m.metadata.namespace, name: m.metadata.name ?? '' }, 'merge', { metadata: { finalizers: null } }, { signal }).catch((e: unknown) => {
+            if (!isNotFound(e)) throw e;
+          });
+          released++;
+        }
+        deps.log.warn('runtime unreachable during deletion; released its Manifests', { kyma: name, released, reason: probe.error.reason });
+      }
+    }
+    return { step: 'waitingForManifests', remaining: manifests.length, released };
+  }
+  const probe = await probeRuntime(deps.access, name, signal);
+  let skippedRuntime = false;
+  if (probe.client) {
+    try {
+      await deleteRemoteKyma(probe.client, signal);
+      await deleteRemoteCrds(probe.client, signal);
+    } catch (e) {
+      const error = accessErrorOf(name, e);
+      if (!error) throw e;
+      probe.error = error;
+    }
+  }
+  if (probe.error) {
+    if (deletingFor(kyma, now) <= deps.remoteCleanupTimeoutMs) return { step: 'waitingForRuntime', error: probe.error };
+    skippedRuntime = true;
+    deps.log.warn('runtime unreachable during deletion; skipping its cleanup', { kyma: name, reason: probe.error.reason, error: probe.error.message });
+  }
+  deps.access.evict(name);
+  await dropFinalizer(deps.kcp, kyma, signal);
+  return { step: 'done', skippedRuntime };
+}
+
+async function dropFinalizer(kcp: Client, kyma: KymaObject, signal: AbortSignal): Promise<void> {
+  const finalizers = kyma.metadata.finalizers ?? [];
+  if (!finalizers.includes(Finalizers.Kyma)) return;
+  const rest = finalizers.filter((f) => f !== Finalizers.Kyma);
+  // A JSON patch with a test on the list keeps other controllers' finalizer changes safe.
+  await kcp.patch(Kyma, { namespace: kyma.metadata.namespace, name: kyma.metadata.name ?? '' }, 'json', [
+    { op: 'test', path: '/metadata/finalizers', value: finalizers },
+    { op: 'replace', path: '/metadata/finalizers', value: rest },
+  ], { signal });
+}

@@ -1,0 +1,107 @@
+// The Manifest of one module in one Kyma, as the Kyma controller (and the mandatory-module
+// controller) want it: named `<kyma>-<module>-<adler32(fqdn)>` as upstream names them, labelled
+// with the Kyma, module and channel, owned by the Kyma, installing the ModuleTemplate's
+// `rawManifest` link and (unless the policy is Ignore) the template's default custom resource.
+import {
+  Annotations,
+  isEnabled,
+  Kyma,
+  LabelValues,
+  Labels,
+  Manifest,
+  Namespaces,
+  RAW_MANIFEST_RESOURCE,
+  type KymaObject,
+  type ManifestObject,
+  type ModuleTemplateObject,
+} from '../../api/operator/index.js';
+
+/** Name of the installation in Manifest.spec.install (upstream writes `raw-manifest`). */
+export const INSTALL_NAME = 'raw-manifest';
+
+/** Adler-32 of a string's UTF-8 bytes, the checksum upstream puts into Manifest names. */
+export function adler32(text: string): number {
+  const MOD = 65521;
+  let a = 1;
+  let b = 0;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    a = (a + byte) % MOD;
+    b = (b + a) % MOD;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+export function manifestName(kymaName: string, moduleName: string, fqdn: string): string {
+  return `${kymaName}-${moduleName}-${adler32(fqdn)}`;
+}
+
+export class TemplateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TemplateError';
+  }
+}
+
+export interface ManifestInput {
+  kyma: KymaObject;
+  moduleName: string;
+  template: ModuleTemplateObject;
+  version: string;
+  fqdn: string;
+  channel?: string;
+  customResourcePolicy?: 'CreateAndDelete' | 'Ignore';
+  mandatory?: boolean;
+  unmanaged?: boolean;
+}
+
+/** The rawManifest link of a template; TemplateError when it has none. */
+export function rawManifestLink(template: ModuleTemplateObject): string {
+  const link = template.spec.resources?.find((r) => r.name === RAW_MANIFEST_RESOURCE)?.link;
+  if (!link) throw new TemplateError(`ModuleTemplate ${template.metadata.name ?? ''} has no ${RAW_MANIFEST_RESOURCE} resource`);
+  return link;
+}
+
+/** The module's default custom resource, placed into `kyma-system` unless the template says it is cluster-scoped. */
+function defaultResource(template: ModuleTemplateObject): Record<string, unknown> | undefined {
+  const data = template.spec.data as Record<string, unknown> | undefined;
+  if (!data || Object.keys(data).length === 0) return undefined;
+  const metadata = { ...((data.metadata as Record<string, unknown> | undefined) ?? {}) };
+  if (isEnabled(template.metadata.annotations?.[Annotations.IsClusterScoped])) delete metadata.namespace;
+  else metadata.namespace ??= Namespaces.Remote;
+  return { ...data, metadata };
+}
+
+export function buildManifest(input: ManifestInput): ManifestObject {
+  const { kyma, template } = input;
+  const labels: Record<string, string> = {
+    [Labels.KymaName]: kyma.metadata.name ?? '',
+    [Labels.ModuleName]: input.moduleName,
+    [Labels.ManagedBy]: LabelValues.LifecycleManager,
+  };
+  if (input.channel) labels[Labels.Channel] = input.channel;
+  if (input.mandatory) labels[Labels.IsMandatoryModule] = LabelValues.Enable;
+  const annotations: Record<string, string> = { [Annotations.FQDN]: input.fqdn, [Annotations.OCMComponentName]: input.fqdn };
+  if (input.unmanaged) annotations[Annotations.Unmanaged] = LabelValues.Enable;
+  const policy = input.customResourcePolicy ?? 'CreateAndDelete';
+  const resource = policy === 'Ignore' ? undefined : defaultResource(template);
+  const spec: ManifestObject['spec'] = {
+    remote: true,
+    version: input.version,
+    customResourcePolicy: policy,
+    install: { name: INSTALL_NAME, source: { url: rawManifestLink(template) } },
+  };
+  if (resource) spec.resource = resource;
+  if (template.spec.manager) spec.manager = template.spec.manager;
+  return {
+    apiVersion: Manifest.apiVersion,
+    kind: Manifest.kind,
+    metadata: {
+      name: manifestName(kyma.metadata.name ?? '', input.moduleName, input.fqdn),
+      namespace: kyma.metadata.namespace,
+      labels,
+      annotations,
+      ownerReferences: [{ apiVersion: Kyma.apiVersion, kind: Kyma.kind, name: kyma.metadata.name ?? '', uid: kyma.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+    },
+    spec,
+  };
+}

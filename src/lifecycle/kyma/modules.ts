@@ -1,0 +1,152 @@
+// The Kyma's modules become Manifests in the KCP: one per module, applied with server-side apply,
+// with no downgrades (a lower resolved version keeps the installed one and reports Warning), and
+// Manifests of modules no longer listed deleted. Returns the module entries of the Kyma status.
+import {
+  Labels,
+  LabelValues,
+  Manifest,
+  ModuleTemplate,
+  States,
+  type KymaModule,
+  type KymaObject,
+  type ManifestObject,
+  type ModuleStatus,
+  type State,
+} from '../../api/operator/index.js';
+import type { Store } from '../../runtime/cache.js';
+import type { Client } from '../../runtime/client/interface.js';
+import { isNotFound } from '../../runtime/client/errors.js';
+import { compareVersions } from '../catalog/semver.js';
+import { resolveModule, ResolveError, type CatalogView, type Resolved } from '../catalog/resolve.js';
+import { FIELD_MANAGER } from '../remote/crds.js';
+import { buildManifest, TemplateError } from './manifest-builder.js';
+
+type TrackingObject = NonNullable<ModuleStatus['manifest']>;
+
+function track(o: { apiVersion: string; kind: string; metadata: { name?: string; namespace?: string; generation?: number } }): TrackingObject {
+  return { apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, namespace: o.metadata.namespace, generation: o.metadata.generation } };
+}
+
+function resourceTracking(m: ManifestObject): TrackingObject | undefined {
+  const r = m.spec.resource as { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } } | undefined;
+  if (!r?.apiVersion || !r.kind) return undefined;
+  return { apiVersion: r.apiVersion, kind: r.kind, metadata: { name: r.metadata?.name, namespace: r.metadata?.namespace } };
+}
+
+function manifestState(m: ManifestObject | undefined): { state: State; message?: string } {
+  if (!m) return { state: States.Processing };
+  if (m.metadata.deletionTimestamp) return { state: States.Deleting };
+  const state = m.status?.state;
+  if (!state) return { state: States.Processing, message: 'waiting for the Manifest to be reconciled' };
+  return { state, message: m.status?.lastOperation?.operation };
+}
+
+export interface ModuleSyncDeps {
+  kcp: Client;
+  catalog: CatalogView;
+  /** Cached Manifests of the KCP (read-only). */
+  manifests: Store<ManifestObject>;
+}
+
+/** The non-mandatory Manifests of a Kyma. */
+export function manifestsOf(manifests: Store<ManifestObject>, kyma: KymaObject): ManifestObject[] {
+  return manifests
+    .list({ namespace: kyma.metadata.namespace, labelSelector: `${Labels.KymaName}=${kyma.metadata.name ?? ''}` })
+    .filter((m) => m.metadata.labels?.[Labels.IsMandatoryModule] !== LabelValues.Enable);
+}
+
+async function syncOne(deps: ModuleSyncDeps, kyma: KymaObject, module: KymaModule, existing: ManifestObject | undefined, signal: AbortSignal): Promise<{ status: ModuleStatus; manifest?: ManifestObject }> {
+  const base: ModuleStatus = { name: module.name, state: States.Error };
+  let resolved: Resolved;
+  try {
+    resolved = resolveModule(deps.catalog, kyma, module);
+  } catch (e) {
+    if (!(e instanceof ResolveError)) throw e;
+    // A module that cannot be resolved keeps what is installed, if anything.
+    return { status: { ...base, state: States.Error, message: e.message, ...(existing ? { manifest: track(existing), version: existing.spec.version } : {}) }, manifest: existing };
+  }
+  const statusBase: ModuleStatus = {
+    ...base,
+    fqdn: resolved.fqdn,
+    ocmComponentName: resolved.fqdn,
+    version: resolved.version,
+    ...(resolved.channel ? { channel: resolved.channel } : {}),
+    template: track({ ...resolved.template, apiVersion: ModuleTemplate.apiVersion, kind: ModuleTemplate.kind }),
+  };
+  if (module.managed === false && !existing) {
+    // The user took the module over: its Manifest was released (the Manifest controller deletes it
+    // without touching the runtime); no new one is created.
+    return { status: { ...statusBase, state: States.Unmanaged } };
+  }
+  const installed = existing?.spec.version;
+  if (existing && installed && compareVersions(resolved.version, installed) < 0) {
+    return {
+      status: {
+        ...statusBase,
+        version: installed,
+        channel: existing.metadata.labels?.[Labels.Channel],
+        state: States.Warning,
+        message: `downgrade of module ${module.name} from ${installed} to ${resolved.version} is not supported; keeping ${installed}`,
+        manifest: track(existing),
+      },
+      manifest: existing,
+    };
+  }
+  let desired: ManifestObject;
+  try {
+    desired = buildManifest({
+      kyma,
+      moduleName: module.name,
+      template: resolved.template,
+      version: resolved.version,
+      fqdn: resolved.fqdn,
+      channel: resolved.channel,
+      customResourcePolicy: module.customResourcePolicy,
+      unmanaged: module.managed === false,
+    });
+  } catch (e) {
+    if (!(e instanceof TemplateError)) throw e;
+    return { status: { ...statusBase, state: States.Error, message: e.message }, manifest: existing };
+  }
+  if (existing?.spec.resource && !desired.spec.resource) {
+    // The embedded server's apply leaves an empty embedded object behind when the whole field is
+    // dropped (invalid: apiVersion/kind required); remove the default CR explicitly first.
+    await deps.kcp.patch(Manifest, { namespace: existing.metadata.namespace, name: existing.metadata.name ?? '' }, 'json', [{ op: 'remove', path: '/spec/resource' }], { fieldManager: FIELD_MANAGER, signal });
+  }
+  const applied = await deps.kcp.apply<ManifestObject>(desired, { fieldManager: FIELD_MANAGER, force: true, signal });
+  const { state, message } = module.managed === false ? { state: States.Unmanaged as State, message: undefined } : manifestState(applied);
+  const status: ModuleStatus = { ...statusBase, state, manifest: track(applied) };
+  if (message) status.message = message;
+  const resource = resourceTracking(applied);
+  if (resource) status.resource = resource;
+  return { status, manifest: applied };
+}
+
+/** Applies the Kyma's modules as Manifests, deletes Manifests of removed modules; returns the module entries. */
+export async function syncModules(deps: ModuleSyncDeps, kyma: KymaObject, signal: AbortSignal): Promise<ModuleStatus[]> {
+  const existing = manifestsOf(deps.manifests, kyma);
+  const byModule = new Map(existing.map((m) => [m.metadata.labels?.[Labels.ModuleName] ?? '', m]));
+  const statuses: ModuleStatus[] = [];
+  const kept = new Set<string>();
+  for (const module of kyma.spec.modules ?? []) {
+    const { status, manifest } = await syncOne(deps, kyma, module, byModule.get(module.name), signal);
+    statuses.push(status);
+    if (manifest?.metadata.name) kept.add(manifest.metadata.name);
+  }
+  for (const m of existing) {
+    const name = m.metadata.name ?? '';
+    if (kept.has(name)) continue;
+    // Removed from the Kyma (or renamed by a new fqdn): delete, and show it as Deleting until gone.
+    if (!m.metadata.deletionTimestamp) {
+      try {
+        await deps.kcp.delete(Manifest, { namespace: m.metadata.namespace, name }, { signal });
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+    const moduleName = m.metadata.labels?.[Labels.ModuleName] ?? name;
+    if (statuses.some((s) => s.name === moduleName)) continue;
+    statuses.push({ name: moduleName, state: States.Deleting, version: m.spec.version, manifest: track({ ...m, apiVersion: Manifest.apiVersion, kind: Manifest.kind }) });
+  }
+  return statuses;
+}

@@ -1,0 +1,64 @@
+// One place that computes a Kyma's status from its parts: module entries, the Modules and
+// ModuleCatalog conditions, and the overall state by upstream's precedence (a module in Error
+// makes the Kyma Error; then Processing or Deleting modules make it Processing; then Warning; a
+// condition that does not hold keeps it Processing; otherwise Ready).
+import {
+  KYMA_CONDITION_REASON,
+  KymaConditionMessages,
+  KymaConditionTypes,
+  States,
+  type KymaObject,
+  type KymaStatus,
+  type ModuleStatus,
+  type State,
+} from '../../api/operator/index.js';
+import type { Condition } from '../../api/schema.js';
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+/** Sets a condition, keeping lastTransitionTime when the status did not change. */
+export function setCondition(list: Condition[], type: string, status: ConditionStatus, message: string, generation: number | undefined, now: string): Condition[] {
+  const old = list.find((c) => c.type === type);
+  const next: Condition = {
+    type,
+    status,
+    reason: KYMA_CONDITION_REASON,
+    message,
+    lastTransitionTime: old && old.status === status ? old.lastTransitionTime : now,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  };
+  return [...list.filter((c) => c.type !== type && c.type !== KymaConditionTypes.DeprecatedReady), next];
+}
+
+export function removeCondition(list: Condition[], type: string): Condition[] {
+  return list.filter((c) => c.type !== type);
+}
+
+/** Settled modules: nothing more to do for them now. */
+function settled(state: State): boolean {
+  return state === States.Ready || state === States.Warning || state === States.Unmanaged;
+}
+
+export function modulesCondition(modules: ModuleStatus[]): { status: ConditionStatus; message: string } {
+  return modules.every((m) => settled(m.state)) ? { status: 'True', message: KymaConditionMessages.ModulesReady } : { status: 'False', message: KymaConditionMessages.ModulesNotReady };
+}
+
+export function determineState(modules: ModuleStatus[], conditions: Condition[]): State {
+  if (modules.some((m) => m.state === States.Error)) return States.Error;
+  if (modules.some((m) => m.state === States.Processing || m.state === States.Deleting || m.state === '')) return States.Processing;
+  if (modules.some((m) => m.state === States.Warning)) return States.Warning;
+  if (conditions.some((c) => c.status !== 'True')) return States.Processing;
+  return States.Ready;
+}
+
+/** The status without timestamps, to tell whether a write is needed. */
+export function statusFingerprint(status: KymaStatus | undefined): string {
+  if (!status) return '';
+  const conditions = (status.conditions ?? []).map((c) => ({ ...c, lastTransitionTime: '' })).sort((a, b) => a.type.localeCompare(b.type));
+  return JSON.stringify({ ...status, conditions, lastOperation: status.lastOperation?.operation ?? '' });
+}
+
+export function lastOperation(kyma: KymaObject, operation: string, now: string): KymaStatus['lastOperation'] {
+  const old = kyma.status?.lastOperation;
+  return old && old.operation === operation ? old : { operation, lastUpdateTime: now };
+}

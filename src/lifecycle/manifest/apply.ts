@@ -1,0 +1,101 @@
+// Server-side apply of a module's objects into the target cluster with one field manager, phase
+// by phase (CRDs first and established before anything that may use them).
+import { isNotFound } from '../../runtime/client/errors.js';
+import type { Client } from '../../runtime/client/interface.js';
+import type { KubeObject } from '../../runtime/types.js';
+import { CRD_KIND } from './constants.js';
+import { applyPhases, type ResourceRef, refKey, refOf } from './inventory.js';
+import { mapLimit, sleep } from './util.js';
+
+/** What the cluster answered for an applied object: enough to notice a later change cheaply. */
+export interface AppliedRecord {
+  resourceVersion: string;
+  generation?: number;
+}
+
+export interface ApplyOptions {
+  fieldManager: string;
+  concurrency: number;
+  /** How long to wait for new CRDs to be established before giving up for this reconcile. */
+  crdEstablishTimeoutMs: number;
+  signal: AbortSignal;
+}
+
+export class CrdNotEstablishedError extends Error {
+  constructor(readonly names: string[]) {
+    super(`CustomResourceDefinitions not yet established: ${names.join(', ')}`);
+    this.name = 'CrdNotEstablishedError';
+  }
+}
+
+export function recordOf(obj: KubeObject): AppliedRecord {
+  return { resourceVersion: obj.metadata.resourceVersion ?? '', generation: obj.metadata.generation };
+}
+
+function isEstablished(crd: KubeObject): boolean {
+  const conds = (crd.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
+  return conds.some((c) => c.type === 'Established' && c.status === 'True');
+}
+
+async function waitEstablished(client: Client, crds: readonly KubeObject[], opts: ApplyOptions, applied: Map<string, KubeObject>): Promise<void> {
+  const deadline = Date.now() + opts.crdEstablishTimeoutMs;
+  let pending = crds.filter((c) => !isEstablished(applied.get(refKey(refOf(c))) ?? c));
+  let delay = 50;
+  while (pending.length > 0) {
+    if (Date.now() > deadline || opts.signal.aborted) throw new CrdNotEstablishedError(pending.map((c) => c.metadata.name ?? ''));
+    await sleep(delay, opts.signal);
+    delay = Math.min(delay * 2, 1000);
+    const still: KubeObject[] = [];
+    for (const c of pending) {
+      try {
+        if (!isEstablished(await client.get(CRD_KIND, { name: c.metadata.name ?? '' }, { signal: opts.signal }))) still.push(c);
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+        still.push(c);
+      }
+    }
+    pending = still;
+  }
+}
+
+/** Applies one object and returns what the server stored. */
+export function applyOne(client: Client, obj: KubeObject, opts: ApplyOptions): Promise<KubeObject> {
+  return client.apply(obj, { fieldManager: opts.fieldManager, force: true, signal: opts.signal });
+}
+
+/**
+ * Applies `objects` in phases; returns the records of everything applied. On an error the records
+ * of what was applied before it are in `partial` of the thrown ApplyError.
+ */
+export async function applyAll(client: Client, objects: readonly KubeObject[], opts: ApplyOptions): Promise<Map<string, AppliedRecord>> {
+  const records = new Map<string, AppliedRecord>();
+  const applied = new Map<string, KubeObject>();
+  try {
+    for (const phase of applyPhases(objects)) {
+      await mapLimit(phase, opts.concurrency, async (obj) => {
+        const stored = await applyOne(client, obj, opts);
+        const key = refKey(refOf(obj));
+        records.set(key, recordOf(stored));
+        applied.set(key, stored);
+      });
+      const crds = phase.filter((o) => o.kind === 'CustomResourceDefinition');
+      if (crds.length > 0) await waitEstablished(client, crds, opts, applied);
+    }
+  } catch (e) {
+    throw new ApplyError(e, [...records.keys()]);
+  }
+  return records;
+}
+
+/** An apply that failed part-way; `appliedKeys` lists the objects that were applied (inventory keys). */
+export class ApplyError extends Error {
+  constructor(
+    cause: unknown,
+    readonly appliedKeys: string[],
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'ApplyError';
+  }
+}
+
+export type { ResourceRef };

@@ -1,0 +1,116 @@
+// The module's default custom resource (Manifest.spec.resource): created once in the target
+// cluster for customResourcePolicy CreateAndDelete, deleted before the module is removed; and the
+// users' own custom resources of the module's CRDs, which block the removal.
+import { Finalizers, Labels, type ManifestObject } from '../../api/operator/index.js';
+import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.js';
+import { isNoKindMatch } from '../../runtime/client/discovery.js';
+import type { Client } from '../../runtime/client/interface.js';
+import type { KubeObject } from '../../runtime/types.js';
+import { splitApiVersion } from '../../runtime/types.js';
+import { CRD_KIND, MANAGED_BY_DECLARATIVE } from './constants.js';
+import { describeRef, type ResourceRef } from './inventory.js';
+import { mapLimit } from './util.js';
+
+/** The default CR to manage, or undefined (no resource, or policy Ignore). */
+export function managedDefaultCR(manifest: ManifestObject): KubeObject | undefined {
+  const r = manifest.spec.resource;
+  if (!r || manifest.spec.customResourcePolicy === 'Ignore') return undefined;
+  if (!r.apiVersion || !r.kind || !r.metadata || typeof r.metadata.name !== 'string') return undefined;
+  return r as KubeObject;
+}
+
+const keyOfCR = (cr: KubeObject) => ({ namespace: cr.metadata.namespace || undefined, name: cr.metadata.name ?? '' });
+
+/** Returns the default CR in the cluster, creating it when missing (it is never updated afterwards: it belongs to the user). */
+export async function ensureDefaultCR(client: Client, desired: KubeObject, signal: AbortSignal): Promise<{ cr: KubeObject; created: boolean }> {
+  try {
+    return { cr: await client.get(desired, keyOfCR(desired), { signal }), created: false };
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  const body = structuredClone(desired);
+  delete body.status;
+  body.metadata = { ...body.metadata, labels: { ...body.metadata.labels, [Labels.ManagedBy]: MANAGED_BY_DECLARATIVE } };
+  try {
+    return { cr: await client.create(body, { fieldManager: Finalizers.CustomResourceManager, signal }), created: true };
+  } catch (e) {
+    if (!isAlreadyExists(e)) throw e;
+    return { cr: await client.get(desired, keyOfCR(desired), { signal }), created: false };
+  }
+}
+
+/** Deletes the default CR; true once it is gone. */
+export async function deleteDefaultCR(client: Client, desired: KubeObject, signal: AbortSignal): Promise<boolean> {
+  try {
+    await client.delete(desired, keyOfCR(desired), { propagationPolicy: 'Background', signal });
+  } catch (e) {
+    if (isNotFound(e) || isNoKindMatch(e)) return true;
+    throw e;
+  }
+  try {
+    await client.get(desired, keyOfCR(desired), { signal });
+    return false;
+  } catch (e) {
+    if (isNotFound(e) || isNoKindMatch(e)) return true;
+    throw e;
+  }
+}
+
+interface CrdShape {
+  spec?: { group?: string; names?: { kind?: string }; versions?: { name?: string; served?: boolean; storage?: boolean }[] };
+}
+
+/** `apiVersion`/`kind` of the custom resources a CRD serves, or undefined when the CRD is gone. */
+async function kindOfCrd(client: Client, name: string, signal: AbortSignal): Promise<{ apiVersion: string; kind: string } | undefined> {
+  let crd: KubeObject & CrdShape;
+  try {
+    crd = await client.get<KubeObject & CrdShape>(CRD_KIND, { name }, { signal });
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+  const versions = crd.spec?.versions ?? [];
+  const version = versions.find((v) => v.storage)?.name ?? versions.find((v) => v.served)?.name;
+  if (!crd.spec?.group || !crd.spec.names?.kind || !version) return undefined;
+  return { apiVersion: `${crd.spec.group}/${version}`, kind: crd.spec.names.kind };
+}
+
+/**
+ * Custom resources of the module's CRDs (in every namespace, or cluster-scoped) other than the
+ * default CR it manages: while any exists, the module is not removed.
+ */
+export async function findUserCRs(client: Client, manifest: ManifestObject, synced: readonly ResourceRef[], signal: AbortSignal): Promise<ResourceRef[]> {
+  const kinds = new Map<string, { apiVersion: string; kind: string }>();
+  const crdNames = synced.filter((r) => r.kind === 'CustomResourceDefinition').map((r) => r.name);
+  const found = await mapLimit(crdNames, 4, (name) => kindOfCrd(client, name, signal));
+  for (const k of found) if (k) kinds.set(`${splitApiVersion(k.apiVersion).group}/${k.kind}`, k);
+  const resource = manifest.spec.resource;
+  if (resource?.apiVersion && resource.kind) kinds.set(`${splitApiVersion(resource.apiVersion).group}/${resource.kind}`, { apiVersion: resource.apiVersion, kind: resource.kind });
+  const defaultCR = managedDefaultCR(manifest);
+  const isDefault = (o: KubeObject): boolean =>
+    !!defaultCR &&
+    o.kind === defaultCR.kind &&
+    splitApiVersion(o.apiVersion).group === splitApiVersion(defaultCR.apiVersion).group &&
+    o.metadata.name === defaultCR.metadata.name &&
+    (o.metadata.namespace ?? '') === (defaultCR.metadata.namespace ?? '');
+  const lists = await mapLimit([...kinds.values()], 4, async (kind) => {
+    try {
+      return (await client.list(kind, { signal })).items.map((o) => ({ ...o, apiVersion: o.apiVersion || kind.apiVersion, kind: o.kind || kind.kind }));
+    } catch (e) {
+      if (isNotFound(e) || isNoKindMatch(e)) return [];
+      throw e;
+    }
+  });
+  const out: ResourceRef[] = [];
+  for (const o of lists.flat()) {
+    if (isDefault(o)) continue;
+    const { group, version } = splitApiVersion(o.apiVersion);
+    out.push({ group, version, kind: o.kind, namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' });
+  }
+  return out;
+}
+
+export function describeUserCRs(refs: readonly ResourceRef[], max = 10): string {
+  const shown = refs.slice(0, max).map(describeRef).join(', ');
+  return refs.length > max ? `${shown} and ${refs.length - max} more` : shown;
+}

@@ -1,0 +1,96 @@
+// The lifecycle manager's Manifest controller: installs one module into one runtime with
+// server-side apply, keeps it there (drift), upgrades it (prune), reports its readiness, and
+// removes it when the Manifest goes (blocked while users' custom resources of the module exist).
+import { Kyma, type KymaObject, Labels, Manifest, type ManifestObject } from '../../api/operator/index.js';
+import type { Client } from '../../runtime/client/interface.js';
+import type { Controller } from '../../runtime/controller.js';
+import { type Manager, newControllerManagedBy } from '../../runtime/manager.js';
+import type { Predicate } from '../../runtime/predicates.js';
+import { keyOf } from '../../runtime/types.js';
+import type { ArtifactFetcher } from '../artifacts/types.js';
+import { MANIFEST_FIELD_MANAGER } from './constants.js';
+import { ManifestMetrics, type ModuleStateHook } from './metrics.js';
+import { DEFAULT_INTERVALS, ManifestReconciler, type ManifestReconcilerDeps, type RequeueIntervals, type TargetClients } from './reconciler.js';
+import { ManifestSource } from './source.js';
+
+export interface ManifestControllerOptions {
+  /** Client of the control-plane cluster (Manifests, Kymas, Events). */
+  kcp: Client;
+  /** Namespace of the Manifests (kcp-system); all namespaces when undefined. */
+  namespace?: string;
+  /** Clients of the runtime clusters: a RemoteClusterCache keyed by Kyma name, or a function. */
+  remoteClients: TargetClients;
+  fetcher: ArtifactFetcher;
+  /** Field manager of the server-side applies (default `declarative.kyma-project.io/applier`). */
+  fieldManager?: string;
+  intervals?: Partial<RequeueIntervals>;
+  maxConcurrentReconciles?: number;
+  /** Requests one reconcile keeps in flight against a runtime (default 4). */
+  requestConcurrency?: number;
+  /** How long one reconcile waits for new CRDs to be established (default 10 s). */
+  crdEstablishTimeoutMs?: number;
+  /** A fetched manifest is reused for the same link this long (default 10 min; digest links until evicted). */
+  refetchAfterMs?: number;
+  /** Report Manifests whose Kyma does not exist (default true; needs the Kyma CRD in the KCP). */
+  detectOrphans?: boolean;
+  /** Called when a module's state changes (besides the `lifecycle_mgr_manifest_state` gauge). */
+  onModuleState?: ModuleStateHook;
+}
+
+export interface ManifestController {
+  controller: Controller;
+  reconciler: ManifestReconciler;
+}
+
+/** Our own status writes need no reconcile: updates pass when anything but the status changed. */
+const notStatusOnly: Predicate = {
+  update: (o, n) =>
+    o.metadata.generation !== n.metadata.generation ||
+    o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
+    JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) ||
+    JSON.stringify(o.metadata.annotations ?? {}) !== JSON.stringify(n.metadata.annotations ?? {}) ||
+    JSON.stringify(o.metadata.finalizers ?? []) !== JSON.stringify(n.metadata.finalizers ?? []),
+};
+
+export function setupManifestController(manager: Manager, opts: ManifestControllerOptions): ManifestController {
+  const scope = opts.namespace ? { namespace: opts.namespace } : {};
+  const manifests = manager.cache<ManifestObject>(Manifest, scope);
+  let kymas: ManifestReconcilerDeps['kymas'];
+  if (opts.detectOrphans !== false) {
+    const informer = manager.informer<KymaObject>(Kyma, scope);
+    kymas = { store: informer.store, synced: () => informer.hasSynced };
+  }
+  const reconciler = new ManifestReconciler({
+    kcp: opts.kcp,
+    manifests,
+    kymas,
+    targets: opts.remoteClients,
+    source: new ManifestSource(opts.fetcher, opts.refetchAfterMs ?? 10 * 60_000),
+    events: manager.events,
+    log: manager.logger.child('manifest'),
+    metrics: new ManifestMetrics(manager.registry, opts.onModuleState),
+    fieldManager: opts.fieldManager ?? MANIFEST_FIELD_MANAGER,
+    intervals: { ...DEFAULT_INTERVALS, ...opts.intervals },
+    requestConcurrency: opts.requestConcurrency ?? 4,
+    crdEstablishTimeoutMs: opts.crdEstablishTimeoutMs ?? 10_000,
+  });
+  const builder = newControllerManagedBy(manager)
+    .named('manifest')
+    .for(Manifest, { ...scope, predicates: [notStatusOnly] })
+    .withOptions({ maxConcurrentReconciles: opts.maxConcurrentReconciles ?? 10 });
+  if (kymas) {
+    // A Kyma that appears or goes changes whether its Manifests are orphans; its many status
+    // updates do not.
+    builder.watches<KymaObject>(
+      Kyma,
+      (kyma) => manifests.list({ namespace: kyma.metadata.namespace, labelSelector: `${Labels.KymaName}=${kyma.metadata.name ?? ''}` }).map((m) => keyOf(m)),
+      { ...scope, predicates: [{ update: () => false }] },
+    );
+  }
+  const controller = builder.complete(reconciler);
+  return { controller, reconciler };
+}
+
+export { DEFAULT_INTERVALS, ManifestReconciler, type RequeueIntervals, type TargetClients } from './reconciler.js';
+export { MANIFEST_FIELD_MANAGER, MANAGED_BY_DECLARATIVE } from './constants.js';
+export type { ModuleStateChange, ModuleStateHook } from './metrics.js';

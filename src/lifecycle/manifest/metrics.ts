@@ -1,0 +1,52 @@
+// Module state metrics of the Manifest controller and the hook other components (the Kyma
+// controller's metrics, the CLI) may subscribe to.
+import type { Registry } from '../../runtime/metrics.js';
+import { type State, States } from '../../api/operator/index.js';
+
+export interface ModuleStateChange {
+  manifest: string;
+  namespace: string;
+  kymaName: string;
+  moduleName: string;
+  state: State;
+  previous: State | undefined;
+}
+
+export type ModuleStateHook = (change: ModuleStateChange) => void;
+
+const ALL_STATES: State[] = [States.Ready, States.Processing, States.Error, States.Deleting, States.Warning, States.Unmanaged];
+
+export class ManifestMetrics {
+  private readonly stateGauge;
+  private readonly requeues;
+
+  constructor(
+    registry: Registry,
+    private readonly hook?: ModuleStateHook,
+  ) {
+    this.stateGauge = registry.gauge({
+      name: 'lifecycle_mgr_manifest_state',
+      help: '1 for the current state of a Manifest (one module in one runtime), 0 for the other states.',
+      labelNames: ['manifest', 'kyma_name', 'module_name', 'state'],
+    });
+    this.requeues = registry.counter({
+      name: 'lifecycle_mgr_manifest_requeue_reason_total',
+      help: 'Manifest reconciles by why they are looked at again (intended: normal flow; unexpected: an error).',
+      labelNames: ['requeue_reason', 'requeue_type'],
+    });
+  }
+
+  recordState(change: ModuleStateChange): void {
+    const base = { manifest: change.manifest, kyma_name: change.kymaName, module_name: change.moduleName };
+    for (const s of ALL_STATES) this.stateGauge.set({ ...base, state: s }, s === change.state ? 1 : 0);
+    if (change.previous !== change.state) this.hook?.(change);
+  }
+
+  forget(manifest: string, kymaName: string, moduleName: string): void {
+    for (const s of ALL_STATES) this.stateGauge.remove({ manifest, kyma_name: kymaName, module_name: moduleName, state: s });
+  }
+
+  requeue(reason: string, type: 'intended' | 'unexpected'): void {
+    this.requeues.inc({ requeue_reason: reason, requeue_type: type });
+  }
+}

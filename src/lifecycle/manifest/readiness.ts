@@ -1,0 +1,129 @@
+// Readiness of an installed module: its manager (Deployment or StatefulSet) and the state its
+// operator reports in the default custom resource (upstream internal/manifest/statecheck and
+// CustomResourceReadyCheck).
+import { type ManifestObject, type State, States } from '../../api/operator/index.js';
+import { isNotFound } from '../../runtime/client/errors.js';
+import type { Client } from '../../runtime/client/interface.js';
+import type { KubeObject } from '../../runtime/types.js';
+import { splitApiVersion } from '../../runtime/types.js';
+import { CUSTOM_STATE_CHECK_ANNOTATION, Messages, MISSING_STATE_WARNING_MS } from './constants.js';
+import { refKey, refOf } from './inventory.js';
+
+export interface StateInfo {
+  state: State;
+  /** Why the state is not Ready, for lastOperation and conditions. */
+  info?: string;
+}
+
+interface Condition {
+  type?: string;
+  status?: string;
+  reason?: string;
+}
+
+/** The manager of the module: `spec.manager`, else the first Deployment or StatefulSet of the manifest (as upstream). */
+export function findManager(manifest: ManifestObject, objects: readonly KubeObject[]): KubeObject | undefined {
+  const m = manifest.spec.manager;
+  if (m) {
+    return objects.find((o) => {
+      const { group, version } = splitApiVersion(o.apiVersion);
+      return group === m.group && (version === m.version || !m.version) && o.kind === m.kind && o.metadata.name === m.name && (o.metadata.namespace ?? '') === (m.namespace ?? o.metadata.namespace ?? '');
+    });
+  }
+  return objects.find((o) => o.apiVersion === 'apps/v1' && (o.kind === 'Deployment' || o.kind === 'StatefulSet'));
+}
+
+const PROGRESSING_REASONS = new Set(['NewReplicaSetAvailable', 'FoundNewReplicaSet', 'NewReplicaSetCreated', 'ReplicaSetUpdated']);
+
+/** Deployment state from its Progressing and Available conditions (upstream DeploymentStateCheck). */
+export function deploymentState(deploy: KubeObject): StateInfo {
+  const status = (deploy.status ?? {}) as { conditions?: Condition[]; readyReplicas?: number; observedGeneration?: number };
+  const conds = status.conditions ?? [];
+  const progressing = conds.find((c) => c.type === 'Progressing');
+  const available = conds.find((c) => c.type === 'Available');
+  if (!progressing && !available) {
+    // Not yet seen by a deployment controller: still coming up, not failed (upstream never meets
+    // this window because kube's controller sets the conditions at once).
+    const replicas = (deploy.spec as { replicas?: number } | undefined)?.replicas ?? 1;
+    if (status.observedGeneration !== undefined && (status.readyReplicas ?? 0) >= replicas) return { state: States.Ready };
+    return { state: States.Processing, info: Messages.ManagerNotReady };
+  }
+  const isAvailable = available?.status === 'True';
+  if (progressing?.status === 'True' && progressing.reason && PROGRESSING_REASONS.has(progressing.reason)) {
+    if (isAvailable && progressing.reason === 'NewReplicaSetAvailable') return { state: States.Ready };
+    return { state: States.Processing, info: Messages.ManagerNotReady };
+  }
+  return { state: States.Error, info: `deployment ${deploy.metadata.name ?? ''} is not progressing${progressing?.reason ? `: ${progressing.reason}` : ''}` };
+}
+
+/** StatefulSet state: Ready when all replicas are ready (upstream StatefulSetStateCheck, without the pod inspection). */
+export function statefulSetState(sts: KubeObject): StateInfo {
+  const replicas = (sts.spec as { replicas?: number } | undefined)?.replicas ?? 1;
+  const ready = (sts.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
+  return ready >= replicas ? { state: States.Ready } : { state: States.Processing, info: `statefulset ${sts.metadata.name ?? ''} is not ready` };
+}
+
+/** State of the manager, read from `live` (objects just checked) or from the cluster. */
+export async function managerState(client: Client, manager: KubeObject | undefined, live: ReadonlyMap<string, KubeObject>, signal: AbortSignal): Promise<StateInfo> {
+  if (!manager) return { state: States.Ready };
+  let current = live.get(refKey(refOf(manager)));
+  if (!current) {
+    try {
+      current = await client.get(manager, { namespace: manager.metadata.namespace, name: manager.metadata.name ?? '' }, { signal });
+    } catch (e) {
+      if (isNotFound(e)) return { state: States.Processing, info: Messages.ManagerNotReady };
+      throw e;
+    }
+  }
+  return current.kind === 'StatefulSet' ? statefulSetState(current) : deploymentState(current);
+}
+
+interface CustomStateCheck {
+  jsonPath: string;
+  value: string;
+  mappedState: State;
+}
+
+const DEFAULT_CHECKS: CustomStateCheck[] = [States.Ready, States.Error, States.Deleting, States.Warning].map((s) => ({ jsonPath: 'status.state', value: s, mappedState: s }));
+const SUPPORTED = new Set<string>([States.Ready, States.Processing, States.Error, States.Deleting, States.Warning]);
+
+function readPath(obj: unknown, path: string): string | undefined {
+  let cur: unknown = obj;
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return typeof cur === 'string' ? cur : undefined;
+}
+
+/** The module state its custom resource reports (upstream HandleState with the custom-state-check annotation). */
+export function moduleCRState(manifest: ManifestObject, cr: KubeObject, now = Date.now()): StateInfo {
+  const custom = manifest.metadata.annotations?.[CUSTOM_STATE_CHECK_ANNOTATION];
+  let checks = DEFAULT_CHECKS;
+  if (custom !== undefined) {
+    try {
+      checks = JSON.parse(custom) as CustomStateCheck[];
+    } catch {
+      return { state: States.Error, info: `invalid ${CUSTOM_STATE_CHECK_ANNOTATION} annotation` };
+    }
+    if (!checks.some((c) => c.mappedState === States.Ready) || !checks.some((c) => c.mappedState === States.Error)) {
+      return { state: States.Error, info: 'required Ready and Error state mapping are missing' };
+    }
+  }
+  const results = new Map<State, boolean>();
+  let found = false;
+  for (const c of checks) {
+    const value = readPath(cr, c.jsonPath);
+    if (value === undefined) continue;
+    if (custom === undefined && !SUPPORTED.has(value)) return { state: States.Warning, info: Messages.ModuleCRStateUnsupported };
+    found = true;
+    results.set(c.mappedState, (results.get(c.mappedState) ?? true) && value === c.value);
+  }
+  if (!found) {
+    const created = Date.parse(manifest.metadata.creationTimestamp ?? '');
+    const late = Number.isFinite(created) && now - created > MISSING_STATE_WARNING_MS;
+    return { state: late ? States.Warning : States.Processing, info: Messages.ModuleCRStateMissing };
+  }
+  for (const s of [States.Error, States.Ready, States.Warning, States.Deleting] as const) if (results.get(s)) return s === States.Ready ? { state: s } : { state: s, info: `module CR ${cr.metadata.name ?? ''} reports ${s}` };
+  return { state: States.Processing, info: `module CR ${cr.metadata.name ?? ''} is processing` };
+}

@@ -1,0 +1,435 @@
+// The Manifest reconciler: one module in one runtime. The flow, each step one function:
+//
+//   read -> skip? -> unmanaged? (remove labels, delete the Manifest) -> target client -> orphaned?
+//   -> finalizers -> [deleting: user CRs block -> default CR -> resources -> finalizers]
+//   -> fetch -> render -> apply (or check drift) -> prune -> default CR -> readiness -> status
+//
+// Everything the reconciler needs to know is in the API server (status.synced is the inventory);
+// the in-memory record of the last apply only saves requests: without it, the next reconcile
+// applies everything once more.
+import {
+  Annotations,
+  Finalizers,
+  isEnabled,
+  type KymaObject,
+  Labels,
+  Manifest,
+  ManifestConditionReasons,
+  ManifestConditionTypes,
+  type ManifestObject,
+  type State,
+  States,
+  SyncStrategies,
+} from '../../api/operator/index.js';
+import type { Store } from '../../runtime/cache.js';
+import { isConflict, isNotFound } from '../../runtime/client/errors.js';
+import type { Client } from '../../runtime/client/interface.js';
+import type { ReconcileResult, Request } from '../../runtime/controller.js';
+import type { EventRecorder } from '../../runtime/events.js';
+import type { Logger } from '../../runtime/log.js';
+import { KubeconfigSecretError, RemoteClusterCache } from '../../runtime/remote.js';
+import type { KubeObject } from '../../runtime/types.js';
+import { keyOf } from '../../runtime/types.js';
+import { ArtifactError } from '../artifacts/types.js';
+import { type AppliedRecord, ApplyError, applyAll, CrdNotEstablishedError } from './apply.js';
+import { Messages } from './constants.js';
+import { deleteDefaultCR, describeUserCRs, ensureDefaultCR, findUserCRs, managedDefaultCR } from './default-cr.js';
+import { checkDrift } from './drift.js';
+import { describeRef, refKey, refOf, removedRefs, type ResourceRef, unionRefs } from './inventory.js';
+import type { ManifestMetrics } from './metrics.js';
+import { deleteResources } from './prune.js';
+import { findManager, managerState, moduleCRState, type StateInfo } from './readiness.js';
+import { hashObjects, RenderError, renderObjects } from './render.js';
+import { linkOf, type ManifestSource } from './source.js';
+import { StatusDraft } from './status.js';
+import { messageOf } from './util.js';
+
+export interface RequeueIntervals {
+  /** After a Ready reconcile (also the period of the drift check). */
+  successMs: number;
+  /** While installing, pruning or deleting. */
+  busyMs: number;
+  /** After an error the controller reports in the status (fetch, apply). */
+  errorMs: number;
+  /** In Warning. */
+  warningMs: number;
+}
+
+export const DEFAULT_INTERVALS: RequeueIntervals = { successMs: 30_000, busyMs: 5_000, errorMs: 2_000, warningMs: 30_000 };
+
+/** How the target cluster of a Manifest is reached: a remote cluster cache keyed by Kyma name, or a function. */
+export type TargetClients = RemoteClusterCache | ((kymaName: string, manifest: ManifestObject) => Client);
+
+export interface ManifestReconcilerDeps {
+  kcp: Client;
+  manifests: Store<ManifestObject>;
+  /** Kymas of the KCP for orphan detection; undefined disables it. */
+  kymas?: { store: Store<KymaObject>; synced: () => boolean };
+  targets: TargetClients;
+  source: ManifestSource;
+  events: EventRecorder;
+  log: Logger;
+  metrics: ManifestMetrics;
+  fieldManager: string;
+  intervals: RequeueIntervals;
+  /** Requests one reconcile has in flight against the target cluster at most. */
+  requestConcurrency: number;
+  crdEstablishTimeoutMs: number;
+}
+
+interface AppliedState {
+  uid: string;
+  hash: string;
+  records: Map<string, AppliedRecord>;
+}
+
+interface Context {
+  manifest: ManifestObject;
+  status: StatusDraft;
+  signal: AbortSignal;
+}
+
+const OUR_FINALIZERS: readonly string[] = [Finalizers.Manifest, Finalizers.LabelRemoval, Finalizers.CustomResourceManager];
+
+export class ManifestReconciler {
+  /** The last apply per Manifest key (`namespace/name`). */
+  private readonly applied = new Map<string, AppliedState>();
+  /** Metric labels reported per Manifest key, to drop the series when the Manifest goes. */
+  private readonly reported = new Map<string, { kymaName: string; moduleName: string }>();
+
+  constructor(private readonly d: ManifestReconcilerDeps) {}
+
+  async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
+    const cached = this.d.manifests.get(keyOf(req));
+    if (!cached) {
+      this.forget(keyOf(req));
+      return;
+    }
+    const manifest = structuredClone(cached);
+    if (isEnabled(manifest.metadata.labels?.[Labels.SkipReconciliation])) return { requeueAfterMs: this.d.intervals.successMs };
+    const ctx: Context = { manifest, status: new StatusDraft(manifest), signal };
+    const deleting = !!manifest.metadata.deletionTimestamp;
+
+    if (isEnabled(manifest.metadata.annotations?.[Annotations.Unmanaged])) return this.unmanage(ctx);
+
+    const target = this.targetClient(manifest);
+    if (!deleting) {
+      if (this.isOrphaned(manifest)) return this.orphaned(ctx);
+      if (await this.ensureFinalizers(manifest)) return;
+    }
+    try {
+      return deleting ? await this.remove(ctx, target) : await this.install(ctx, target);
+    } catch (e) {
+      if (signal.aborted) throw e;
+      if (deleting && e instanceof KubeconfigSecretError && e.reason === 'SecretNotFound') {
+        // The runtime is gone with its kubeconfig: nothing left to clean up there.
+        this.d.log.info('kubeconfig Secret gone; releasing the Manifest', { manifest: keyOf(req) });
+        await this.dropFinalizers(manifest, OUR_FINALIZERS);
+        return;
+      }
+      ctx.status.set(States.Error, messageOf(e));
+      await this.finish(ctx, 'unexpected error');
+      throw e;
+    }
+  }
+
+  // ---- install ------------------------------------------------------------------------------
+
+  private async install(ctx: Context, target: Client): Promise<ReconcileResult> {
+    const { manifest, status, signal } = ctx;
+    let objects: KubeObject[];
+    try {
+      const fetched = await this.d.source.fetch(linkOf(manifest), signal);
+      objects = await renderObjects(fetched.objects, manifest, target, signal);
+    } catch (e) {
+      if (e instanceof ArtifactError || e instanceof RenderError) return this.invalidManifest(ctx, e);
+      throw e;
+    }
+    status.condition(ManifestConditionTypes.Resources, 'True', ManifestConditionReasons.ResourcesAvailable, Messages.ResourcesParsed);
+
+    let live: Map<string, KubeObject>;
+    try {
+      live = await this.applyOrRestore(ctx, target, objects);
+    } catch (e) {
+      if (!(e instanceof ApplyError)) throw e;
+      const applied = objects.filter((o) => e.appliedKeys.includes(refKey(refOf(o)))).map(refOf);
+      status.synced = unionRefs(status.synced, applied);
+      if (e.cause instanceof CrdNotEstablishedError) {
+        status.set(States.Processing, e.message);
+        return this.finish(ctx, 'crds not established');
+      }
+      status.set(States.Error, `failed to apply the module's resources: ${e.message}`);
+      this.d.events.event(manifest, 'Warning', 'ApplyFailed', status.operation.slice(0, 1000));
+      return this.finish(ctx, 'apply failed', true);
+    }
+
+    const targetRefs = objects.map(refOf);
+    const leftovers = await this.prune(ctx, target, removedRefs(status.synced, targetRefs));
+    status.synced = [...targetRefs, ...leftovers];
+
+    const readiness = await this.readiness(ctx, target, objects, live);
+    if (leftovers.length > 0) {
+      status.set(States.Warning, `deletion is not yet finished: ${leftovers.map(describeRef).join(', ')}`);
+      return this.finish(ctx, 'prune not finished');
+    }
+    this.setState(ctx, readiness);
+    return this.finish(ctx, 'reconciled');
+  }
+
+  /** Applies everything when the rendered objects changed, else re-applies only the objects that drifted. */
+  private async applyOrRestore(ctx: Context, target: Client, objects: KubeObject[]): Promise<Map<string, KubeObject>> {
+    const key = keyOf(ctx.manifest);
+    const uid = ctx.manifest.metadata.uid ?? '';
+    const hash = hashObjects(objects);
+    const opts = { fieldManager: this.d.fieldManager, concurrency: this.d.requestConcurrency, crdEstablishTimeoutMs: this.d.crdEstablishTimeoutMs, signal: ctx.signal };
+    const known = this.applied.get(key);
+    if (!known || known.hash !== hash || known.uid !== uid) {
+      this.applied.delete(key);
+      const records = await applyAll(target, objects, opts);
+      this.applied.set(key, { uid, hash, records });
+      if (known) this.d.events.event(ctx.manifest, 'Normal', 'ResourcesApplied', `applied ${objects.length} resources of the new module manifest`);
+      return new Map();
+    }
+    const drift = await checkDrift(target, objects, known.records, this.d.requestConcurrency, ctx.signal);
+    if (drift.drifted.length > 0) {
+      const records = await applyAll(target, drift.drifted, opts);
+      for (const [k, r] of records) known.records.set(k, r);
+      const what = drift.drifted.map((o) => describeRef(refOf(o)));
+      this.d.log.info('restored drifted resources', { manifest: keyOf(ctx.manifest), resources: what });
+      this.d.events.event(ctx.manifest, 'Normal', 'DriftRestored', `restored ${what.slice(0, 10).join(', ')}${what.length > 10 ? ` and ${what.length - 10} more` : ''}`);
+    }
+    return drift.live;
+  }
+
+  /** Deletes what the new version no longer contains; returns what is still there. */
+  private async prune(ctx: Context, target: Client, removed: ResourceRef[]): Promise<ResourceRef[]> {
+    if (removed.length === 0) return [];
+    const remaining = await deleteResources(target, removed, this.d.requestConcurrency, ctx.signal);
+    const done = removed.length - remaining.length;
+    if (done > 0) this.d.log.info('pruned resources', { manifest: keyOf(ctx.manifest), pruned: done, remaining: remaining.length });
+    return remaining;
+  }
+
+  /** Default CR (created once), then the manager's and the module CR's state. */
+  private async readiness(ctx: Context, target: Client, objects: KubeObject[], live: Map<string, KubeObject>): Promise<StateInfo> {
+    const { manifest, status, signal } = ctx;
+    const desired = managedDefaultCR(manifest);
+    let cr: KubeObject | undefined;
+    if (desired) {
+      const ensured = await ensureDefaultCR(target, desired, signal);
+      cr = ensured.cr;
+      if (ensured.created) this.d.events.event(manifest, 'Normal', 'ModuleCRCreated', `created ${desired.kind} ${keyOf(desired)}`);
+    }
+    const mgr = await managerState(target, findManager(manifest, objects), live, signal);
+    if (!cr) return mgr;
+    const crState = moduleCRState(manifest, cr);
+    if (crState.state === States.Warning) status.condition(ManifestConditionTypes.ModuleCR, 'False', ManifestConditionReasons.ModuleCRWarning, crState.info ?? Messages.ModuleCRStateMissing);
+    else status.condition(ManifestConditionTypes.ModuleCR, 'True', ManifestConditionReasons.ModuleCRInstalled, Messages.ModuleCRInstalled);
+    return mgr.state !== States.Ready ? mgr : crState;
+  }
+
+  private setState(ctx: Context, info: StateInfo): void {
+    const { status } = ctx;
+    if (info.state === States.Ready) {
+      status.condition(ManifestConditionTypes.Installation, 'True', ManifestConditionReasons.Ready, Messages.InstallationReady);
+      status.set(States.Ready, Messages.ResourcesReady);
+    } else {
+      status.condition(ManifestConditionTypes.Installation, 'False', ManifestConditionReasons.Ready, Messages.InstallationReady);
+      status.set(info.state, info.info ?? Messages.WaitingForResources);
+    }
+  }
+
+  private async invalidManifest(ctx: Context, e: ArtifactError | RenderError): Promise<ReconcileResult> {
+    const reason = e instanceof ArtifactError ? e.reason : 'InvalidManifest';
+    ctx.status.condition(ManifestConditionTypes.Resources, 'False', reason, e.message.slice(0, 30_000));
+    ctx.status.set(States.Error, `${reason}: ${e.message}`.slice(0, 30_000));
+    if (ctx.status.operation !== ctx.status.before?.lastOperation?.operation) this.d.events.event(ctx.manifest, 'Warning', reason, e.message.slice(0, 1000));
+    return this.finish(ctx, 'invalid manifest', true);
+  }
+
+  // ---- deletion -----------------------------------------------------------------------------
+
+  private async remove(ctx: Context, target: Client): Promise<ReconcileResult | void> {
+    const { manifest, status, signal } = ctx;
+    const userCRs = await findUserCRs(target, manifest, status.synced, signal);
+    if (userCRs.length > 0) {
+      status.set(States.Deleting, `${Messages.WaitingForModuleCRs}: ${describeUserCRs(userCRs)}`);
+      // One event per change of the blocking set, not one per reconcile.
+      if (status.operation !== status.before?.lastOperation?.operation) this.d.events.event(manifest, 'Warning', 'DeletionBlocked', status.operation.slice(0, 1000));
+      return this.finish(ctx, 'module crs exist');
+    }
+    const desired = managedDefaultCR(manifest);
+    if (desired && !(await deleteDefaultCR(target, desired, signal))) {
+      status.set(States.Deleting, `waiting for the deletion of the module CR ${desired.kind} ${keyOf(desired)}`);
+      return this.finish(ctx, 'default cr deletion');
+    }
+    const remaining = await deleteResources(target, status.synced, this.d.requestConcurrency, signal);
+    if (remaining.length > 0) {
+      status.synced = remaining;
+      status.set(States.Deleting, `waiting for resources to be deleted: ${remaining.slice(0, 10).map(describeRef).join(', ')}`);
+      return this.finish(ctx, 'resources deletion');
+    }
+    this.d.events.event(manifest, 'Normal', 'ModuleRemoved', 'module resources removed from the runtime');
+    await this.dropFinalizers(manifest, OUR_FINALIZERS);
+    this.forget(keyOf(manifest));
+  }
+
+  // ---- unmanaged ----------------------------------------------------------------------------
+
+  /** The user took the module over: its resources stay, without our managed-by label, and the Manifest goes. */
+  private async unmanage(ctx: Context): Promise<ReconcileResult | void> {
+    const { manifest, signal } = ctx;
+    if (manifest.metadata.finalizers?.includes(Finalizers.LabelRemoval)) {
+      const target = this.targetClient(manifest);
+      try {
+        await this.removeManagedByLabels(target, manifest, signal);
+      } catch (e) {
+        // Without the runtime's kubeconfig there are no labels to remove any more.
+        if (!(e instanceof KubeconfigSecretError && e.reason === 'SecretNotFound')) throw e;
+      }
+      this.d.events.event(manifest, 'Normal', 'Unmanaged', 'managed-by labels removed; the module resources stay in the runtime');
+      await this.dropFinalizers(manifest, manifest.metadata.deletionTimestamp ? OUR_FINALIZERS : [Finalizers.LabelRemoval]);
+      return;
+    }
+    if (manifest.metadata.deletionTimestamp) {
+      await this.dropFinalizers(manifest, OUR_FINALIZERS);
+      this.forget(keyOf(manifest));
+      return;
+    }
+    try {
+      await this.d.kcp.delete(Manifest, { namespace: manifest.metadata.namespace, name: manifest.metadata.name ?? '' }, { signal });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+
+  private async removeManagedByLabels(target: Client, manifest: ManifestObject, signal: AbortSignal): Promise<void> {
+    const refs: { apiVersion: string; kind: string; namespace?: string; name: string }[] = (manifest.status?.synced ?? []).map((r) => ({
+      apiVersion: r.group ? `${r.group}/${r.version}` : r.version,
+      kind: r.kind,
+      namespace: r.namespace || undefined,
+      name: r.name,
+    }));
+    const cr = managedDefaultCR(manifest);
+    if (cr) refs.push({ apiVersion: cr.apiVersion, kind: cr.kind, namespace: cr.metadata.namespace || undefined, name: cr.metadata.name ?? '' });
+    const patch = { metadata: { labels: { [Labels.ManagedBy]: null } } };
+    for (const r of refs) {
+      if (signal.aborted) throw signal.reason;
+      try {
+        await target.patch(r, { namespace: r.namespace, name: r.name }, 'merge', patch, { signal });
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+  }
+
+  // ---- orphans ------------------------------------------------------------------------------
+
+  private isOrphaned(manifest: ManifestObject): boolean {
+    const kymas = this.d.kymas;
+    const kymaName = manifest.metadata.labels?.[Labels.KymaName];
+    if (!kymas || !kymaName || !kymas.synced()) return false;
+    return kymas.store.get(`${manifest.metadata.namespace ?? ''}/${kymaName}`) === undefined;
+  }
+
+  private async orphaned(ctx: Context): Promise<ReconcileResult> {
+    ctx.status.set(States.Error, Messages.Orphaned);
+    if (ctx.status.before?.lastOperation?.operation !== Messages.Orphaned) {
+      const kymaName = ctx.manifest.metadata.labels?.[Labels.KymaName] ?? '';
+      this.d.events.event(ctx.manifest, 'Warning', 'OrphanedManifest', `${Messages.Orphaned} (${kymaName})`);
+      this.d.log.warn('orphaned manifest', { manifest: keyOf(ctx.manifest), kyma: kymaName });
+    }
+    return this.finish(ctx, 'orphaned', true);
+  }
+
+  // ---- shared -------------------------------------------------------------------------------
+
+  private targetClient(manifest: ManifestObject): Client {
+    const local = manifest.metadata.annotations?.[Annotations.SyncStrategy] === SyncStrategies.LocalClient || manifest.spec.remote === false;
+    if (local) return this.d.kcp;
+    const kymaName = manifest.metadata.labels?.[Labels.KymaName] ?? '';
+    const t = this.d.targets;
+    return t instanceof RemoteClusterCache ? t.client(kymaName) : t(kymaName, manifest);
+  }
+
+  /** Adds the finalizers the Manifest needs; true when it wrote (the update event brings the next reconcile). */
+  private async ensureFinalizers(manifest: ManifestObject): Promise<boolean> {
+    const want = [Finalizers.Manifest, Finalizers.LabelRemoval, ...(managedDefaultCR(manifest) ? [Finalizers.CustomResourceManager] : [])];
+    const have = manifest.metadata.finalizers ?? [];
+    const missing = want.filter((f) => !have.includes(f));
+    if (missing.length === 0) return false;
+    await this.updateFinalizers(manifest, [...have, ...missing]);
+    return true;
+  }
+
+  private async dropFinalizers(manifest: ManifestObject, drop: readonly string[]): Promise<void> {
+    const have = manifest.metadata.finalizers ?? [];
+    const keep = have.filter((f) => !drop.includes(f));
+    if (keep.length !== have.length) await this.updateFinalizers(manifest, keep);
+  }
+
+  private async updateFinalizers(manifest: ManifestObject, finalizers: string[]): Promise<void> {
+    try {
+      await this.d.kcp.update({ ...manifest, metadata: { ...manifest.metadata, finalizers } });
+    } catch (e) {
+      // A newer version is on its way through the informer: it brings another reconcile.
+      if (isConflict(e) || isNotFound(e)) return;
+      throw e;
+    }
+  }
+
+  /**
+   * Writes the status when it changed, records metrics and says when to look again: after the
+   * interval of the state, or with the per-Manifest exponential backoff (`backoff`) for failures
+   * that repeat until someone fixes something (a broken artifact, an orphan).
+   */
+  private async finish(ctx: Context, reason: string, backoff = false): Promise<ReconcileResult> {
+    const { manifest, status } = ctx;
+    const next = status.toWrite();
+    if (next) {
+      try {
+        await this.d.kcp.patch(Manifest, { namespace: manifest.metadata.namespace, name: manifest.metadata.name ?? '' }, 'merge', { status: next }, { subresource: 'status', signal: ctx.signal });
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+    const previous = status.before?.state;
+    const kymaName = manifest.metadata.labels?.[Labels.KymaName] ?? '';
+    const moduleName = manifest.metadata.labels?.[Labels.ModuleName] ?? '';
+    this.reported.set(keyOf(manifest), { kymaName, moduleName });
+    if (previous !== status.state && status.state === States.Error) this.d.log.warn('manifest in error', { manifest: keyOf(manifest), operation: status.operation });
+    this.d.metrics.recordState({
+      manifest: manifest.metadata.name ?? '',
+      namespace: manifest.metadata.namespace ?? '',
+      kymaName,
+      moduleName,
+      state: status.state,
+      previous,
+    });
+    this.d.metrics.requeue(reason, status.state === States.Error ? 'unexpected' : 'intended');
+    return backoff ? { requeue: true } : { requeueAfterMs: this.intervalFor(status.state) };
+  }
+
+  private intervalFor(state: State): number {
+    const i = this.d.intervals;
+    switch (state) {
+      case States.Ready:
+        return i.successMs;
+      case States.Warning:
+        return i.warningMs;
+      case States.Error:
+        return i.errorMs;
+      default:
+        return i.busyMs;
+    }
+  }
+
+  private forget(key: string): void {
+    this.applied.delete(key);
+    const labels = this.reported.get(key);
+    if (labels) {
+      this.d.metrics.forget(key.slice(key.indexOf('/') + 1), labels.kymaName, labels.moduleName);
+      this.reported.delete(key);
+    }
+  }
+}

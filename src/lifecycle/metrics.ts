@@ -1,0 +1,50 @@
+// The lifecycle manager's Prometheus metrics, named as upstream names them: one gauge series per
+// Kyma and state (1 for the current state, 0 for the others), the same per module, and a counter
+// of requeues by reason.
+import { stateValues } from '../api/operator/index.js';
+import type { Gauge, Counter, Registry } from '../runtime/metrics.js';
+
+const STATES = stateValues.filter((s) => s !== '');
+
+export type RequeueType = 'intended' | 'unexpected';
+
+export class LifecycleMetrics {
+  private readonly kymaState: Gauge;
+  private readonly moduleState: Gauge;
+  private readonly requeues: Counter;
+  private readonly modulesByKyma = new Map<string, Set<string>>();
+
+  constructor(registry: Registry) {
+    this.kymaState = registry.gauge({ name: 'lifecycle_mgr_kyma_state', help: 'The state of a Kyma: 1 for its current state, 0 for the others.', labelNames: ['kyma_name', 'state', 'shoot', 'instance_id'] });
+    this.moduleState = registry.gauge({ name: 'lifecycle_mgr_module_state', help: 'The state of a module of a Kyma: 1 for its current state, 0 for the others.', labelNames: ['module_name', 'kyma_name', 'state', 'shoot', 'instance_id'] });
+    this.requeues = registry.counter({ name: 'lifecycle_mgr_requeue_reason_total', help: 'Requeues of the Kyma controller by reason.', labelNames: ['requeue_reason', 'requeue_type'] });
+  }
+
+  kyma(name: string, state: string, ids: { shoot?: string; instanceId?: string }): void {
+    for (const s of STATES) this.kymaState.set({ kyma_name: name, state: s, shoot: ids.shoot ?? '', instance_id: ids.instanceId ?? '' }, s === state ? 1 : 0);
+  }
+
+  modules(kymaName: string, modules: { name: string; state: string }[], ids: { shoot?: string; instanceId?: string }): void {
+    const seen = new Set(modules.map((m) => m.name));
+    for (const gone of this.modulesByKyma.get(kymaName) ?? []) if (!seen.has(gone)) this.removeModule(kymaName, gone, ids);
+    this.modulesByKyma.set(kymaName, seen);
+    for (const m of modules) {
+      for (const s of STATES) this.moduleState.set({ module_name: m.name, kyma_name: kymaName, state: s, shoot: ids.shoot ?? '', instance_id: ids.instanceId ?? '' }, s === m.state ? 1 : 0);
+    }
+  }
+
+  requeue(reason: string, type: RequeueType = 'intended'): void {
+    this.requeues.inc({ requeue_reason: reason, requeue_type: type });
+  }
+
+  /** Drops every series of a Kyma that is gone. */
+  forget(kymaName: string, ids: { shoot?: string; instanceId?: string }): void {
+    for (const s of STATES) this.kymaState.remove({ kyma_name: kymaName, state: s, shoot: ids.shoot ?? '', instance_id: ids.instanceId ?? '' });
+    for (const m of this.modulesByKyma.get(kymaName) ?? []) this.removeModule(kymaName, m, ids);
+    this.modulesByKyma.delete(kymaName);
+  }
+
+  private removeModule(kymaName: string, module: string, ids: { shoot?: string; instanceId?: string }): void {
+    for (const s of STATES) this.moduleState.remove({ module_name: module, kyma_name: kymaName, state: s, shoot: ids.shoot ?? '', instance_id: ids.instanceId ?? '' });
+  }
+}

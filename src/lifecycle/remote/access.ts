@@ -1,0 +1,122 @@
+// Access to runtime clusters: a runtime's kubeconfig lives in a KCP Secret labelled
+// `operator.kyma-project.io/kyma-name=<kyma>` (data key `config`), as the infrastructure manager
+// writes it. Clients come from the runtime's RemoteClusterCache, keyed by Kyma name; a Secret that
+// changes (rotation) or disappears evicts the cached client at once.
+import { Labels } from '../../api/operator/index.js';
+import type { Store } from '../../runtime/cache.js';
+import type { Client } from '../../runtime/client/interface.js';
+import { ApiError, type ApiErrorReason, isUnreachable } from '../../runtime/client/errors.js';
+
+/** Answers that mean the runtime's API server is not serving (after the client's retries). */
+const UNAVAILABLE = new Set<ApiErrorReason>(['ServiceUnavailable', 'InternalError', 'ServerTimeout', 'TooManyRequests']);
+import { isCredentialError, KubeconfigSecretError, RemoteClusterCache } from '../../runtime/remote.js';
+import { SECRET_KIND, kubeconfigOf, type Secret } from '../../runtime/remote-secret.js';
+import type { Logger } from '../../runtime/log.js';
+
+export { SECRET_KIND, type Secret };
+
+/** Label selector of the informer that keeps kubeconfig Secrets (any Secret with a Kyma name). */
+export const KUBECONFIG_SECRET_SELECTOR = Labels.KymaName;
+
+export type RuntimeAccessReason = 'SecretNotFound' | 'SecretInvalid' | 'Unreachable' | 'Unauthorized';
+
+/** The runtime cluster of a Kyma cannot be used; `reason` says why, `message` is for the Kyma status. */
+export class RuntimeAccessError extends Error {
+  constructor(
+    readonly reason: RuntimeAccessReason,
+    readonly kyma: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'RuntimeAccessError';
+  }
+}
+
+export function isRuntimeAccessError(e: unknown): e is RuntimeAccessError {
+  return e instanceof RuntimeAccessError;
+}
+
+/** Translates errors of calls to a runtime into RuntimeAccessError where they mean "no access". */
+export function accessErrorOf(kyma: string, e: unknown): RuntimeAccessError | undefined {
+  if (e instanceof RuntimeAccessError) return e;
+  if (e instanceof KubeconfigSecretError) {
+    return new RuntimeAccessError(e.reason === 'SecretNotFound' ? 'SecretNotFound' : 'SecretInvalid', kyma, e.message, { cause: e });
+  }
+  if (isUnreachable(e) || (e instanceof ApiError && UNAVAILABLE.has(e.reason))) {
+    return new RuntimeAccessError('Unreachable', kyma, `runtime cluster of Kyma ${kyma} is unreachable: ${e.message}`, { cause: e });
+  }
+  if (isCredentialError(e)) return new RuntimeAccessError('Unauthorized', kyma, `runtime cluster of Kyma ${kyma} rejected the credentials of its kubeconfig Secret: ${(e as Error).message}`, { cause: e });
+  return undefined;
+}
+
+export interface RuntimeAccessOptions {
+  kcp: Client;
+  /** Namespace of the Kymas and the kubeconfig Secrets. */
+  namespace: string;
+  /** The informer store of kubeconfig Secrets (namespace, selector KUBECONFIG_SECRET_SELECTOR). */
+  secrets: Store<Secret>;
+  /** A shared cache; by default one is created (and closed by close()). */
+  remoteClients?: RemoteClusterCache;
+  /** Per-request timeout and retries of runtime clients (defaults: 10 s, 1 retry). */
+  requestTimeoutMs?: number;
+  retries?: number;
+  log?: Logger;
+}
+
+export class RuntimeAccess {
+  readonly clients: RemoteClusterCache;
+  private readonly ownsCache: boolean;
+
+  constructor(private readonly opts: RuntimeAccessOptions) {
+    this.ownsCache = !opts.remoteClients;
+    this.clients =
+      opts.remoteClients ??
+      new RemoteClusterCache({
+        client: opts.kcp,
+        kubeconfigFor: (kyma) => {
+          const s = this.secretOf(kyma);
+          // A missing Secret reads as NotFound, which the cache reports as KubeconfigSecretError.
+          return { namespace: opts.namespace, name: s?.metadata.name ?? `kubeconfig-${kyma}` };
+        },
+        clientOptions: { requestTimeoutMs: opts.requestTimeoutMs ?? 10_000, retries: opts.retries ?? 1 },
+        log: opts.log,
+      });
+  }
+
+  /** The kubeconfig Secret of a Kyma, from the informer cache. */
+  secretOf(kyma: string): Secret | undefined {
+    const found = this.opts.secrets.list({ namespace: this.opts.namespace, labelSelector: `${Labels.KymaName}=${kyma}` });
+    return found[0];
+  }
+
+  /** The client of a Kyma's runtime; RuntimeAccessError when its Secret is missing or unusable. */
+  client(kyma: string): Client {
+    const secret = this.secretOf(kyma);
+    if (!secret) {
+      throw new RuntimeAccessError('SecretNotFound', kyma, `kubeconfig Secret of Kyma ${kyma} not found (label ${Labels.KymaName}=${kyma} in namespace ${this.opts.namespace})`);
+    }
+    if (kubeconfigOf(secret) === undefined) {
+      throw new RuntimeAccessError('SecretInvalid', kyma, `kubeconfig Secret ${this.opts.namespace}/${secret.metadata.name ?? ''} of Kyma ${kyma} has no key config`);
+    }
+    return this.clients.client(kyma);
+  }
+
+  /** Feed of the Secret informer: rotation replaces clients, deletion drops them. */
+  secretEvent(type: 'upsert' | 'delete', secret: Secret): void {
+    const kyma = secret.metadata.labels?.[Labels.KymaName];
+    if (type === 'upsert') this.clients.secretChanged(secret);
+    else this.clients.secretDeleted({ namespace: secret.metadata.namespace, name: secret.metadata.name ?? '' });
+    // A client built from a guessed name (no Secret yet) is not indexed by the real Secret: drop it.
+    if (kyma && type === 'upsert' && this.clients.describe(kyma)?.secret !== `${secret.metadata.namespace ?? ''}/${secret.metadata.name ?? ''}`) this.clients.invalidate(kyma);
+  }
+
+  /** Drops a Kyma's cached client (after auth or connection errors, or when the Kyma is gone). */
+  evict(kyma: string): void {
+    this.clients.invalidate(kyma);
+  }
+
+  close(): void {
+    if (this.ownsCache) this.clients.close();
+  }
+}

@@ -1,0 +1,69 @@
+// The operator CRDs a runtime needs (Kyma, ModuleTemplate, ModuleReleaseMeta), applied into the
+// runtime cluster. Each reconcile checks them with one GET each and re-applies the ones that are
+// missing or out of date (a hash of the desired CRD is kept in an annotation), so a CRD deleted in
+// the runtime comes back at the next reconcile.
+import { createHash } from 'node:crypto';
+import { crdOf } from '../../api/crd.js';
+import { Kyma, ModuleReleaseMeta, ModuleTemplate, OPERATOR_GROUP } from '../../api/operator/index.js';
+import type { Client } from '../../runtime/client/interface.js';
+import { isNotFound } from '../../runtime/client/errors.js';
+import type { KindRef, KubeObject } from '../../runtime/types.js';
+
+export const CRD_KIND: KindRef = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+export const FIELD_MANAGER = 'lifecycle-manager';
+const HASH_ANNOTATION = `${OPERATOR_GROUP}/crd-hash`;
+
+export const remoteKinds = [Kyma, ModuleTemplate, ModuleReleaseMeta] as const;
+
+interface DesiredCrd {
+  name: string;
+  object: KubeObject;
+  hash: string;
+}
+
+function desired(): DesiredCrd[] {
+  return remoteKinds.map((k) => {
+    const crd = crdOf(k) as unknown as KubeObject;
+    const hash = createHash('sha256').update(JSON.stringify(crd.spec)).digest('hex').slice(0, 16);
+    const name = `${k.plural}.${k.group}`;
+    return { name, hash, object: { ...crd, metadata: { ...crd.metadata, name, annotations: { ...crd.metadata.annotations, [HASH_ANNOTATION]: hash } } } };
+  });
+}
+
+let cached: DesiredCrd[] | undefined;
+function desiredCrds(): DesiredCrd[] {
+  return (cached ??= desired());
+}
+
+/** The CRD names synced into runtimes. */
+export function remoteCrdNames(): string[] {
+  return desiredCrds().map((c) => c.name);
+}
+
+/** Ensures the CRDs exist and are current; returns the names it (re-)applied. */
+export async function syncRemoteCrds(remote: Client, signal: AbortSignal): Promise<string[]> {
+  const applied: string[] = [];
+  for (const crd of desiredCrds()) {
+    let current: KubeObject | undefined;
+    try {
+      current = await remote.get(CRD_KIND, { name: crd.name }, { signal });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    if (current && !current.metadata.deletionTimestamp && current.metadata.annotations?.[HASH_ANNOTATION] === crd.hash) continue;
+    await remote.apply(crd.object, { fieldManager: FIELD_MANAGER, force: true, signal });
+    applied.push(crd.name);
+  }
+  return applied;
+}
+
+/** Deletes the synced CRDs from a runtime (their custom resources go with them). */
+export async function deleteRemoteCrds(remote: Client, signal: AbortSignal): Promise<void> {
+  for (const name of remoteCrdNames()) {
+    try {
+      await remote.delete(CRD_KIND, { name }, { signal });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+}

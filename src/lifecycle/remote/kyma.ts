@@ -1,0 +1,81 @@
+// The runtime's view of its Kyma: namespace `kyma-system` and the Kyma `kyma-system/default`.
+// Created from the KCP Kyma; from then on runtime admins enable modules in the runtime Kyma, and
+// the KCP Kyma's `spec.modules` follows it, while the channel stays the KCP's (as upstream syncs).
+// The KCP Kyma's status is mirrored into the runtime Kyma.
+import { DEFAULT_REMOTE_KYMA_NAME, Kyma, LabelValues, Labels, Namespaces, type KymaObject, type KymaStatus } from '../../api/operator/index.js';
+import type { Client } from '../../runtime/client/interface.js';
+import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.js';
+import type { KindRef, KubeObject } from '../../runtime/types.js';
+import { FIELD_MANAGER } from './crds.js';
+
+const NAMESPACE_KIND: KindRef = { apiVersion: 'v1', kind: 'Namespace' };
+export const REMOTE_KYMA_KEY = { namespace: Namespaces.Remote, name: DEFAULT_REMOTE_KYMA_NAME };
+
+export async function ensureRemoteNamespace(remote: Client, signal: AbortSignal): Promise<void> {
+  try {
+    await remote.get(NAMESPACE_KIND, { name: Namespaces.Remote }, { signal });
+    return;
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  const ns: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: Namespaces.Remote, labels: { [Labels.ManagedBy]: LabelValues.LifecycleManager, [Labels.IstioInjection]: LabelValues.Enabled, [Labels.Warden]: LabelValues.Enabled } },
+  };
+  try {
+    await remote.create(ns, { fieldManager: FIELD_MANAGER, signal });
+  } catch (e) {
+    if (!isAlreadyExists(e)) throw e;
+  }
+}
+
+export interface RemoteKymaSync {
+  remote: KymaObject;
+  created: boolean;
+}
+
+/** Ensures the runtime Kyma exists and carries the KCP channel; returns it. */
+export async function syncRemoteKyma(remote: Client, kcpKyma: KymaObject, signal: AbortSignal): Promise<RemoteKymaSync> {
+  let current: KymaObject | undefined;
+  try {
+    current = await remote.get<KymaObject>(Kyma, REMOTE_KYMA_KEY, { signal });
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  if (!current || current.metadata.deletionTimestamp) {
+    if (current) throw new Error('the runtime Kyma is being deleted; waiting for it to go before re-creating it');
+    const fresh: KymaObject = {
+      apiVersion: Kyma.apiVersion,
+      kind: Kyma.kind,
+      metadata: { ...REMOTE_KYMA_KEY, labels: { [Labels.ManagedBy]: LabelValues.Kyma } },
+      spec: { channel: kcpKyma.spec.channel, modules: kcpKyma.spec.modules ?? [] },
+    };
+    return { remote: await remote.create(fresh, { fieldManager: FIELD_MANAGER, signal }), created: true };
+  }
+  if (current.spec.channel !== kcpKyma.spec.channel) {
+    current = await remote.update<KymaObject>({ ...current, spec: { ...current.spec, channel: kcpKyma.spec.channel } }, { fieldManager: FIELD_MANAGER, signal });
+  }
+  return { remote: current, created: false };
+}
+
+function comparable(status: KymaStatus | undefined): string {
+  return JSON.stringify(status ?? {});
+}
+
+/** Writes the KCP Kyma's status into the runtime Kyma when it differs. */
+export async function mirrorStatus(remote: Client, remoteKyma: KymaObject, status: KymaStatus, signal: AbortSignal): Promise<void> {
+  if (comparable(remoteKyma.status) === comparable(status)) return;
+  await remote.patch(Kyma, REMOTE_KYMA_KEY, 'merge', { status }, { fieldManager: FIELD_MANAGER, subresource: 'status', signal });
+}
+
+/** Removes the runtime Kyma (finalizers stripped, so that nothing in the runtime can block it). */
+export async function deleteRemoteKyma(remote: Client, signal: AbortSignal): Promise<void> {
+  try {
+    const current = await remote.get<KymaObject>(Kyma, REMOTE_KYMA_KEY, { signal });
+    if ((current.metadata.finalizers ?? []).length > 0) await remote.patch(Kyma, REMOTE_KYMA_KEY, 'merge', { metadata: { finalizers: null } }, { signal });
+    await remote.delete(Kyma, REMOTE_KYMA_KEY, { signal });
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+}

@@ -1,0 +1,151 @@
+// A fresh landscape for Kyma controller scenarios: an embedded API server with the operator CRDs,
+// the lifecycle manager running against it with short requeue intervals, a fake ArtifactFetcher
+// serving module manifests by link, and helpers to publish modules and create runtimes + Kymas.
+import { operatorKinds, Kyma, Labels, Manifest, ModuleReleaseMeta, ModuleTemplate, Namespaces, type KymaObject, type KymaModule, type ManifestObject } from '../../src/api/operator/index.js';
+import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
+import { ArtifactError } from '../../src/lifecycle/artifacts/types.js';
+import { startLifecycleManager, type LifecycleManagerHandle, type LifecycleManagerOptions } from '../../src/lifecycle/index.js';
+import { clientFromKubeconfig, isNotFound, type HttpClient } from '../../src/runtime/client/index.js';
+import { silentLogger } from '../../src/runtime/log.js';
+import type { KubeObject } from '../../src/runtime/types.js';
+import { startWithKinds, type AnyKind, type ApiTestEnv } from '../support/api.js';
+import { createTestRuntime, type TestRuntime } from '../support/skr.js';
+
+export const NS = Namespaces.ControlPlane;
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Module manifests by link: a ConfigMap naming the module's version (and, with a CRD, the CRD itself). */
+export class FakeFetcher implements ArtifactFetcher {
+  readonly fetched: string[] = [];
+  fetchManifest(link: string): Promise<FetchedManifest> {
+    this.fetched.push(link);
+    const m = /^https:\/\/modules\.test\/([a-z-]+)\/([^/]+)\.yaml$/.exec(link);
+    if (!m) return Promise.reject(new ArtifactError('NotFound', `no module at ${link}`));
+    const [, module, version] = m;
+    const objects: KubeObject[] = [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${module}-info`, namespace: Namespaces.Remote }, data: { module, version } },
+    ];
+    return Promise.resolve({ objects, digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` });
+  }
+}
+
+export function moduleLink(module: string, version: string): string {
+  return `https://modules.test/${module}/${version}.yaml`;
+}
+
+export interface KymaEnv {
+  api: ApiTestEnv;
+  kcp: HttpClient;
+  lm: LifecycleManagerHandle;
+  fetcher: FakeFetcher;
+  publish(module: string, versions: string[], opts?: { channels?: Record<string, string>; beta?: boolean; internal?: boolean; mandatory?: string; data?: Record<string, unknown> }): Promise<void>;
+  setChannels(module: string, channels: Record<string, string>): Promise<void>;
+  runtime(id: string, spec?: { channel?: string; modules?: KymaModule[] }, labels?: Record<string, string>): Promise<TestRuntime & { remote: HttpClient }>;
+  kyma(name: string): Promise<KymaObject>;
+  remoteKyma(rt: { remote: HttpClient }): Promise<KymaObject>;
+  setRemoteModules(rt: { remote: HttpClient }, modules: KymaModule[]): Promise<void>;
+  manifests(kyma: string): Promise<ManifestObject[]>;
+  stop(): Promise<void>;
+}
+
+export async function startKymaEnv(opts: Partial<LifecycleManagerOptions> = {}): Promise<KymaEnv> {
+  const api = await startWithKinds([...operatorKinds] as unknown as AnyKind[]);
+  const kcp = clientFromKubeconfig(api.server.clusterAccess('default').kubeconfig, { retries: 1 });
+  const fetcher = new FakeFetcher();
+  const lm = await startLifecycleManager({
+    kcp,
+    fetcher,
+    intervals: { readyMs: 300, busyMs: 150, warningMs: 300, errorMs: 150 },
+    manifestIntervals: { successMs: 500, busyMs: 100, errorMs: 200, warningMs: 500 },
+    remoteRequestTimeoutMs: 2_000,
+    logger: silentLogger,
+    ...opts,
+  });
+  await lm.ready();
+  const remotes: HttpClient[] = [];
+
+  const env: KymaEnv = {
+    api,
+    kcp,
+    lm,
+    fetcher,
+    async publish(module, versions, o = {}) {
+      for (const version of versions) {
+        await kcp.create({
+          apiVersion: ModuleTemplate.apiVersion,
+          kind: ModuleTemplate.kind,
+          metadata: { name: `${module}-${version}`, namespace: NS, labels: { [Labels.ModuleName]: module } },
+          spec: { moduleName: module, version, resources: [{ name: 'rawManifest', link: moduleLink(module, version) }], ...(o.data ? { data: o.data } : {}) },
+        });
+      }
+      const spec = o.mandatory
+        ? { moduleName: module, mandatory: { version: o.mandatory } }
+        : { moduleName: module, channels: Object.entries(o.channels ?? { regular: versions[0] }).map(([channel, version]) => ({ channel, version })), beta: o.beta ?? false, internal: o.internal ?? false };
+      await kcp.create({ apiVersion: ModuleReleaseMeta.apiVersion, kind: ModuleReleaseMeta.kind, metadata: { name: module, namespace: NS }, spec });
+    },
+    async setChannels(module, channels) {
+      await kcp.patch(ModuleReleaseMeta, { namespace: NS, name: module }, 'merge', { spec: { channels: Object.entries(channels).map(([channel, version]) => ({ channel, version })) } });
+    },
+    async runtime(id, spec = {}, labels = {}) {
+      const rt = await createTestRuntime(api.server, kcp, id);
+      const remote = clientFromKubeconfig(api.server.clusterAccess(rt.cluster).kubeconfig, { retries: 1 });
+      remotes.push(remote);
+      await kcp.create({
+        apiVersion: Kyma.apiVersion,
+        kind: Kyma.kind,
+        metadata: { name: id, namespace: NS, labels: { [Labels.KymaName]: id, ...labels } },
+        spec: { channel: spec.channel ?? 'regular', modules: spec.modules ?? [] },
+      });
+      return { ...rt, remote };
+    },
+    kyma: (name) => kcp.get<KymaObject>(Kyma, { namespace: NS, name }),
+    remoteKyma: (rt) => rt.remote.get<KymaObject>(Kyma, { namespace: Namespaces.Remote, name: 'default' }),
+    async setRemoteModules(rt, modules) {
+      await waitFor('the runtime Kyma', () => env.remoteKyma(rt));
+      await rt.remote.patch(Kyma, { namespace: Namespaces.Remote, name: 'default' }, 'merge', { spec: { modules } });
+    },
+    async manifests(kyma) {
+      return (await kcp.list<ManifestObject>(Manifest, { namespace: NS, labelSelector: `${Labels.KymaName}=${kyma}` })).items;
+    },
+    async stop() {
+      await lm.stop();
+      for (const r of remotes) r.close();
+      kcp.close();
+      await api.stop();
+    },
+  };
+  return env;
+}
+
+/** Plays the Manifest controller's part when it is not available: Manifests become Ready. */
+export function fakeManifestReadiness(env: KymaEnv, signal: AbortSignal): Promise<void> {
+  if (env.lm.manifestController) return Promise.resolve();
+  return (async () => {
+    while (!signal.aborted) {
+      const all = (await env.kcp.list<ManifestObject>(Manifest, { namespace: NS }).catch(() => ({ items: [] as ManifestObject[] }))).items;
+      for (const m of all) {
+        if (m.status?.state === 'Ready' && m.status.lastOperation?.operation === m.spec.version) continue;
+        await env.kcp
+          .patch(Manifest, { namespace: NS, name: m.metadata.name ?? '' }, 'merge', { status: { state: 'Ready', lastOperation: { operation: m.spec.version ?? '', lastUpdateTime: new Date().toISOString() } } }, { subresource: 'status' })
+          .catch((e: unknown) => {
+            if (!isNotFound(e)) throw e;
+          });
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+}

@@ -1,0 +1,160 @@
+// Kyma controller scenarios about modules: enabling one in the runtime Kyma creates its Manifest
+// (labels, owner, source, default CR) and the Kyma becomes Ready; disabling removes it; channel
+// switches and ModuleReleaseMeta changes upgrade; downgrades are refused; versions can be pinned.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Kyma, Labels, LabelValues, Namespaces, type ManifestObject } from '../../src/api/operator/index.js';
+import { manifestName } from '../../src/lifecycle/kyma/manifest-builder.js';
+import { fakeManifestReadiness, moduleLink, NS, startKymaEnv, waitFor, type KymaEnv } from './kyma-env.js';
+
+describe('Kyma controller: modules', () => {
+  let env: KymaEnv;
+  const stopFake = new AbortController();
+  let fake: Promise<void>;
+
+  before(async () => {
+    env = await startKymaEnv();
+    await env.publish('keda', ['1.0.0', '1.1.0', '2.0.0'], { channels: { regular: '1.0.0', fast: '1.1.0' } });
+    await env.publish('serverless', ['0.9.0', '1.0.0'], { channels: { regular: '1.0.0' }, data: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'serverless-default' }, data: { a: 'b' } } });
+    fake = fakeManifestReadiness(env, stopFake.signal);
+  });
+
+  after(async () => {
+    stopFake.abort();
+    await fake;
+    await env.stop();
+  });
+
+  const manifestOf = async (kyma: string, module: string) => (await env.manifests(kyma)).find((m) => m.metadata.labels?.[Labels.ModuleName] === module);
+
+  it('a module enabled in the runtime Kyma gets a Manifest owned by the Kyma, and the Kyma becomes Ready', async () => {
+    const rt = await env.runtime('rt-enable');
+    await waitFor('the Kyma Ready without modules', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
+    await env.setRemoteModules(rt, [{ name: 'keda' }]);
+    const m = await waitFor('the keda Manifest', () => manifestOf(rt.kymaName, 'keda'));
+    const kyma = await env.kyma(rt.kymaName);
+    assert.equal(m.metadata.name, manifestName(rt.kymaName, 'keda', 'kyma-project.io/module/keda'));
+    assert.equal(m.metadata.labels?.[Labels.KymaName], rt.kymaName);
+    assert.equal(m.metadata.labels?.[Labels.Channel], 'regular');
+    assert.equal(m.metadata.labels?.[Labels.ManagedBy], LabelValues.LifecycleManager);
+    assert.deepEqual(m.metadata.ownerReferences?.map((o) => [o.kind, o.name, o.uid, o.controller]), [['Kyma', rt.kymaName, kyma.metadata.uid, true]]);
+    assert.deepEqual(m.spec.install, { name: 'raw-manifest', source: { url: moduleLink('keda', '1.0.0') } });
+    assert.equal(m.spec.version, '1.0.0');
+    assert.equal(m.spec.remote, true);
+    assert.deepEqual(kyma.spec.modules?.map((x) => x.name), ['keda'], 'the KCP Kyma follows the runtime Kyma');
+    const ready = await waitFor('the Kyma Ready with keda', async () => {
+      const k = await env.kyma(rt.kymaName);
+      return k.status?.state === 'Ready' && k.status.modules?.[0]?.state === 'Ready' ? k : undefined;
+    });
+    const entry = ready.status?.modules?.[0];
+    assert.equal(entry?.name, 'keda');
+    assert.equal(entry?.version, '1.0.0');
+    assert.equal(entry?.channel, 'regular');
+    assert.equal(entry?.manifest?.metadata?.name, m.metadata.name);
+    assert.equal(entry?.template?.metadata?.name, 'keda-1.0.0');
+    assert.deepEqual(ready.status?.conditions?.map((c) => [c.type, c.status]).sort(), [['ModuleCatalog', 'True'], ['Modules', 'True']]);
+    if (env.lm.manifestController) {
+      await waitFor('the module installed in the runtime', () => rt.remote.get({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: Namespaces.Remote, name: 'keda-info' }));
+    }
+    await waitFor('the status mirrored into the runtime Kyma', async () => (await env.remoteKyma(rt)).status?.state === 'Ready');
+  });
+
+  it('disabling a module deletes its Manifest and drops it from the status', async () => {
+    const rt = await env.runtime('rt-disable', { modules: [{ name: 'keda' }] });
+    await waitFor('the keda Manifest', () => manifestOf(rt.kymaName, 'keda'));
+    await env.setRemoteModules(rt, []);
+    await waitFor('the Manifest gone', async () => (await manifestOf(rt.kymaName, 'keda')) === undefined);
+    await waitFor('the Kyma Ready without modules', async () => {
+      const k = await env.kyma(rt.kymaName);
+      return k.status?.state === 'Ready' && (k.status.modules ?? []).length === 0;
+    });
+  });
+
+  it('switching the module channel upgrades to the version of the new channel', async () => {
+    const rt = await env.runtime('rt-channel', { modules: [{ name: 'keda' }] });
+    await waitFor('keda 1.0.0', async () => (await manifestOf(rt.kymaName, 'keda'))?.spec.version === '1.0.0');
+    await env.setRemoteModules(rt, [{ name: 'keda', channel: 'fast' }]);
+    const m = await waitFor('keda 1.1.0 from fast', async () => {
+      const x = await manifestOf(rt.kymaName, 'keda');
+      return x?.spec.version === '1.1.0' ? x : undefined;
+    });
+    assert.equal(m.metadata.labels?.[Labels.Channel], 'fast');
+    assert.deepEqual(m.spec.install.source, { url: moduleLink('keda', '1.1.0') });
+    await waitFor('status shows fast/1.1.0', async () => {
+      const e = (await env.kyma(rt.kymaName)).status?.modules?.[0];
+      return e?.channel === 'fast' && e.version === '1.1.0' && e.state === 'Ready';
+    });
+  });
+
+  it('a ModuleReleaseMeta moving a channel upgrades every Kyma on it, and a later downgrade is refused with Warning', async () => {
+    await env.publish('istio', ['1.0.0', '1.2.0'], { channels: { regular: '1.0.0' } });
+    const a = await env.runtime('rt-move-a', { modules: [{ name: 'istio' }] });
+    const b = await env.runtime('rt-move-b', { modules: [{ name: 'istio' }] });
+    for (const rt of [a, b]) await waitFor('istio 1.0.0', async () => (await manifestOf(rt.kymaName, 'istio'))?.spec.version === '1.0.0');
+    await env.setChannels('istio', { regular: '1.2.0' });
+    for (const rt of [a, b]) await waitFor(`istio 1.2.0 in ${rt.kymaName}`, async () => (await manifestOf(rt.kymaName, 'istio'))?.spec.version === '1.2.0');
+    await env.setChannels('istio', { regular: '1.0.0' });
+    const warned = await waitFor('the module in Warning', async () => {
+      const k = await env.kyma(a.kymaName);
+      return k.status?.state === 'Warning' ? k : undefined;
+    });
+    const entry = warned.status?.modules?.[0];
+    assert.equal(entry?.state, 'Warning');
+    assert.equal(entry?.version, '1.2.0');
+    assert.match(entry?.message ?? '', /downgrade/);
+    assert.equal((await manifestOf(a.kymaName, 'istio'))?.spec.version, '1.2.0', 'the installed version is kept');
+  });
+
+  it('a pinned version installs that version whatever the channel says', async () => {
+    const rt = await env.runtime('rt-pin', { modules: [{ name: 'keda', version: '2.0.0' }] });
+    const m = await waitFor('keda 2.0.0', async () => {
+      const x = await manifestOf(rt.kymaName, 'keda');
+      return x?.spec.version === '2.0.0' ? x : undefined;
+    });
+    assert.equal(m.metadata.labels?.[Labels.Channel], undefined);
+    assert.deepEqual(m.spec.install.source, { url: moduleLink('keda', '2.0.0') });
+    await waitFor('Ready with the pinned version', async () => {
+      const k = await env.kyma(rt.kymaName);
+      return k.status?.state === 'Ready' && k.status.modules?.[0]?.version === '2.0.0';
+    });
+  });
+
+  it('customResourcePolicy Ignore leaves the default custom resource out of the Manifest', async () => {
+    const rt = await env.runtime('rt-policy', { modules: [{ name: 'serverless' }] });
+    const withCr = await waitFor('serverless Manifest with its default CR', async () => {
+      const x = await manifestOf(rt.kymaName, 'serverless');
+      return x?.spec.resource ? x : undefined;
+    });
+    assert.deepEqual((withCr.spec.resource as { metadata?: unknown }).metadata, { name: 'serverless-default', namespace: Namespaces.Remote });
+    await env.setRemoteModules(rt, [{ name: 'serverless', customResourcePolicy: 'Ignore' }]);
+    const ignored = await waitFor('no default CR with Ignore', async () => {
+      const x: ManifestObject | undefined = await manifestOf(rt.kymaName, 'serverless');
+      return x && !x.spec.resource && x.spec.customResourcePolicy === 'Ignore' ? x : undefined;
+    });
+    assert.equal(ignored.spec.version, '1.0.0');
+  });
+
+  it('a module that does not exist makes the Kyma Error with a message naming it', async () => {
+    const rt = await env.runtime('rt-unknown', { modules: [{ name: 'nothere' }] });
+    const k = await waitFor('Error', async () => {
+      const x = await env.kyma(rt.kymaName);
+      return x.status?.state === 'Error' ? x : undefined;
+    });
+    assert.match(k.status?.modules?.[0]?.message ?? '', /nothere/);
+    assert.equal((await env.manifests(rt.kymaName)).length, 0);
+  });
+
+  it('the skip-reconciliation label stops the controller from touching the Kyma', async () => {
+    await env.kcp.create({
+      apiVersion: Kyma.apiVersion,
+      kind: Kyma.kind,
+      metadata: { name: 'skipped', namespace: NS, labels: { [Labels.SkipReconciliation]: 'true', [Labels.KymaName]: 'skipped' } },
+      spec: { channel: 'regular', modules: [{ name: 'keda' }] },
+    });
+    await new Promise((r) => setTimeout(r, 800));
+    const k = await env.kyma('skipped');
+    assert.equal(k.status?.state, undefined);
+    assert.equal(k.metadata.finalizers, undefined);
+    assert.equal((await env.manifests('skipped')).length, 0);
+  });
+});

@@ -1,0 +1,142 @@
+// Kyma controller scenarios about the runtime cluster: the module catalog synced by beta/internal
+// labels, the runtime Kyma and CRDs restored after deletion there, a missing kubeconfig Secret or
+// an unreachable runtime reported and recovered from, and deprovisioning with or without a runtime.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Kyma, Labels, LabelValues, ModuleReleaseMeta, ModuleTemplate, Namespaces } from '../../src/api/operator/index.js';
+import { isNotFound } from '../../src/runtime/client/index.js';
+import type { HttpClient } from '../../src/runtime/client/index.js';
+import { NS, startKymaEnv, waitFor, type KymaEnv } from './kyma-env.js';
+
+const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+const SECRET = { apiVersion: 'v1', kind: 'Secret' };
+
+async function catalogNames(remote: HttpClient): Promise<string[]> {
+  const items = (await remote.list(ModuleTemplate, { namespace: Namespaces.Remote })).items;
+  return items.map((t) => t.metadata.name ?? '').sort();
+}
+
+async function gone(probe: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await probe();
+    return false;
+  } catch (e) {
+    if (isNotFound(e)) return true;
+    throw e;
+  }
+}
+
+describe('Kyma controller: runtime clusters', () => {
+  let env: KymaEnv;
+
+  before(async () => {
+    env = await startKymaEnv({ remoteCleanupTimeoutMs: 1_500 });
+    await env.publish('plain', ['1.0.0'], { channels: { regular: '1.0.0' } });
+    await env.publish('beta-module', ['0.1.0'], { channels: { regular: '0.1.0' }, beta: true });
+    await env.publish('internal-module', ['0.2.0'], { channels: { regular: '0.2.0' }, internal: true });
+  });
+
+  after(() => env.stop());
+
+  it('the catalog reaches the runtime with beta and internal modules only for Kymas labelled for them, and user templates are left alone', async () => {
+    const normal = await env.runtime('rt-catalog');
+    const labelled = await env.runtime('rt-catalog-beta', {}, { [Labels.Beta]: 'true', [Labels.Internal]: 'true' });
+    await waitFor('the plain catalog', async () => (await catalogNames(normal.remote)).join() === 'plain-1.0.0');
+    await waitFor('the beta+internal catalog', async () => (await catalogNames(labelled.remote)).join() === 'beta-module-0.1.0,internal-module-0.2.0,plain-1.0.0');
+    const metas = (await labelled.remote.list(ModuleReleaseMeta, { namespace: Namespaces.Remote })).items;
+    assert.deepEqual(metas.map((m) => m.metadata.labels?.[Labels.ManagedBy]), metas.map(() => LabelValues.LifecycleManager));
+    await labelled.remote.create({ apiVersion: ModuleTemplate.apiVersion, kind: ModuleTemplate.kind, metadata: { name: 'mine-1.0.0', namespace: Namespaces.Remote }, spec: { moduleName: 'mine', version: '1.0.0' } });
+    await env.kcp.patch(Kyma, { namespace: NS, name: labelled.kymaName }, 'merge', { metadata: { labels: { [Labels.Beta]: null } } });
+    await waitFor('beta copies removed, the user template kept', async () => (await catalogNames(labelled.remote)).join() === 'internal-module-0.2.0,mine-1.0.0,plain-1.0.0');
+    const kyma = await env.kyma(labelled.kymaName);
+    assert.equal(kyma.status?.conditions?.find((c) => c.type === 'ModuleCatalog')?.status, 'True');
+  });
+
+  it('a runtime Kyma deleted in the runtime is re-created with its modules', async () => {
+    const rt = await env.runtime('rt-recreate', { modules: [{ name: 'plain' }] });
+    await waitFor('Ready', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
+    const first = await env.remoteKyma(rt);
+    await rt.remote.delete(Kyma, { namespace: Namespaces.Remote, name: 'default' });
+    const again = await waitFor('the runtime Kyma back', async () => {
+      const k = await env.remoteKyma(rt).catch(() => undefined);
+      return k && k.metadata.uid !== first.metadata.uid ? k : undefined;
+    });
+    assert.deepEqual(again.spec.modules?.map((m) => m.name), ['plain']);
+    assert.equal(again.metadata.labels?.[Labels.ManagedBy], LabelValues.Kyma);
+  });
+
+  it('a CRD deleted in the runtime is applied again', async () => {
+    const rt = await env.runtime('rt-crd');
+    const name = 'moduletemplates.operator.kyma-project.io';
+    await waitFor('the CRD in the runtime', () => rt.remote.get(CRD, { name }));
+    await waitFor('the catalog', async () => (await catalogNames(rt.remote)).includes('plain-1.0.0'));
+    await rt.remote.delete(CRD, { name });
+    await waitFor('the CRD gone', () => gone(() => rt.remote.get(CRD, { name })));
+    await waitFor('the CRD and the catalog back', async () => (await catalogNames(rt.remote).catch((): string[] => [])).includes('plain-1.0.0'));
+  });
+
+  it('a missing kubeconfig Secret makes the Kyma Error saying so, and fixing it recovers the Kyma', async () => {
+    const rt = await env.runtime('rt-secret');
+    await waitFor('Ready', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
+    const secret = await env.kcp.get(SECRET, { namespace: NS, name: rt.secretName });
+    await env.kcp.delete(SECRET, { namespace: NS, name: rt.secretName });
+    const failed = await waitFor('Error', async () => {
+      const k = await env.kyma(rt.kymaName);
+      return k.status?.state === 'Error' ? k : undefined;
+    });
+    assert.match(failed.status?.lastOperation?.operation ?? '', /kubeconfig Secret .*not found/);
+    await env.kcp.create({ ...secret, metadata: { name: secret.metadata.name, namespace: NS, labels: secret.metadata.labels } });
+    await waitFor('Ready again', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
+  });
+
+  it('rejected credentials make the Kyma Error, and a rotated kubeconfig Secret recovers it', async () => {
+    const rt = await env.runtime('rt-rotate');
+    await waitFor('Ready', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
+    const rotate = async (ttlSeconds: number) => {
+      const { token } = env.api.server.issueToken(rt.cluster, ttlSeconds);
+      const config = Buffer.from(env.api.server.kubeconfigWithToken(rt.cluster, token)).toString('base64');
+      await env.kcp.patch(SECRET, { namespace: NS, name: rt.secretName }, 'merge', { data: { config } });
+    };
+    await rotate(2);
+    const failed = await waitFor('Error once the short-lived token expired', async () => {
+      const k = await env.kyma(rt.kymaName);
+      return k.status?.state === 'Error' ? k : undefined;
+    });
+    assert.match(failed.status?.lastOperation?.operation ?? '', /rejected the credentials/);
+    await rotate(3600);
+    await waitFor('Ready with the rotated kubeconfig', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
+  });
+
+  it('an unreachable runtime makes the Kyma Error until it answers again', async () => {
+    const rt = await env.runtime('rt-faults', { modules: [{ name: 'plain' }] });
+    await waitFor('Ready', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
+    env.api.server.setFaults(rt.cluster, { errorRate: 1, errorCodes: [503], retryAfterSeconds: 0 });
+    const failed = await waitFor('Error', async () => {
+      const k = await env.kyma(rt.kymaName);
+      return k.status?.state === 'Error' ? k : undefined;
+    });
+    assert.match(failed.status?.lastOperation?.operation ?? '', /unreachable/);
+    env.api.server.setFaults(rt.cluster, undefined);
+    await waitFor('Ready again', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
+  });
+
+  it('deleting a Kyma removes its Manifests, the runtime Kyma and the CRDs, then the Kyma', async () => {
+    const rt = await env.runtime('rt-delete', { modules: [{ name: 'plain' }] });
+    await waitFor('Ready', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
+    await env.kcp.delete(Kyma, { namespace: NS, name: rt.kymaName });
+    await waitFor('the Kyma gone', () => gone(() => env.kyma(rt.kymaName)), 30_000);
+    assert.equal((await env.manifests(rt.kymaName)).length, 0);
+    for (const name of ['kymas.operator.kyma-project.io', 'moduletemplates.operator.kyma-project.io', 'modulereleasemetas.operator.kyma-project.io']) {
+      await waitFor(`CRD ${name} gone from the runtime`, () => gone(() => rt.remote.get(CRD, { name })));
+    }
+  });
+
+  it('a Kyma is deprovisioned after its runtime cluster was removed', async () => {
+    const rt = await env.runtime('rt-gone', { modules: [{ name: 'plain' }] });
+    await waitFor('Ready', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
+    await env.api.server.deleteCluster(rt.cluster);
+    await env.kcp.delete(Kyma, { namespace: NS, name: rt.kymaName });
+    await waitFor('the Kyma gone', () => gone(() => env.kyma(rt.kymaName)), 30_000);
+    assert.equal((await env.manifests(rt.kymaName)).length, 0);
+  });
+});

@@ -1,0 +1,282 @@
+// A landscape for Manifest controller tests: an embedded API server with the operator CRDs, a
+// KCP client, runtime clusters with kubeconfig Secrets, a fake artifact fetcher, the Manifest
+// controller with short intervals, and the simulated module operators.
+import { Kyma, Manifest, type ManifestObject } from '../../src/api/operator/index.js';
+import { type RunningApiServer } from '../../src/apiserver/server.js';
+import { startModuleOperators, type ModuleOperators, type ModuleOperatorsOptions } from '../../src/landscape/module-operators.js';
+import { ArtifactError, type ArtifactFetcher, type FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
+import { setupManifestController } from '../../src/lifecycle/manifest/index.js';
+import { clientFromKubeconfig, type HttpClient, isNotFound } from '../../src/runtime/client/index.js';
+import type { Client } from '../../src/runtime/client/interface.js';
+import { silentLogger } from '../../src/runtime/log.js';
+import { Manager } from '../../src/runtime/manager.js';
+import { RemoteClusterCache } from '../../src/runtime/remote.js';
+import type { KindRef, KubeObject } from '../../src/runtime/types.js';
+import { type AnyKind, startWithKinds } from '../support/api.js';
+import { createTestRuntime } from '../support/skr.js';
+
+export const NS = 'kcp-system';
+export const DEPLOYMENT: KindRef = { apiVersion: 'apps/v1', kind: 'Deployment' };
+export const CONFIGMAP: KindRef = { apiVersion: 'v1', kind: 'ConfigMap' };
+export const SERVICE: KindRef = { apiVersion: 'v1', kind: 'Service' };
+export const CRD: KindRef = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+export const SAMPLE: KindRef = { apiVersion: 'sample.kyma-project.io/v1alpha1', kind: 'Sample' };
+export const CLUSTER_SAMPLE: KindRef = { apiVersion: 'sample.kyma-project.io/v1alpha1', kind: 'ClusterSample' };
+export const MODULE_NS = 'sample-system';
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A fetcher serving fixed answers per link: objects, or an ArtifactError. */
+export class FakeFetcher implements ArtifactFetcher {
+  readonly answers = new Map<string, FetchedManifest | ArtifactError>();
+  calls = 0;
+
+  set(link: string, answer: KubeObject[] | ArtifactError): void {
+    this.answers.set(link, answer instanceof ArtifactError ? answer : { objects: answer, digest: `sha256:${link.length.toString(16).padStart(64, '0')}` });
+  }
+
+  fetchManifest(link: string): Promise<FetchedManifest> {
+    this.calls++;
+    const a = this.answers.get(link);
+    if (!a) return Promise.reject(new ArtifactError('NotFound', `${link}: manifest unknown`));
+    if (a instanceof ArtifactError) return Promise.reject(a);
+    return Promise.resolve(structuredClone(a));
+  }
+}
+
+/** Counts the calls a client makes (one per API request, retries aside). */
+export function countingClient(inner: Client): { client: Client; count: (method?: string) => number; reset: () => void } {
+  const byMethod = new Map<string, number>();
+  const counted = new Set(['get', 'list', 'create', 'update', 'updateStatus', 'patch', 'apply', 'delete', 'watch']);
+  const client = new Proxy(inner, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof prop === 'string' && counted.has(prop) && typeof v === 'function') {
+        return (...args: unknown[]) => {
+          byMethod.set(prop, (byMethod.get(prop) ?? 0) + 1);
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  return {
+    client,
+    count: (method) => (method ? (byMethod.get(method) ?? 0) : [...byMethod.values()].reduce((a, b) => a + b, 0)),
+    reset: () => byMethod.clear(),
+  };
+}
+
+// ---- the sample module ----------------------------------------------------------------------
+
+function crd(kind: string, plural: string, scope: 'Namespaced' | 'Cluster'): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.sample.kyma-project.io` },
+    spec: {
+      group: 'sample.kyma-project.io',
+      scope,
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      versions: [
+        {
+          name: 'v1alpha1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
+    },
+  };
+}
+
+export interface ModuleOptions {
+  /** Replaces the ConfigMap's data (a new version). */
+  version?: string;
+  /** Leaves out the ConfigMap and the Service (an upgrade that removes objects). */
+  withoutExtras?: boolean;
+}
+
+/** The sample module's objects: CRDs, namespace, RBAC, ConfigMap, Service and the manager Deployment. */
+export function sampleModule(opts: ModuleOptions = {}): KubeObject[] {
+  const labels = { app: 'sample-manager' };
+  const objects: KubeObject[] = [
+    crd('Sample', 'samples', 'Namespaced'),
+    crd('ClusterSample', 'clustersamples', 'Cluster'),
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: MODULE_NS } },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sample-manager', namespace: MODULE_NS } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'sample-manager' },
+      rules: [{ apiGroups: ['sample.kyma-project.io'], resources: ['samples', 'clustersamples'], verbs: ['*'] }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'sample-manager' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'sample-manager' },
+      subjects: [{ kind: 'ServiceAccount', name: 'sample-manager', namespace: MODULE_NS }],
+    },
+  ];
+  if (!opts.withoutExtras) {
+    objects.push(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sample-config', namespace: MODULE_NS }, data: { version: opts.version ?? '1.0.0' } },
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'sample-metrics', namespace: MODULE_NS }, spec: { selector: labels, ports: [{ port: 8080, targetPort: 8080 }] } },
+    );
+  }
+  objects.push({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'sample-manager', namespace: MODULE_NS },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { serviceAccountName: 'sample-manager', containers: [{ name: 'manager', image: `europe-docker.pkg.dev/kyma-project/prod/sample-manager:${opts.version ?? '1.0.0'}` }] } },
+    },
+  });
+  return objects;
+}
+
+export const DEFAULT_CR = { apiVersion: SAMPLE.apiVersion, kind: SAMPLE.kind, metadata: { name: 'default', namespace: MODULE_NS }, spec: { replicas: 1 } };
+
+// ---- the landscape --------------------------------------------------------------------------
+
+export interface Env {
+  server: RunningApiServer;
+  kcp: HttpClient;
+  fetcher: FakeFetcher;
+  manager: Manager;
+  operators: ModuleOperators;
+  /** Requests of the Manifest controller to each runtime, by Kyma name. */
+  requests: Map<string, { count: (method?: string) => number; reset: () => void }>;
+  runtime(kymaName: string): Promise<HttpClient>;
+  createManifest(name: string, kymaName: string, link: string, extra?: Partial<ManifestObject['spec']>): Promise<void>;
+  manifest(name: string): Promise<ManifestObject | undefined>;
+  waitState(name: string, state: string, timeoutMs?: number): Promise<ManifestObject>;
+  stop(): Promise<void>;
+}
+
+export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 'server'> } = {}): Promise<Env> {
+  const api = await startWithKinds([Manifest, Kyma] as unknown as AnyKind[], [NS]);
+  const server = api.server;
+  const kcp = clientFromKubeconfig(server.clusterAccess('default').kubeconfig, { qps: 0 });
+  const fetcher = new FakeFetcher();
+  const remote = new RemoteClusterCache({ client: kcp, kubeconfigFor: (kyma) => ({ namespace: NS, name: `kubeconfig-${kyma}` }), clientOptions: { qps: 0 } });
+  const requests = new Map<string, ReturnType<typeof countingClient>>();
+  const manager = new Manager({ client: kcp, logger: silentLogger, informerBackoff: { initialMs: 20, maxMs: 200 } });
+  setupManifestController(manager, {
+    kcp,
+    namespace: NS,
+    fetcher,
+    remoteClients: (kyma) => {
+      let c = requests.get(kyma);
+      if (!c) {
+        c = countingClient(remote.client(kyma));
+        requests.set(kyma, c);
+      }
+      return c.client;
+    },
+    intervals: { successMs: 400, busyMs: 100, errorMs: 200, warningMs: 400 },
+    crdEstablishTimeoutMs: 5_000,
+  });
+  const operators = startModuleOperators({ server, delayMs: 50, discoverEveryMs: 100, ...opts.operators });
+  const ac = new AbortController();
+  const running = manager.start(ac.signal);
+  await manager.ready();
+  const runtimes = new Map<string, HttpClient>();
+
+  const env: Env = {
+    server,
+    kcp,
+    fetcher,
+    manager,
+    operators,
+    requests,
+    async runtime(kymaName) {
+      let c = runtimes.get(kymaName);
+      if (!c) {
+        const rt = await createTestRuntime(server, kcp, kymaName, NS);
+        operators.attach(rt.cluster);
+        await kcp.create({ apiVersion: Kyma.apiVersion, kind: 'Kyma', metadata: { name: kymaName, namespace: NS }, spec: { channel: 'regular' } });
+        c = clientFromKubeconfig(server.clusterAccess(rt.cluster).kubeconfig, { qps: 0 });
+        runtimes.set(kymaName, c);
+      }
+      return c;
+    },
+    async createManifest(name, kymaName, link, extra = {}) {
+      await kcp.create({
+        apiVersion: Manifest.apiVersion,
+        kind: 'Manifest',
+        metadata: { name, namespace: NS, labels: { 'operator.kyma-project.io/kyma-name': kymaName, 'operator.kyma-project.io/module-name': 'sample' } },
+        spec: { remote: true, version: '1.0.0', install: { name: 'raw-manifest', source: { url: link } }, ...extra },
+      });
+    },
+    async manifest(name) {
+      try {
+        return await kcp.get<ManifestObject>(Manifest, { namespace: NS, name });
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      }
+    },
+    async waitState(name, state, timeoutMs = 15_000) {
+      return waitFor(`Manifest ${name} in state ${state}`, async () => {
+        const m = await env.manifest(name);
+        return m?.status?.state === state ? m : undefined;
+      }, timeoutMs);
+    },
+    async stop() {
+      operators.stop();
+      ac.abort();
+      await running;
+      remote.close();
+      for (const c of runtimes.values()) c.close();
+      kcp.close();
+      await api.stop();
+    },
+  };
+  return env;
+}
+
+/** Marks a Deployment available, as the deployment controller and kubelet would. */
+export async function markDeploymentReady(runtime: Client, namespace: string, name: string): Promise<void> {
+  const d = await runtime.get(DEPLOYMENT, { namespace, name });
+  await runtime.patch(DEPLOYMENT, { namespace, name }, 'merge', {
+    status: {
+      observedGeneration: d.metadata.generation,
+      replicas: 1,
+      readyReplicas: 1,
+      availableReplicas: 1,
+      updatedReplicas: 1,
+      conditions: [
+        { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' },
+        { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: 'ReplicaSet has successfully progressed.' },
+      ],
+    },
+  }, { subresource: 'status' });
+}
+
+export async function exists(client: Client, kind: KindRef, name: string, namespace?: string): Promise<boolean> {
+  try {
+    await client.get(kind, { namespace, name });
+    return true;
+  } catch (e) {
+    if (isNotFound(e)) return false;
+    throw e;
+  }
+}
