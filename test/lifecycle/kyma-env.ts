@@ -10,23 +10,11 @@ import { silentLogger } from '../../src/runtime/log.js';
 import type { KubeObject } from '../../src/runtime/types.js';
 import { startWithKinds, type AnyKind, type ApiTestEnv } from '../support/api.js';
 import { createTestRuntime, type TestRuntime } from '../support/skr.js';
+import { waitFor } from '../support/wait.js';
 
 export const NS = Namespaces.ControlPlane;
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { waitFor };
 
 /** Module manifests by link: a ConfigMap naming the module's version (and, with a CRD, the CRD itself). */
 export class FakeFetcher implements ArtifactFetcher {
@@ -62,9 +50,10 @@ export interface KymaEnv {
   stop(): Promise<void>;
 }
 
-export async function startKymaEnv(opts: Partial<LifecycleManagerOptions> = {}): Promise<KymaEnv> {
+/** `kcpClient`: options of the controllers' KCP client (benchmarks raise its client-side rate limit). */
+export async function startKymaEnv(opts: Partial<LifecycleManagerOptions> = {}, kcpClient: { qps?: number; burst?: number } = {}): Promise<KymaEnv> {
   const api = await startWithKinds([...operatorKinds] as unknown as AnyKind[]);
-  const kcp = clientFromKubeconfig(api.server.clusterAccess('default').kubeconfig, { retries: 1 });
+  const kcp = clientFromKubeconfig(api.server.clusterAccess('default').kubeconfig, { retries: 1, ...kcpClient });
   const fetcher = new FakeFetcher();
   const lm = await startLifecycleManager({
     kcp,

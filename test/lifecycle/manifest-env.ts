@@ -14,6 +14,7 @@ import { RemoteClusterCache } from '../../src/runtime/remote.js';
 import type { KindRef, KubeObject } from '../../src/runtime/types.js';
 import { type AnyKind, startWithKinds } from '../support/api.js';
 import { createTestRuntime } from '../support/skr.js';
+import { waitFor } from '../support/wait.js';
 
 export const NS = 'kcp-system';
 export const DEPLOYMENT: KindRef = { apiVersion: 'apps/v1', kind: 'Deployment' };
@@ -24,20 +25,7 @@ export const SAMPLE: KindRef = { apiVersion: 'sample.kyma-project.io/v1alpha1', 
 export const CLUSTER_SAMPLE: KindRef = { apiVersion: 'sample.kyma-project.io/v1alpha1', kind: 'ClusterSample' };
 export const MODULE_NS = 'sample-system';
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { waitFor };
 
 /** A fetcher serving fixed answers per link: objects, or an ArtifactError. */
 export class FakeFetcher implements ArtifactFetcher {

@@ -16,6 +16,7 @@ import {
   startGardenLandscape,
 } from '../../src/landscape/index.js';
 import { type Client, clientFromKubeconfig, type ClientOptions } from '../../src/runtime/client/index.js';
+import { waitFor } from './wait.js';
 
 export interface LandscapeOptions {
   /** Gardener project; the namespace in the garden cluster is `garden-<project>`. Default `kyma-dev`. */
@@ -141,21 +142,7 @@ export function testShoot(name: string, namespace: string, edit?: (s: ShootObjec
   return shoot;
 }
 
-/** Polls `condition` every 20 ms until it holds (returns its truthy value) or `timeoutMs` passes. */
-export async function waitFor<T>(what: string, condition: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await condition();
-      if (v) return v as NonNullable<T>;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { waitFor };
 
 /**
  * Asserts that the observed states (polling may miss short ones) follow the expected order:
