@@ -5,7 +5,7 @@ import { ModuleReleaseMeta, type ModuleReleaseMetaObject, Namespaces } from '../
 import { readModuleDir } from '../lifecycle/artifacts/module-dir.js';
 import { defaultRepository, moduleReleaseMetaFor, moduleTemplateFor, packageModule, pushModule } from '../lifecycle/artifacts/push.js';
 import { hostOf, isLoopbackHost } from '../lifecycle/artifacts/reference.js';
-import { clientFromKubeconfig, isNotFound } from '../runtime/client/index.js';
+import { clientFromKubeconfig, findObject } from '../runtime/client/index.js';
 import type { KubeObject } from '../runtime/types.js';
 import { flagString, type ParsedArgs, UsageError } from './args.js';
 
@@ -115,10 +115,5 @@ function switchOn(args: ParsedArgs, name: string): boolean {
 }
 
 async function getReleaseMeta(client: ReturnType<typeof clientFromKubeconfig>, namespace: string, name: string, signal?: AbortSignal): Promise<ModuleReleaseMetaObject | undefined> {
-  try {
-    return await client.get<ModuleReleaseMetaObject>(ModuleReleaseMeta, { namespace, name }, { signal });
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
+  return findObject<ModuleReleaseMetaObject>(client, ModuleReleaseMeta, { namespace, name }, { signal });
 }

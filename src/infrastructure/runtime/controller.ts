@@ -13,6 +13,7 @@ import {
   type RuntimeStatus,
 } from '../../api/infrastructuremanager/index.js';
 import { isNotFound } from '../../runtime/client/errors.js';
+import { findObject } from '../../runtime/client/find.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { type Controller, KeyChannel, newControllerManagedBy, type ReconcileResult, type Request } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
@@ -195,12 +196,7 @@ export class RuntimeReconciler {
   private async getShoot(runtime: RuntimeObject, signal: AbortSignal): Promise<ShootObject | undefined> {
     const name = runtime.spec?.shoot?.name;
     if (!name) return undefined;
-    try {
-      return await this.deps.garden.get<ShootObject>(Shoot, { namespace: this.deps.shootNamespace, name }, { signal });
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
+    return findObject<ShootObject>(this.deps.garden, Shoot, { namespace: this.deps.shootNamespace, name }, { signal });
   }
 
   /** A merge patch of the status subresource; fields the steps dropped are sent as null. */

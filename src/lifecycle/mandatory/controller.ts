@@ -17,6 +17,7 @@ import {
   type ModuleTemplateObject,
 } from '../../api/operator/index.js';
 import { isNotFound } from '../../runtime/client/errors.js';
+import { findObject } from '../../runtime/client/find.js';
 import { type Controller, newControllerManagedBy } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
 import { generationChanged, labelsChanged, or } from '../../runtime/predicates.js';
@@ -43,13 +44,8 @@ export function setupMandatoryModuleController(manager: Manager, opts: Mandatory
   const allKymas = (): string[] => [...kymas.keys()];
 
   async function reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<{ requeueAfterMs?: number } | void> {
-    let kyma: KymaObject;
-    try {
-      kyma = await kcp.get<KymaObject>(Kyma, req, { signal });
-    } catch (e) {
-      if (isNotFound(e)) return;
-      throw e;
-    }
+    const kyma = await findObject<KymaObject>(kcp, Kyma, req, { signal });
+    if (!kyma) return;
     // The Kyma controller removes every Manifest of a deleting Kyma; skipped Kymas are left alone.
     if (kyma.metadata.deletionTimestamp || isEnabled(kyma.metadata.labels?.[Labels.SkipReconciliation])) return;
     const mandatory = metas.list({ namespace: ns }).filter((m) => m.spec.mandatory?.version);

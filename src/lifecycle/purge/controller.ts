@@ -6,6 +6,7 @@
 import { Kyma, Labels, Manifest, type KymaObject, type ManifestObject } from '../../api/operator/index.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
+import { findObject } from '../../runtime/client/find.js';
 import { type Controller, newControllerManagedBy } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
 import type { KindRef, KubeObject } from '../../runtime/types.js';
@@ -99,13 +100,8 @@ export function setupPurgeController(manager: Manager, opts: PurgeOptions): Cont
   const graceMs = opts.graceMs ?? DEFAULT_PURGE_GRACE_MS;
 
   async function reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<{ requeueAfterMs?: number } | void> {
-    let kyma: KymaObject;
-    try {
-      kyma = await kcp.get<KymaObject>(Kyma, req, { signal });
-    } catch (e) {
-      if (isNotFound(e)) return;
-      throw e;
-    }
+    const kyma = await findObject<KymaObject>(kcp, Kyma, req, { signal });
+    if (!kyma) return;
     if (!kyma.metadata.deletionTimestamp) return;
     const elapsed = Date.now() - Date.parse(kyma.metadata.deletionTimestamp);
     if (elapsed < graceMs) return { requeueAfterMs: Math.max(1, graceMs - elapsed) };

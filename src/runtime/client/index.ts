@@ -43,3 +43,4 @@ export { TokenBucket, rateLimiter, type RateLimiter } from './ratelimit.js';
 export { retryPolicy, shouldRetry, withRetry, type RetryOptions } from './retry.js';
 export { execAuth, inClusterConfig, loadKubeconfig, loadKubeconfigFile, tokenFileAuth, type KubeconfigOptions, type InClusterOptions } from './kubeconfig.js';
 export { typed, type TypedClient } from './typed.js';
+export { findObject } from './find.js';
