@@ -4,6 +4,7 @@ import { request } from 'node:https';
 import { join, resolve } from 'node:path';
 import { startApiServer } from '../apiserver/server.js';
 import { flagInt, flagString, type ParsedArgs, UsageError } from './args.js';
+import type { Command } from './command.js';
 
 export const APISERVER_USAGE = `Usage:
   kcp apiserver [--port N] [--data-dir DIR] [--host 127.0.0.1]
@@ -80,3 +81,9 @@ function adminCall(base: string, token: string, ca: string, method: string, path
     req.end();
   });
 }
+
+export const command: Command = {
+  summary: 'the embedded Kubernetes API server alone, and its logical clusters',
+  usage: APISERVER_USAGE,
+  run: runApiServer,
+};

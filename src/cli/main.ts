@@ -1,45 +1,45 @@
 #!/usr/bin/env node
-// The kcp command: entry point for the embedded landscape, the API server and the CLI for people.
-import { runApiServer, APISERVER_USAGE } from './apiserver.js';
+// The kcp command: the embedded landscape, the controllers for real clusters, and the CLI for people.
+// Each command lives in its own module, loaded when used (a command-line call starts fast).
 import { parseArgs, UsageError } from './args.js';
-import { MODULE_PUSH_SWITCHES, MODULE_PUSH_USAGE, runModulePush } from './module-push.js';
+import type { Command } from './command.js';
 
-const USAGE = `kcp: a control plane for managed Kubernetes runtimes
+const commands: Record<string, () => Promise<{ command: Command }>> = {
+  up: () => import('./up.js'),
+  runtime: () => import('./runtime.js'),
+  kubeconfig: () => import('./kubeconfig.js'),
+  module: () => import('./module.js'),
+  status: () => import('./status.js'),
+  run: () => import('./run.js'),
+  install: () => import('./install.js'),
+  apiserver: () => import('./apiserver.js'),
+};
 
-Commands:
-  kcp up [--data-dir .kcp] [--port N]   start the embedded landscape (today: the embedded API server)
-  kcp apiserver ...                      the embedded Kubernetes API server alone (see kcp apiserver --help)
-  kcp module push DIR --registry HOST    package a module directory as an OCI artifact and push it
-
-${APISERVER_USAGE}
-
-${MODULE_PUSH_USAGE}`;
+async function overview(): Promise<string> {
+  const lines = ['kcp: a control plane for managed Kubernetes runtimes (Kyma-compatible)', '', 'Commands:'];
+  for (const [name, load] of Object.entries(commands)) {
+    const { command } = await load();
+    lines.push(`  kcp ${name.padEnd(11)} ${command.summary}`);
+  }
+  lines.push('', 'Run `kcp <command> --help` for a command\'s usage.');
+  return lines.join('\n');
+}
 
 async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  const args = parseArgs(rest, command === 'module' ? MODULE_PUSH_SWITCHES : undefined);
-  if (!command || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(`${USAGE}\n`);
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${await overview()}\n`);
     return;
   }
-  if (args.flags.has('help')) {
-    process.stdout.write(`${command === 'apiserver' ? APISERVER_USAGE : USAGE}\n`);
+  const load = commands[name];
+  if (!load) throw new UsageError(`unknown command ${JSON.stringify(name)}\n\n${await overview()}`);
+  const { command } = await load();
+  const args = parseArgs(rest, command.switches);
+  if (args.flags.has('help') || args.flags.has('h')) {
+    process.stdout.write(`${command.usage}\n`);
     return;
   }
-  switch (command) {
-    case 'apiserver':
-      return runApiServer(args);
-    case 'module':
-      if (args.positionals[0] !== 'push') throw new UsageError(MODULE_PUSH_USAGE);
-      await runModulePush(args);
-      return;
-    case 'up': {
-      if (!args.flags.has('data-dir')) args.flags.set('data-dir', '.kcp');
-      return runApiServer(args);
-    }
-    default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
-  }
+  await command.run(args);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

@@ -6,7 +6,7 @@ import { isPlainObject } from '../types.js';
 import { loadScenario } from '../../../test/conformance/corpus.js';
 import { builtinSchema, schemaFromOpenAPI } from './schema.js';
 import type { SchemaNode } from './schema.js';
-import { comparable, replay } from './testing-harness.js';
+import { comparable, replay } from '../../../test/support/fieldmanager-harness.js';
 
 const builtin: Record<string, [string, string]> = {
   configmaps: ['', 'ConfigMap'],

@@ -1,13 +1,13 @@
 // Test support: replays the write requests of a conformance scenario through this module alone (an
 // in-memory stand-in for the API server core), so tests can hold managedFields and merged objects to the golden.
-import { StatusError } from '../errors.js';
-import type { JsonObject, JsonValue, KubeObject } from '../types.js';
-import { isPlainObject } from '../types.js';
-import { loadGolden, loadScenario } from '../../../test/conformance/corpus.js';
-import { applyPatch, recordUpdate } from './managed.js';
-import { copyJson } from './merge.js';
-import type { SchemaNode } from './schema.js';
-import { strategicMergePatch } from './strategic.js';
+import { StatusError } from '../../src/apiserver/errors.js';
+import type { JsonObject, JsonValue, KubeObject } from '../../src/apiserver/types.js';
+import { isPlainObject } from '../../src/apiserver/types.js';
+import { loadGolden, loadScenario } from '../conformance/corpus.js';
+import { applyPatch, recordUpdate } from '../../src/apiserver/fieldmanager/managed.js';
+import { copyJson } from '../../src/apiserver/fieldmanager/merge.js';
+import type { SchemaNode } from '../../src/apiserver/fieldmanager/schema.js';
+import { strategicMergePatch } from '../../src/apiserver/fieldmanager/strategic.js';
 
 export interface Response {
   status: number;

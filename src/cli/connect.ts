@@ -1,0 +1,78 @@
+// Finding the KCP the CLI talks to: `--kubeconfig FILE`, else `--data-dir DIR` (DIR/kcp.kubeconfig, what
+// `kcp up` writes), else $KUBECONFIG (as `kcp up` suggests), else `.kcp/kcp.kubeconfig`; and the client
+// and namespace the commands share.
+import { existsSync, readFileSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+import { Namespaces } from '../api/operator/index.js';
+import { type Client, clientFromKubeconfig, isUnreachable } from '../runtime/client/index.js';
+import { flagString, type ParsedArgs, UsageError } from './args.js';
+import { type CliOutput, processOutput } from './output.js';
+
+/** Data directory of `kcp up` when --data-dir is not given. */
+export const DEFAULT_DATA_DIR = '.kcp';
+/** File in the data directory holding the KCP's kubeconfig. */
+export const KCP_KUBECONFIG_FILE = 'kcp.kubeconfig';
+
+/** What every command of the CLI for people works with. */
+export interface CliContext {
+  /** Client of the control plane. */
+  kcp: Client;
+  /** Namespace of Runtimes, Kymas, the module catalog and kubeconfig Secrets (`kcp-system`). */
+  namespace: string;
+  output: CliOutput;
+  signal?: AbortSignal;
+  /** Poll interval of `--wait` (default 500 ms). */
+  pollMs?: number;
+  now?: () => number;
+}
+
+/** Path of the KCP kubeconfig the flags point at. */
+export function kcpKubeconfigPath(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): string {
+  const explicit = flagString(args, 'kubeconfig');
+  if (explicit) return resolve(explicit);
+  const dataDir = flagString(args, 'data-dir');
+  if (dataDir) return resolve(join(dataDir, KCP_KUBECONFIG_FILE));
+  // Like kubectl, the first file of a KUBECONFIG list that exists.
+  const fromEnv = (env.KUBECONFIG ?? '').split(delimiter).find((p) => p !== '' && existsSync(p));
+  if (fromEnv) return resolve(fromEnv);
+  return resolve(join(DEFAULT_DATA_DIR, KCP_KUBECONFIG_FILE));
+}
+
+/** A context for a command run from the shell: reads the kubeconfig, connects, stops on Ctrl-C. */
+export function connect(args: ParsedArgs): CliContext & { close(): void } {
+  const path = kcpKubeconfigPath(args);
+  if (!existsSync(path)) {
+    const hint = args.flags.has('kubeconfig') ? '' : ' (start a control plane with `kcp up`, or pass --kubeconfig FILE or --data-dir DIR)';
+    throw new UsageError(`no control plane kubeconfig at ${path}${hint}`);
+  }
+  // Few retries: a person waits for the answer, and a stopped `kcp up` should say so quickly.
+  const kcp = clientFromKubeconfig(readFileSync(path, 'utf8'), { retries: 2, requestTimeoutMs: 15_000 });
+  const abort = new AbortController();
+  const onSignal = () => abort.abort(new Error('interrupted'));
+  process.once('SIGINT', onSignal);
+  return {
+    kcp,
+    namespace: flagString(args, 'namespace', Namespaces.ControlPlane) ?? Namespaces.ControlPlane,
+    output: processOutput,
+    signal: abort.signal,
+    close() {
+      process.off('SIGINT', onSignal);
+      kcp.close();
+    },
+  };
+}
+
+/** Runs `fn` with a context from the flags and closes it afterwards. */
+export async function withKcp<T>(args: ParsedArgs, fn: (ctx: CliContext) => Promise<T>): Promise<T> {
+  const ctx = connect(args);
+  try {
+    return await fn(ctx);
+  } catch (e) {
+    if (isUnreachable(e)) throw new Error(`cannot reach the control plane: ${e.message} (is \`kcp up\` running?)`, { cause: e });
+    throw e;
+  } finally {
+    ctx.close();
+  }
+}
+
+export { processOutput };

@@ -1,0 +1,414 @@
+// `kcp module list|enable|disable|push`: the module catalog, and modules of a runtime. Enabling and
+// disabling edit the runtime's own Kyma `kyma-system/default`, as a runtime admin does (with the
+// runtime's kubeconfig); the lifecycle manager carries the change into the KCP Kyma and installs or
+// removes the module. `push` is for module teams (src/cli/module-push.ts).
+import {
+  DEFAULT_REMOTE_KYMA_NAME,
+  isEnabled,
+  Kyma,
+  type KymaModule,
+  type KymaObject,
+  Labels,
+  Manifest,
+  ModuleReleaseMeta,
+  type ModuleReleaseMetaObject,
+  ModuleTemplate,
+  type ModuleTemplateObject,
+  Namespaces,
+  States,
+} from '../api/operator/index.js';
+import { type Client, clientFromKubeconfig, findObject, isConflict, isNotFound } from '../runtime/client/index.js';
+import { flagString, type ParsedArgs, UsageError } from './args.js';
+import type { Command } from './command.js';
+import { type CliContext, withKcp } from './connect.js';
+import { requireRuntime, runtimeKubeconfig, type RuntimeRecord } from './kubeconfig.js';
+import { MODULE_PUSH_SWITCHES, MODULE_PUSH_USAGE, runModulePush } from './module-push.js';
+import { type OutputFormat, renderData, renderTable, takeOutputFormat } from './output.js';
+import { parseDuration, waitWithProgress } from './progress.js';
+
+export const MODULE_USAGE = `Usage:
+  kcp module list [--runtime RUNTIME]
+      Without --runtime: the module catalog (channels and their versions, beta/internal/mandatory).
+      With --runtime: the runtime's modules with channel, version and state.
+  kcp module enable RUNTIME MODULE [--channel C | --version V] [--wait [--timeout 5m]]
+  kcp module disable RUNTIME MODULE [--wait [--timeout 5m]]
+      Edit the runtime's Kyma kyma-system/default in the runtime cluster, as a runtime admin would.
+      --wait: until the module is Ready (enable) or removed (disable) in the control plane.
+${MODULE_PUSH_USAGE.replace(/^Usage:\n/, '')}
+  Common flags: -o json|yaml, --namespace kcp-system; the control plane: --kubeconfig KCP_FILE, else
+  --data-dir DIR (DIR/kcp.kubeconfig), else $KUBECONFIG, else .kcp/kcp.kubeconfig.`;
+
+const SWITCHES: ReadonlySet<string> = new Set(['wait', 'help', ...MODULE_PUSH_SWITCHES]);
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+/** KCP Kyma annotation the CLI touches after editing a runtime Kyma, so that the lifecycle manager looks now
+ * instead of at its next requeue (upstream, the runtime watcher tells it). The value is a timestamp. */
+export const AnnotationRefreshRequested = 'cli.kcp.dev/refresh-requested-at';
+const REMOTE_KYMA_KEY = { namespace: Namespaces.Remote, name: DEFAULT_REMOTE_KYMA_NAME };
+
+function switchOn(args: ParsedArgs, name: string): boolean {
+  const v = args.flags.get(name);
+  return v !== undefined && v !== 'false';
+}
+
+function timeoutOf(args: ParsedArgs): number {
+  const text = flagString(args, 'timeout');
+  if (text === undefined) return DEFAULT_TIMEOUT_MS;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) throw new UsageError(`--timeout must be a duration such as 90s or 5m, got ${JSON.stringify(text)}`);
+  return ms;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The catalog: ModuleReleaseMetas and ModuleTemplates of the KCP.
+
+export interface CatalogEntry {
+  name: string;
+  /** Channel -> version. */
+  channels: Record<string, string>;
+  /** Versions with a ModuleTemplate, ascending. */
+  versions: string[];
+  beta: boolean;
+  internal: boolean;
+  /** The version installed everywhere, for a mandatory module. */
+  mandatory?: string;
+}
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[.-]/).map((x) => (/^\d+$/.test(x) ? Number(x) : x));
+  const pb = b.split(/[.-]/).map((x) => (/^\d+$/.test(x) ? Number(x) : x));
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const x = pa[i];
+    const y = pb[i];
+    if (x === y) continue;
+    if (x === undefined) return -1;
+    if (y === undefined) return 1;
+    if (typeof x === 'number' && typeof y === 'number') return x - y;
+    return String(x).localeCompare(String(y));
+  }
+  return 0;
+}
+
+export async function loadCatalog(ctx: CliContext): Promise<CatalogEntry[]> {
+  const [metas, templates] = await Promise.all([
+    ctx.kcp.list<ModuleReleaseMetaObject>(ModuleReleaseMeta, { namespace: ctx.namespace, signal: ctx.signal }),
+    ctx.kcp.list<ModuleTemplateObject>(ModuleTemplate, { namespace: ctx.namespace, signal: ctx.signal }),
+  ]);
+  const versions = new Map<string, Set<string>>();
+  for (const t of templates.items) {
+    const module = t.spec?.moduleName ?? t.metadata.labels?.[Labels.ModuleName];
+    if (!module || !t.spec?.version) continue;
+    if (!versions.has(module)) versions.set(module, new Set());
+    versions.get(module)?.add(t.spec.version);
+  }
+  return metas.items
+    .map((m): CatalogEntry => {
+      const name = m.spec?.moduleName ?? m.metadata.name ?? '';
+      return {
+        name,
+        channels: Object.fromEntries((m.spec?.channels ?? []).map((c) => [c.channel, c.version])),
+        versions: [...(versions.get(name) ?? [])].sort(compareVersions),
+        beta: m.spec?.beta === true,
+        internal: m.spec?.internal === true,
+        mandatory: m.spec?.mandatory?.version,
+      };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function flagsOf(e: CatalogEntry): string {
+  return [e.mandatory ? 'mandatory' : '', e.beta ? 'beta' : '', e.internal ? 'internal' : ''].filter(Boolean).join(',') || '-';
+}
+
+function printCatalog(catalog: CatalogEntry[], format: OutputFormat, ctx: CliContext): void {
+  if (format !== 'table') return ctx.output.out(renderData(catalog, format));
+  if (catalog.length === 0) return ctx.output.out(`No modules in the catalog (${ctx.namespace}); publish one with \`kcp module push\`.\n`);
+  const rows = catalog.map((e) => [
+    e.name,
+    e.mandatory ? `(mandatory) ${e.mandatory}` : Object.entries(e.channels).map(([c, v]) => `${c}=${v}`).join(', ') || '-',
+    e.versions.join(', ') || '-',
+    flagsOf(e),
+  ]);
+  ctx.output.out(renderTable(['MODULE', 'CHANNELS', 'VERSIONS', 'FLAGS'], rows));
+}
+
+/** The catalog entry of a module that can be enabled; one-line errors otherwise. */
+async function requireModule(ctx: CliContext, module: string, record: RuntimeRecord): Promise<CatalogEntry> {
+  const catalog = await loadCatalog(ctx);
+  const entry = catalog.find((e) => e.name === module);
+  const selectable = catalog.filter((e) => !e.mandatory).map((e) => e.name);
+  if (!entry) {
+    throw new UsageError(`unknown module ${JSON.stringify(module)}: ${selectable.length ? `available modules: ${selectable.join(', ')}` : 'the catalog is empty'}`);
+  }
+  if (entry.mandatory) throw new UsageError(`module ${module} is mandatory: it is installed in every runtime (version ${entry.mandatory}) and cannot be enabled or disabled`);
+  const labels = record.kyma?.metadata.labels ?? {};
+  if (entry.beta && !isEnabled(labels[Labels.Beta])) throw new UsageError(`module ${module} is beta: runtime ${record.name} does not admit beta modules (Kyma label ${Labels.Beta}=true)`);
+  if (entry.internal && !isEnabled(labels[Labels.Internal])) throw new UsageError(`module ${module} is internal: runtime ${record.name} does not admit internal modules (Kyma label ${Labels.Internal}=true)`);
+  return entry;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A runtime's modules.
+
+export interface RuntimeModule {
+  name: string;
+  channel?: string;
+  version?: string;
+  state: string;
+  message?: string;
+}
+
+function runtimeModules(kyma: KymaObject | undefined): RuntimeModule[] {
+  const status = kyma?.status?.modules ?? [];
+  const out: RuntimeModule[] = status.map((m) => ({ name: m.name, channel: m.channel, version: m.version, state: m.state || States.Processing, message: m.message }));
+  for (const m of kyma?.spec?.modules ?? []) {
+    if (!status.some((s) => s.name === m.name)) out.push({ name: m.name, channel: m.channel, version: m.version, state: States.Processing, message: 'not reconciled yet' });
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function printRuntimeModules(record: RuntimeRecord, format: OutputFormat, ctx: CliContext): void {
+  const modules = runtimeModules(record.kyma);
+  if (format !== 'table') return ctx.output.out(renderData(modules, format));
+  if (modules.length === 0) return ctx.output.out(`No modules enabled in runtime ${record.name}.\n`);
+  ctx.output.out(renderTable(['NAME', 'CHANNEL', 'VERSION', 'STATE', 'MESSAGE'], modules.map((m) => [m.name, m.channel ?? '-', m.version ?? '-', m.state, m.message ?? ''])));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Editing the runtime Kyma.
+
+/** A client of the runtime cluster, from its kubeconfig Secret in the KCP. */
+async function runtimeClient(ctx: CliContext, record: RuntimeRecord): Promise<Client> {
+  return clientFromKubeconfig(await runtimeKubeconfig(ctx, record), { retries: 2, requestTimeoutMs: 15_000 });
+}
+
+/** The runtime Kyma; with `waitMs`, waits for the lifecycle manager to create it. */
+async function remoteKyma(ctx: CliContext, remote: Client, record: RuntimeRecord, waitMs: number): Promise<KymaObject> {
+  let found: KymaObject | undefined;
+  await waitWithProgress({
+    what: `the Kyma ${Namespaces.Remote}/${DEFAULT_REMOTE_KYMA_NAME} in runtime ${record.name}`,
+    output: ctx.output,
+    signal: ctx.signal,
+    timeoutMs: waitMs,
+    pollMs: ctx.pollMs,
+    now: ctx.now,
+    async observe(signal) {
+      found = await findObject<KymaObject>(remote, Kyma, REMOTE_KYMA_KEY, { signal });
+      if (found) return { status: 'runtime Kyma found', done: true, quiet: true };
+      if (waitMs <= 0) {
+        return { status: 'no runtime Kyma', quiet: true, failed: `runtime ${record.name} has no Kyma ${Namespaces.Remote}/${DEFAULT_REMOTE_KYMA_NAME} yet (the lifecycle manager creates it once the runtime is Ready; try again shortly, or use --wait)` };
+      }
+      return { status: `waiting for the lifecycle manager to create ${Namespaces.Remote}/${DEFAULT_REMOTE_KYMA_NAME} in runtime ${record.name}` };
+    },
+  });
+  if (!found) throw new Error('unreachable: the runtime Kyma wait ended without a Kyma');
+  return found;
+}
+
+/** Applies `edit` to the runtime Kyma's modules, retrying on conflicts; returns whether anything changed. */
+async function editRemoteModules(remote: Client, kyma: KymaObject, edit: (modules: KymaModule[]) => KymaModule[] | undefined, signal?: AbortSignal): Promise<boolean> {
+  let current = kyma;
+  for (let attempt = 0; ; attempt++) {
+    const next = edit([...(current.spec?.modules ?? [])]);
+    if (!next) return false;
+    try {
+      await remote.update<KymaObject>({ ...current, spec: { ...current.spec, modules: next } }, { fieldManager: 'kcp-cli', signal });
+      return true;
+    } catch (e) {
+      if (!isConflict(e) || attempt >= 4) throw e;
+      current = await remote.get<KymaObject>(Kyma, REMOTE_KYMA_KEY, { signal });
+    }
+  }
+}
+
+/** Asks the lifecycle manager to look at the Kyma now (see AnnotationRefreshRequested). */
+async function requestRefresh(ctx: CliContext, name: string): Promise<void> {
+  try {
+    await ctx.kcp.patch(Kyma, { namespace: ctx.namespace, name }, 'merge', { metadata: { annotations: { [AnnotationRefreshRequested]: new Date().toISOString() } } }, { fieldManager: 'kcp-cli', signal: ctx.signal });
+  } catch (e) {
+    // Without the nudge the change is still picked up at the next requeue.
+    if (!isNotFound(e)) throw e;
+  }
+}
+
+async function kcpKyma(ctx: CliContext, name: string, signal?: AbortSignal): Promise<KymaObject | undefined> {
+  return findObject<KymaObject>(ctx.kcp, Kyma, { namespace: ctx.namespace, name }, { signal });
+}
+
+async function enable(args: ParsedArgs, positionals: string[], format: OutputFormat, ctx: CliContext): Promise<void> {
+  const synopsis = 'kcp module enable RUNTIME MODULE [--channel C | --version V]';
+  const [, runtimeName, module] = positionals;
+  if (!runtimeName || !module) throw new UsageError(`a runtime and a module are required: ${synopsis}`);
+  if (positionals.length > 3) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[3])}: ${synopsis}`);
+  const channel = flagString(args, 'channel');
+  const version = flagString(args, 'version');
+  if (channel && version) throw new UsageError('--channel and --version exclude each other: a pinned version does not follow a channel');
+  const wait = switchOn(args, 'wait');
+  const timeoutMs = timeoutOf(args);
+
+  const record = await requireRuntime(ctx, runtimeName, synopsis);
+  const entry = await requireModule(ctx, module, record);
+  if (channel && !(channel in entry.channels)) {
+    throw new UsageError(`module ${module} has no channel ${JSON.stringify(channel)}: channels ${Object.keys(entry.channels).join(', ') || '(none)'}`);
+  }
+  if (version && !entry.versions.includes(version)) {
+    throw new UsageError(`module ${module} has no version ${JSON.stringify(version)}: versions ${entry.versions.join(', ') || '(none)'}`);
+  }
+  const effectiveChannel = channel ?? record.kyma?.spec?.channel;
+  if (!version && !channel && effectiveChannel && !(effectiveChannel in entry.channels)) {
+    throw new UsageError(`module ${module} is not offered in runtime ${runtimeName}'s channel ${effectiveChannel}: use --channel (${Object.keys(entry.channels).join(', ')}) or --version`);
+  }
+
+  const wanted: KymaModule = { name: module, ...(channel ? { channel } : {}), ...(version ? { version } : {}) };
+  const remote = await runtimeClient(ctx, record);
+  let changed: boolean;
+  try {
+    const kyma = await remoteKyma(ctx, remote, record, wait ? timeoutMs : 0);
+    changed = await editRemoteModules(
+      remote,
+      kyma,
+      (modules) => {
+        const i = modules.findIndex((m) => m.name === module);
+        const prev = i >= 0 ? modules[i] : undefined;
+        if (prev && prev.channel === wanted.channel && prev.version === wanted.version) return undefined;
+        const next = { ...(prev ?? {}), ...wanted };
+        if (!channel) delete next.channel;
+        if (!version) delete next.version;
+        if (i >= 0) modules[i] = next;
+        else modules.push(next);
+        return modules;
+      },
+      ctx.signal,
+    );
+  } catch (e) {
+    throw runtimeError(runtimeName, e);
+  } finally {
+    remote.close();
+  }
+  if (changed) await requestRefresh(ctx, record.name);
+  const how = version ? `version ${version}` : `channel ${effectiveChannel ?? 'regular'}`;
+  if (format === 'table') ctx.output.out(changed ? `module ${module} enabled in runtime ${runtimeName} (${how})\n` : `module ${module} is already enabled in runtime ${runtimeName} (${how})\n`);
+
+  let final: RuntimeModule | undefined;
+  if (wait) {
+    await waitWithProgress({
+      what: `module ${module} in runtime ${runtimeName} to become Ready`,
+      output: ctx.output,
+      signal: ctx.signal,
+      timeoutMs,
+      pollMs: ctx.pollMs,
+      now: ctx.now,
+      async observe(signal) {
+        const kyma = await kcpKyma(ctx, record.name, signal);
+        if (!kyma) return { status: `Kyma ${record.name} not found`, failed: `runtime ${runtimeName} has no Kyma in the control plane any more` };
+        const inSpec = (kyma.spec?.modules ?? []).find((m) => m.name === module);
+        if (!inSpec) return { status: `module ${module}: waiting for the lifecycle manager to pick up the change` };
+        const st = kyma.status?.modules?.find((m) => m.name === module);
+        final = st && { name: st.name, channel: st.channel, version: st.version, state: st.state || States.Processing, message: st.message };
+        const versionOk = !version || st?.version === version;
+        const state = st?.state || States.Processing;
+        return { status: `module ${module} ${state}${st?.version ? ` ${st.version}` : ''}${st?.message ? `: ${st.message}` : ''}`, done: state === States.Ready && versionOk };
+      },
+    });
+    if (format === 'table') ctx.output.out(`module ${module} is Ready in runtime ${runtimeName}${final?.version ? ` (version ${final.version})` : ''}\n`);
+  }
+  if (format !== 'table') ctx.output.out(renderData({ runtime: runtimeName, module, enabled: true, changed, ...(final ? { status: final } : {}) }, format));
+}
+
+async function disable(args: ParsedArgs, positionals: string[], format: OutputFormat, ctx: CliContext): Promise<void> {
+  const synopsis = 'kcp module disable RUNTIME MODULE';
+  const [, runtimeName, module] = positionals;
+  if (!runtimeName || !module) throw new UsageError(`a runtime and a module are required: ${synopsis}`);
+  if (positionals.length > 3) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[3])}: ${synopsis}`);
+  const wait = switchOn(args, 'wait');
+  const timeoutMs = timeoutOf(args);
+  const record = await requireRuntime(ctx, runtimeName, synopsis);
+  await requireModule(ctx, module, record);
+
+  const remote = await runtimeClient(ctx, record);
+  try {
+    const kyma = await remoteKyma(ctx, remote, record, 0);
+    const changed = await editRemoteModules(
+      remote,
+      kyma,
+      (modules) => {
+        const next = modules.filter((m) => m.name !== module);
+        return next.length === modules.length ? undefined : next;
+      },
+      ctx.signal,
+    );
+    if (!changed) throw new UsageError(`module ${module} is not enabled in runtime ${runtimeName}`);
+  } catch (e) {
+    throw runtimeError(runtimeName, e);
+  } finally {
+    remote.close();
+  }
+  await requestRefresh(ctx, record.name);
+  if (format === 'table') ctx.output.out(`module ${module} disabled in runtime ${runtimeName}\n`);
+  if (wait) {
+    await waitWithProgress({
+      what: `module ${module} to be removed from runtime ${runtimeName}`,
+      output: ctx.output,
+      signal: ctx.signal,
+      timeoutMs,
+      pollMs: ctx.pollMs,
+      now: ctx.now,
+      async observe(signal) {
+        const kyma = await kcpKyma(ctx, record.name, signal);
+        const inSpec = (kyma?.spec?.modules ?? []).some((m) => m.name === module);
+        if (inSpec) return { status: `module ${module}: waiting for the lifecycle manager to pick up the change` };
+        const st = kyma?.status?.modules?.find((m) => m.name === module);
+        // Gone from the status is not enough: the module is removed from the runtime when its Manifest is gone.
+        const manifests = await ctx.kcp.list(Manifest, { namespace: ctx.namespace, labelSelector: `${Labels.KymaName}=${record.name},${Labels.ModuleName}=${module}`, signal });
+        if (!st && manifests.items.length === 0) return { status: `module ${module} removed`, done: true };
+        return { status: `module ${module} ${st?.state || States.Deleting}${st?.message ? `: ${st.message}` : ''}` };
+      },
+    });
+    if (format === 'table') ctx.output.out(`module ${module} removed from runtime ${runtimeName}\n`);
+  }
+  if (format !== 'table') ctx.output.out(renderData({ runtime: runtimeName, module, enabled: false, removed: wait }, format));
+}
+
+/** Errors from the runtime cluster say which runtime they come from; usage errors pass unchanged. */
+function runtimeError(runtime: string, e: unknown): Error {
+  if (e instanceof UsageError) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  return new Error(`runtime ${runtime}: ${message}`, { cause: e });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export async function runModule(args: ParsedArgs, ctx: CliContext): Promise<void> {
+  const { format, positionals } = takeOutputFormat(args);
+  const verb = positionals[0];
+  switch (verb) {
+    case 'list':
+    case 'ls': {
+      if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}: kcp module list [--runtime RUNTIME]`);
+      const runtimeName = flagString(args, 'runtime');
+      if (runtimeName === undefined) return printCatalog(await loadCatalog(ctx), format, ctx);
+      return printRuntimeModules(await requireRuntime(ctx, runtimeName, 'kcp module list --runtime RUNTIME'), format, ctx);
+    }
+    case 'enable':
+      return enable(args, positionals, format, ctx);
+    case 'disable':
+      return disable(args, positionals, format, ctx);
+    case undefined:
+      throw new UsageError('a subcommand is required: list, enable, disable or push (see kcp module --help)');
+    default:
+      throw new UsageError(`unknown subcommand ${JSON.stringify(verb)}: use list, enable, disable or push`);
+  }
+}
+
+export const command: Command = {
+  summary: 'the module catalog; enable and disable modules in runtimes; push module versions',
+  usage: MODULE_USAGE,
+  switches: SWITCHES,
+  async run(args) {
+    // `push` talks to a registry (and only optionally to the KCP): it keeps its own flags and connection.
+    if (args.positionals[0] === 'push') {
+      await runModulePush(args);
+      return;
+    }
+    await withKcp(args, (ctx) => runModule(args, ctx));
+  },
+};

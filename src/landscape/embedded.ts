@@ -1,0 +1,393 @@
+// The whole embedded landscape in one process, as `kcp up` runs it: the embedded API server with a
+// data dir, the KCP (default logical cluster: control-plane CRDs, namespace kcp-system), the garden
+// cluster with the Gardener simulator, the kubelet simulation, the simulated module operators, the
+// infrastructure manager, the lifecycle manager, an OCI registry, and the demo module catalog
+// (published once per data dir).
+//
+//   const land = await startEmbeddedLandscape({ dataDir: '.kcp', port: 6443 });
+//   land.files.kcpKubeconfig; land.registry.host; ...
+//   await land.stop();
+//
+// Everything persists in the data dir: a second start finds the Runtimes, Shoots, shoot clusters,
+// Kymas and the registry content and carries on reconciling them (see docs/landscape.md, "kcp up").
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { crdOf } from '../api/crd.js';
+import { controlPlaneKinds } from '../api/index.js';
+import { AnnotationForceKubeconfigRotation, GardenerCluster } from '../api/infrastructuremanager/index.js';
+import { ModuleReleaseMeta, type ModuleReleaseMetaObject, Namespaces } from '../api/operator/index.js';
+import type { AnyKind } from '../api/render.js';
+import { type RunningApiServer, startApiServer } from '../apiserver/server.js';
+import { loadConverterConfig } from '../infrastructure/converter/index.js';
+import { type InfrastructureManager, type InfrastructureManagerOptions, startInfrastructureManager } from '../infrastructure/index.js';
+import { OciArtifactFetcher } from '../lifecycle/artifacts/fetcher.js';
+import { readModuleDir } from '../lifecycle/artifacts/module-dir.js';
+import { defaultRepository, moduleReleaseMetaFor, moduleTemplateFor, packageModule } from '../lifecycle/artifacts/push.js';
+import { formatOciReference } from '../lifecycle/artifacts/reference.js';
+import { type LifecycleManagerHandle, type LifecycleManagerOptions, startLifecycleManager } from '../lifecycle/index.js';
+import { type Client, clientFromKubeconfig, findObject } from '../runtime/client/index.js';
+import { createLogger, type Logger, type LogLevel, type LogSink } from '../runtime/log.js';
+import type { KubeObject } from '../runtime/types.js';
+import { embeddedSimulatorOptions, GARDEN_CLUSTER, type GardenerSimulator, type GardenerSimulatorConfig } from './gardener/index.js';
+import { DEFAULT_PROJECT, type GardenLandscape, startGardenLandscape } from './index.js';
+import type { KubeletOptions, KubeletSimulator } from './kubelet.js';
+import { type ModuleOperators, startModuleOperators } from './module-operators.js';
+import { dockerRegistryInstalled, type LandscapeRegistry, type RegistryKind, startDockerRegistry, startInProcessRegistry } from './registry.js';
+
+/** Field manager of what the landscape writes into the KCP (CRDs, namespace, the demo catalog). */
+export const EMBEDDED_FIELD_MANAGER = 'kcp-up';
+
+/** The demo catalog shipped with the project (`demo-modules/<module>/<version>/`). */
+export const DEFAULT_CATALOG_DIR = fileURLToPath(new URL('../../../demo-modules/', import.meta.url));
+export const DEFAULT_CONVERTER_CONFIG = fileURLToPath(new URL('../../../config/converter-config.json', import.meta.url));
+
+/** Files the landscape keeps in its data dir (besides the API server's own). */
+export const DataDirFiles = {
+  /** Admin kubeconfig of the KCP (same as the API server's `kubeconfig`). */
+  kcpKubeconfig: 'kcp.kubeconfig',
+  /** Admin kubeconfig of the garden cluster (the infrastructure manager's Gardener kubeconfig). */
+  gardenKubeconfig: 'garden.kubeconfig',
+  /** Written by the API server for the default logical cluster. */
+  apiserverKubeconfig: 'kubeconfig',
+  /** Where the API server and the registry listened last time (reused when free). */
+  state: 'landscape.json',
+  /** Marker of the published demo catalog: registry and digests. */
+  catalog: 'catalog.json',
+  /** JSON logs of the controllers and simulators (unless a logger is given). */
+  log: 'kcp.log',
+  /** Registry content. */
+  registry: 'registry',
+  /** URL and pid of the running API server, as `kcp apiserver` writes it. */
+  apiserverInfo: 'apiserver.json',
+} as const;
+
+export interface EmbeddedLandscapeOptions {
+  dataDir: string;
+  /** Port of the API server; 0 or undefined: the previous run's port when free, else any free port. */
+  port?: number;
+  /** Port of the registry; 0 or undefined: the previous run's port when free, else any free port. */
+  registryPort?: number;
+  /** `auto` (default): docker-registry when installed, else the in-process read-only registry. */
+  registry?: 'auto' | RegistryKind;
+  /** Module directories to publish once (`<dir>/<module>/<version>/`); null: none. Default: demo-modules/. */
+  catalogDir?: string | null;
+  converterConfigPath?: string;
+  /** Gardener project (default kyma-dev). */
+  project?: string;
+  /** Simulated Gardener durations; default `embeddedSimulatorOptions` (a Shoot takes about 5 s). */
+  simulator?: Omit<GardenerSimulatorConfig, 'hooks' | 'onError'>;
+  kubelet?: Partial<KubeletOptions>;
+  /** How long simulated module operators take to report their CR Ready (default 500 ms). */
+  moduleOperatorDelayMs?: number;
+  infrastructure?: Pick<InfrastructureManagerOptions, 'timing' | 'runtimeWorkers' | 'kubeconfigExpirationSeconds' | 'gardenerCluster' | 'gracefulShutdownTimeoutMs'>;
+  lifecycle?: Pick<LifecycleManagerOptions, 'intervals' | 'manifestIntervals' | 'remoteRequestTimeoutMs' | 'purgeGraceMs' | 'remoteCleanupTimeoutMs'>;
+  /** Logger of controllers and simulators; default: JSON lines into `<dataDir>/kcp.log`. */
+  logger?: Logger;
+  /** Level of the default file logger (default info). */
+  logLevel?: LogLevel;
+  /** Also hands every line of the default file logger to this (e.g. stderr for `kcp up --verbose`). */
+  echoLog?: LogSink;
+  signal?: AbortSignal;
+}
+
+export interface CatalogModule {
+  name: string;
+  version: string;
+  channels: string[];
+  /** `oci://...@sha256:...` of the version's artifact. */
+  link: string;
+}
+
+export interface EmbeddedLandscape {
+  server: RunningApiServer;
+  dataDir: string;
+  /** Absolute paths of the files in the data dir. */
+  files: { kcpKubeconfig: string; gardenKubeconfig: string; apiserverKubeconfig: string; log?: string };
+  /** Admin client of the KCP. */
+  kcp: Client;
+  /** Admin client of the garden cluster. */
+  garden: Client;
+  project: string;
+  projectNamespace: string;
+  simulator: GardenerSimulator;
+  kubelet: KubeletSimulator;
+  moduleOperators: ModuleOperators;
+  infrastructureManager: InfrastructureManager;
+  lifecycleManager: LifecycleManagerHandle;
+  registry: LandscapeRegistry;
+  catalog: {
+    /** Whether this start published it (false: it was published by an earlier run). */
+    publishedNow: boolean;
+    modules: CatalogModule[];
+  };
+  /** The API server's URL differed from the previous run's: kubeconfig Secrets were asked to rotate. */
+  urlChanged: boolean;
+  /** Milliseconds from the call until everything ran and the catalog was there. */
+  startupMs: number;
+  stop(): Promise<void>;
+}
+
+interface RememberedState {
+  apiPort?: number;
+  apiUrl?: string;
+  registryPort?: number;
+}
+
+interface CatalogMarker {
+  registry: string;
+  kind: RegistryKind;
+  publishedAt: string;
+  modules: CatalogModule[];
+}
+
+export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Promise<EmbeddedLandscape> {
+  const started = performance.now();
+  const dataDir = path.resolve(opts.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const file = (name: string) => path.join(dataDir, name);
+  refuseWhenInUse(file(DataDirFiles.apiserverInfo));
+  const remembered = readJson<RememberedState>(file(DataDirFiles.state)) ?? {};
+  const converterConfig = loadConverterConfig(readFileSync(opts.converterConfigPath ?? DEFAULT_CONVERTER_CONFIG, 'utf8'));
+
+  // Undo in reverse order what was started, when a later step fails or at stop().
+  const stoppers: (() => Promise<void> | void)[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const s of stoppers.splice(0).reverse()) {
+      try {
+        await s();
+      } catch {
+        // keep stopping the rest
+      }
+    }
+  };
+
+  const fileLog = opts.logger ? undefined : createWriteStream(file(DataDirFiles.log), { flags: 'a' });
+  if (fileLog) stoppers.push(() => new Promise<void>((resolve) => fileLog.end(() => resolve())));
+  const logger = opts.logger ?? createLogger({ name: 'kcp', level: opts.logLevel ?? 'info', sink: (line) => {
+      fileLog?.write(`${line}\n`);
+      opts.echoLog?.(line);
+    },
+  });
+
+  try {
+    // The registry starts in the background: it is only needed for the catalog.
+    const registryStarting = startRegistry(opts, file(DataDirFiles.registry), remembered.registryPort, logger);
+    registryStarting.catch(() => undefined);
+    stoppers.push(async () => (await registryStarting.catch(() => undefined))?.stop());
+
+    const port = opts.port || ((await portFree(remembered.apiPort)) ? remembered.apiPort : 0);
+    const server = await startApiServer({ port, dataDir });
+    stoppers.push(() => server.stop());
+    const urlChanged = remembered.apiUrl !== undefined && remembered.apiUrl !== server.url;
+
+    const kcp = clientFromKubeconfig(server.clusterAccess('default').kubeconfig);
+    stoppers.push(() => kcp.close());
+    await installControlPlane(server, kcp);
+
+    const garden: GardenLandscape = await startGardenLandscape(server, {
+      project: opts.project ?? DEFAULT_PROJECT,
+      simulator: { ...embeddedSimulatorOptions, ...opts.simulator, onError: (err) => logger.error('gardener simulator failed', { error: err }) },
+      kubelet: opts.kubelet,
+      signal: opts.signal,
+    });
+    stoppers.push(() => garden.stop());
+    const gardenClient = clientFromKubeconfig(garden.gardenKubeconfig);
+    stoppers.push(() => gardenClient.close());
+
+    const moduleOperators = startModuleOperators({ server, delayMs: opts.moduleOperatorDelayMs ?? 500, isRuntime: (name) => name.startsWith('shoot--') });
+    stoppers.push(() => moduleOperators.stop());
+
+    const infrastructureManager = startInfrastructureManager(
+      { kcp, garden: gardenClient, project: garden.project, converterConfig, logger: logger.child('infrastructure-manager'), ...opts.infrastructure },
+      opts.signal,
+    );
+    stoppers.push(() => infrastructureManager.stop());
+    await infrastructureManager.ready();
+
+    const registry = await registryStarting;
+    const lifecycleManager = await startLifecycleManager(
+      { kcp, fetcher: new OciArtifactFetcher({ insecureRegistries: [registry.host] }), logger: logger.child('lifecycle-manager'), ...opts.lifecycle },
+      opts.signal,
+    );
+    stoppers.push(() => lifecycleManager.stop());
+    await lifecycleManager.ready();
+
+    const catalog = await ensureCatalog(kcp, registry, opts.catalogDir === undefined ? DEFAULT_CATALOG_DIR : opts.catalogDir, file(DataDirFiles.catalog), opts.signal);
+    if (urlChanged) await forceKubeconfigRotation(kcp, opts.signal);
+
+    const files = {
+      kcpKubeconfig: file(DataDirFiles.kcpKubeconfig),
+      gardenKubeconfig: file(DataDirFiles.gardenKubeconfig),
+      apiserverKubeconfig: file(DataDirFiles.apiserverKubeconfig),
+      ...(fileLog ? { log: file(DataDirFiles.log) } : {}),
+    };
+    writePrivate(files.kcpKubeconfig, server.clusterAccess('default').kubeconfig);
+    writePrivate(files.gardenKubeconfig, server.clusterAccess(GARDEN_CLUSTER).kubeconfig);
+    writeJson(file(DataDirFiles.state), { apiPort: server.port, apiUrl: server.url, registryPort: Number(registry.host.split(':')[1]) } satisfies RememberedState);
+    // What `kcp apiserver cluster ... --data-dir` looks for to reach the running server.
+    writeJson(file(DataDirFiles.apiserverInfo), { url: server.url, pid: process.pid });
+    stoppers.push(() => rmSync(file(DataDirFiles.apiserverInfo), { force: true }));
+
+    const startupMs = Math.round(performance.now() - started);
+    logger.info('embedded landscape running', { url: server.url, registry: registry.host, registryKind: registry.kind, startupMs, catalogPublishedNow: catalog.publishedNow });
+    let stopping: Promise<void> | undefined;
+    return {
+      server,
+      dataDir,
+      files,
+      kcp,
+      garden: gardenClient,
+      project: garden.project,
+      projectNamespace: garden.projectNamespace,
+      simulator: garden.simulator,
+      kubelet: garden.kubelet,
+      moduleOperators,
+      infrastructureManager,
+      lifecycleManager,
+      registry,
+      catalog,
+      urlChanged,
+      startupMs,
+      stop: () => (stopping ??= stopAll()),
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+/**
+ * The registry the options ask for, on the remembered port when it is free. `auto` takes
+ * docker-registry when installed and falls back to the in-process one when it does not start.
+ */
+async function startRegistry(opts: EmbeddedLandscapeOptions, storage: string, rememberedPort: number | undefined, logger: Logger): Promise<LandscapeRegistry> {
+  const auto = opts.registry === undefined || opts.registry === 'auto';
+  const kind: RegistryKind = auto ? (dockerRegistryInstalled() ? 'docker-registry' : 'in-process') : (opts.registry as RegistryKind);
+  const port = opts.registryPort || ((await portFree(rememberedPort)) ? rememberedPort : 0);
+  // The two kinds keep different layouts; each gets its own subdirectory.
+  const inProcess = () => startInProcessRegistry({ storage: path.join(storage, 'oci'), port });
+  if (kind === 'in-process') return inProcess();
+  try {
+    return await startDockerRegistry({ storage: path.join(storage, 'docker-registry'), port });
+  } catch (e) {
+    if (!auto) throw e;
+    logger.warn('docker-registry did not start; using the in-process read-only registry', { error: e });
+    return inProcess();
+  }
+}
+
+/** Every control-plane CRD (applied, so a newer schema replaces an older one) and namespace kcp-system. */
+async function installControlPlane(server: RunningApiServer, kcp: Client): Promise<void> {
+  const apply = { fieldManager: EMBEDDED_FIELD_MANAGER, force: true };
+  for (const k of controlPlaneKinds) await kcp.apply(crdOf(k) as unknown as KubeObject, apply);
+  await kcp.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: Namespaces.ControlPlane } }, apply);
+  const cluster = server.cluster('default');
+  const deadline = Date.now() + 10_000;
+  for (const k of controlPlaneKinds as AnyKind[]) {
+    while (!cluster.resolve(k.group, k.version, k.plural)) {
+      if (Date.now() > deadline) throw new Error(`the CRD of ${k.kind} was not served within 10 s`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}
+
+/**
+ * Publishes the catalog unless the marker in the data dir says it was published to this registry.
+ * A different registry (address or kind) means the templates' links are stale: publish again.
+ */
+async function ensureCatalog(kcp: Client, registry: LandscapeRegistry, dir: string | null, markerPath: string, signal?: AbortSignal): Promise<EmbeddedLandscape['catalog']> {
+  const marker = readJson<CatalogMarker>(markerPath);
+  if (dir === null) return { publishedNow: false, modules: marker?.modules ?? [] };
+  if (marker && marker.registry === registry.host && marker.kind === registry.kind) return { publishedNow: false, modules: marker.modules };
+  const modules = await publishCatalog(kcp, registry, dir, signal);
+  writeJson(markerPath, { registry: registry.host, kind: registry.kind, publishedAt: new Date().toISOString(), modules } satisfies CatalogMarker);
+  return { publishedNow: true, modules };
+}
+
+/**
+ * Pushes every `<dir>/<module>/<version>/` to the registry and applies a ModuleTemplate per version
+ * and one ModuleReleaseMeta per module (channels of all its versions; the newer version wins a channel
+ * two versions claim). Channels set in the cluster for other channels are kept, as `kcp module push` does.
+ */
+export async function publishCatalog(kcp: Client, registry: LandscapeRegistry, dir: string, signal?: AbortSignal): Promise<CatalogModule[]> {
+  const published: CatalogModule[] = [];
+  const apply = { fieldManager: EMBEDDED_FIELD_MANAGER, force: true, signal };
+  for (const moduleName of subdirectories(dir)) {
+    let releaseMeta = await findObject<ModuleReleaseMetaObject>(kcp, ModuleReleaseMeta, { namespace: Namespaces.ControlPlane, name: moduleName }, { signal });
+    const versions = subdirectories(path.join(dir, moduleName)).sort(compareVersionNames);
+    for (const version of versions) {
+      const source = readModuleDir(path.join(dir, moduleName, version));
+      const repository = defaultRepository(source.definition.name);
+      const digest = await registry.publish(repository, source.definition.version, packageModule(source), signal);
+      const link = formatOciReference({ registry: registry.host, repository, reference: digest });
+      await kcp.apply(moduleTemplateFor(source, link), apply);
+      releaseMeta = moduleReleaseMetaFor(source, releaseMeta);
+      published.push({ name: source.definition.name, version: source.definition.version, channels: source.definition.channels, link });
+    }
+    if (releaseMeta) await kcp.apply(releaseMeta, apply);
+  }
+  return published;
+}
+
+/** After the API server moved (another port), every kubeconfig Secret names the old URL: fetch new ones. */
+async function forceKubeconfigRotation(kcp: Client, signal?: AbortSignal): Promise<void> {
+  const clusters = await kcp.list(GardenerCluster, { namespace: Namespaces.ControlPlane, signal });
+  for (const gc of clusters.items) {
+    await kcp.patch(GardenerCluster, { namespace: Namespaces.ControlPlane, name: gc.metadata.name ?? '' }, 'merge', { metadata: { annotations: { [AnnotationForceKubeconfigRotation]: 'true' } } }, { signal });
+  }
+}
+
+/** Two processes must not share a data dir (both would append to the same object log). */
+function refuseWhenInUse(infoPath: string): void {
+  const pid = readJson<{ pid?: number }>(infoPath)?.pid;
+  if (!pid || pid === process.pid) return;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return; // that process is gone: a leftover of a run that did not stop cleanly
+  }
+  throw new Error(`the data dir ${path.dirname(infoPath)} is in use by process ${pid} (stop it first, or remove ${infoPath} if that is not kcp)`);
+}
+
+function subdirectories(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+}
+
+/** Orders `1.2.10` after `1.2.9` (numeric parts compared as numbers). */
+function compareVersionNames(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true });
+}
+
+/** Whether a TCP port on 127.0.0.1 can be bound now (false for undefined or 0). */
+function portFree(port: number | undefined): Promise<boolean> {
+  if (!port) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const srv = createNetServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+function readJson<T>(p: string): T | undefined {
+  if (!existsSync(p)) return undefined;
+  try {
+    return JSON.parse(readFileSync(p, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeJson(p: string, value: unknown): void {
+  const tmp = `${p}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
+  renameSync(tmp, p);
+}
+
+function writePrivate(p: string, text: string): void {
+  writeFileSync(p, text, { mode: 0o600 });
+}

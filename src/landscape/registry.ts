@@ -1,0 +1,280 @@
+// The OCI registry of the embedded landscape, where the demo catalog (and anything `kcp module push`
+// sends) lives. Two kinds, same address form (`127.0.0.1:<port>`, plain http as loopback is):
+//
+// - Debian's `docker-registry` (CNCF distribution) as a child process, storage in the data dir: a
+//   real registry, pushes work, content survives restarts.
+// - When that binary is not installed, an in-process registry that is read-only over HTTP: it
+//   answers the distribution API's GET and HEAD of `/v2/`, manifests (by tag or digest) and blobs,
+//   and refuses every write with `405 UNSUPPORTED`. The landscape fills it in-process (`publish`),
+//   with the same on-disk content-addressed layout idea (blobs by digest, tags naming digests), so it
+//   survives restarts too. `kcp module push` cannot push to it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import { createServer as createNetServer, type Socket } from 'node:net';
+import path from 'node:path';
+import { sha256Digest } from '../lifecycle/artifacts/digest.js';
+import { OCI_MANIFEST } from '../lifecycle/artifacts/media-types.js';
+import { type ModuleArtifact, pushModule } from '../lifecycle/artifacts/push.js';
+
+export const DOCKER_REGISTRY_BINARY = process.env.DOCKER_REGISTRY_BIN ?? '/usr/bin/docker-registry';
+
+export type RegistryKind = 'docker-registry' | 'in-process';
+
+export interface LandscapeRegistry {
+  kind: RegistryKind;
+  /** `127.0.0.1:<port>`, as written in `oci://` links. */
+  host: string;
+  /** Directory holding the registry's content. */
+  storage: string;
+  /** Stores a module artifact under `repository:tag`; returns the manifest digest. */
+  publish(repository: string, tag: string, artifact: ModuleArtifact, signal?: AbortSignal): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export interface RegistryStartOptions {
+  /** Directory for the registry's content (created when missing). */
+  storage: string;
+  /** Port on 127.0.0.1; 0 or undefined: any free port. */
+  port?: number;
+}
+
+export function dockerRegistryInstalled(binary: string = DOCKER_REGISTRY_BINARY): boolean {
+  return existsSync(binary);
+}
+
+/** A free TCP port on 127.0.0.1 (free when asked; another process may take it in between). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createNetServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// docker-registry as a child process
+
+export async function startDockerRegistry(opts: RegistryStartOptions & { binary?: string }): Promise<LandscapeRegistry> {
+  const binary = opts.binary ?? DOCKER_REGISTRY_BINARY;
+  const port = opts.port || (await freePort());
+  mkdirSync(opts.storage, { recursive: true });
+  const configPath = path.join(opts.storage, 'config.yml');
+  writeFileSync(
+    configPath,
+    [
+      'version: 0.1',
+      'log:',
+      '  level: error',
+      '  accesslog:',
+      '    disabled: true',
+      'storage:',
+      '  filesystem:',
+      `    rootdirectory: ${path.join(opts.storage, 'data')}`,
+      '  delete:',
+      '    enabled: true',
+      'http:',
+      `  addr: 127.0.0.1:${port}`,
+      '  secret: kcp-embedded-landscape',
+      '',
+    ].join('\n'),
+  );
+  const child = spawn(binary, ['serve', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+    stderr = (stderr + c).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('error', (e) => (stderr += `\n${e.message}`));
+  const host = `127.0.0.1:${port}`;
+  const stop = () => killAndWait(child, exited);
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`docker-registry on ${host} exited: ${stderr.trim() || `code ${child.exitCode}`}`);
+    const status = await probe(`http://${host}/v2/`);
+    if (status === 200) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`docker-registry did not answer on http://${host}/v2/ within 20 s: ${stderr.trim()}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    kind: 'docker-registry',
+    host,
+    storage: opts.storage,
+    async publish(repository, tag, artifact, signal) {
+      const pushed = await pushModule(artifact, tag, { registry: host, repository, plainHttp: true, signal });
+      return pushed.digest;
+    },
+    stop,
+  };
+}
+
+function probe(url: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { timeout: 1000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+  });
+}
+
+async function killAndWait(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The in-process read-only registry
+
+const REPOSITORY = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$/;
+const TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+const DIGEST = /^sha256:[a-f0-9]{64}$/;
+const ROUTE = /^\/v2\/(.+)\/(manifests|blobs)\/([^/]+)$/;
+
+/**
+ * Content on disk under `storage`:
+ *   blobs/sha256/<hex>                          every blob and manifest, by digest
+ *   repositories/<repo>/tags/<tag>              the digest the tag names
+ *   repositories/<repo>/links/<hex>             the blob or manifest belongs to the repository
+ */
+class ReadOnlyRegistryStore {
+  constructor(private readonly root: string) {}
+
+  private blobPath(digest: string): string {
+    return path.join(this.root, 'blobs', 'sha256', digest.slice('sha256:'.length));
+  }
+
+  private repoPath(repository: string, ...rest: string[]): string {
+    return path.join(this.root, 'repositories', ...repository.split('/'), ...rest);
+  }
+
+  write(repository: string, tag: string, artifact: ModuleArtifact): string {
+    if (!REPOSITORY.test(repository)) throw new Error(`invalid repository name ${JSON.stringify(repository)}`);
+    if (!TAG.test(tag)) throw new Error(`invalid tag ${JSON.stringify(tag)}`);
+    const contents = [...[artifact.config, ...artifact.layers].map((b) => b.bytes), artifact.manifestBytes];
+    for (const bytes of contents) {
+      const digest = sha256Digest(bytes);
+      writeAtomically(this.blobPath(digest), bytes);
+      writeAtomically(this.repoPath(repository, 'links', digest.slice('sha256:'.length)), Buffer.alloc(0));
+    }
+    writeAtomically(this.repoPath(repository, 'tags', tag), Buffer.from(artifact.manifestDigest));
+    return artifact.manifestDigest;
+  }
+
+  async resolve(repository: string, reference: string): Promise<string | undefined> {
+    if (DIGEST.test(reference)) return existsSync(this.repoPath(repository, 'links', reference.slice(7))) ? reference : undefined;
+    if (!TAG.test(reference)) return undefined;
+    const digest = await readFile(this.repoPath(repository, 'tags', reference), 'utf8').catch(() => undefined);
+    return digest?.trim();
+  }
+
+  hasRepository(repository: string): boolean {
+    return existsSync(this.repoPath(repository));
+  }
+
+  read(digest: string): Promise<Buffer> {
+    return readFile(this.blobPath(digest));
+  }
+}
+
+function writeAtomically(file: string, bytes: Buffer): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, bytes);
+  renameSync(tmp, file);
+}
+
+export async function startInProcessRegistry(opts: RegistryStartOptions): Promise<LandscapeRegistry> {
+  mkdirSync(opts.storage, { recursive: true });
+  const store = new ReadOnlyRegistryStore(opts.storage);
+  const sockets = new Set<Socket>();
+  const server = http.createServer((req, res) => {
+    serve(store, req, res).catch(() => {
+      if (!res.headersSent) distributionError(res, 500, 'UNKNOWN', 'internal error');
+      else res.destroy();
+    });
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  const host = `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    kind: 'in-process',
+    host,
+    storage: opts.storage,
+    publish: (repository, tag, artifact) => Promise.resolve(store.write(repository, tag, artifact)),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}
+
+async function serve(store: ReadOnlyRegistryStore, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  res.setHeader('Docker-Distribution-API-Version', 'registry/2.0');
+  const method = req.method ?? 'GET';
+  if (method !== 'GET' && method !== 'HEAD') {
+    res.setHeader('Allow', 'GET, HEAD');
+    return distributionError(res, 405, 'UNSUPPORTED', 'this registry is read-only (the embedded landscape fills it; install docker-registry to push)');
+  }
+  const urlPath = decodeURIComponent(new URL(req.url ?? '/', 'http://registry').pathname);
+  if (urlPath === '/v2/' || urlPath === '/v2') return sendBody(res, method, 200, 'application/json', Buffer.from('{}'));
+  const m = ROUTE.exec(urlPath);
+  if (!m) return distributionError(res, 404, 'NOT_FOUND', `no route for ${urlPath}`);
+  const [, repository, what, reference] = m;
+  if (!REPOSITORY.test(repository)) return distributionError(res, 400, 'NAME_INVALID', `invalid repository name ${JSON.stringify(repository)}`);
+  if (!store.hasRepository(repository)) return distributionError(res, 404, 'NAME_UNKNOWN', `repository name not known to registry: ${repository}`);
+  if (what === 'blobs') {
+    if (!DIGEST.test(reference)) return distributionError(res, 400, 'DIGEST_INVALID', `invalid digest ${JSON.stringify(reference)}`);
+    const digest = await store.resolve(repository, reference);
+    if (!digest) return distributionError(res, 404, 'BLOB_UNKNOWN', `blob unknown to registry: ${reference}`);
+    const bytes = await store.read(digest);
+    res.setHeader('Docker-Content-Digest', digest);
+    return sendBody(res, method, 200, 'application/octet-stream', bytes);
+  }
+  const digest = await store.resolve(repository, reference);
+  if (!digest) return distributionError(res, 404, 'MANIFEST_UNKNOWN', `manifest unknown: ${repository}:${reference}`);
+  const bytes = await store.read(digest);
+  res.setHeader('Docker-Content-Digest', digest);
+  return sendBody(res, method, 200, manifestMediaType(bytes), bytes);
+}
+
+/** The manifest's own `mediaType` field (every manifest the landscape stores has one). */
+function manifestMediaType(bytes: Buffer): string {
+  try {
+    const parsed = JSON.parse(bytes.toString('utf8')) as { mediaType?: unknown };
+    return typeof parsed.mediaType === 'string' ? parsed.mediaType : OCI_MANIFEST;
+  } catch {
+    return OCI_MANIFEST;
+  }
+}
+
+function sendBody(res: http.ServerResponse, method: string, status: number, contentType: string, bytes: Buffer): void {
+  res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': bytes.length });
+  res.end(method === 'HEAD' ? undefined : bytes);
+}
+
+function distributionError(res: http.ServerResponse, status: number, code: string, message: string): void {
+  const body = Buffer.from(JSON.stringify({ errors: [{ code, message }] }));
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+  res.end(body);
+}

@@ -1,0 +1,114 @@
+// The RBAC of `kcp install` is what the controllers need: every request `kcp run` makes to the KCP
+// while a Runtime is provisioned, a Kyma installs a module, and both are deleted again is allowed
+// by the Role (in the namespace) or the ClusterRole — and nothing asks for more.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { controlPlaneKinds } from '../../src/api/index.js';
+import { Runtime } from '../../src/api/infrastructuremanager/index.js';
+import { Kyma, type KymaObject, Labels, Manifest, type ManifestObject, ModuleReleaseMeta, ModuleTemplate } from '../../src/api/operator/index.js';
+import { clusterRules, namespacedRules, type PolicyRule } from '../../src/cli/install.js';
+import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
+import { type Client, isNotFound } from '../../src/runtime/client/index.js';
+import type { KindRef, KubeObject } from '../../src/runtime/types.js';
+import { testRuntime } from '../infrastructure/runtime-harness.js';
+import { waitFor } from '../support/wait.js';
+import { startRunEnv } from './run-env.js';
+
+const NS = 'kcp-system';
+
+interface Recorded {
+  verb: string;
+  kind: KindRef;
+  namespace?: string;
+  subresource?: string;
+}
+
+/** A Client that notes every request (verb, kind, namespace, subresource) before passing it on. */
+function recording(inner: Client, log: Recorded[]): Client {
+  const note = (verb: string, kind: KindRef, namespace?: string, subresource?: string) => log.push({ verb, kind: { apiVersion: kind.apiVersion, kind: kind.kind }, namespace, subresource });
+  return {
+    get cluster() {
+      return inner.cluster;
+    },
+    get: (kind, key, opts) => (note('get', kind, key.namespace), inner.get(kind, key, opts)),
+    list: (kind, opts) => (note('list', kind, opts?.namespace), inner.list(kind, opts)),
+    watch: (kind, opts) => (note('watch', kind, opts?.namespace), inner.watch(kind, opts)),
+    create: (obj, opts) => (note('create', obj, obj.metadata.namespace), inner.create(obj, opts)),
+    update: (obj, opts) => (note('update', obj, obj.metadata.namespace), inner.update(obj, opts)),
+    updateStatus: (obj, opts) => (note('update', obj, obj.metadata.namespace, 'status'), inner.updateStatus(obj, opts)),
+    patch: (kind, key, type, patch, opts) => (note('patch', kind, key.namespace, opts?.subresource), inner.patch(kind, key, type, patch, opts)),
+    apply: (obj, opts) => (note('patch', obj, obj.metadata.namespace, opts.subresource), inner.apply(obj, opts)),
+    delete: (kind, key, opts) => (note('delete', kind, key.namespace), inner.delete(kind, key, opts)),
+    resourceFor: (kind) => inner.resourceFor(kind),
+    close: () => inner.close(),
+  };
+}
+
+function allows(rules: PolicyRule[], group: string, resource: string, verb: string): boolean {
+  return rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
+}
+
+/** One module whose manifest is a ConfigMap, served from memory. */
+const fetcher: ArtifactFetcher = {
+  fetchManifest: (link): Promise<FetchedManifest> =>
+    Promise.resolve({
+      objects: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'rbac-module', namespace: 'kyma-system' }, data: { link } }],
+      digest: `sha256:${'a'.repeat(64)}`,
+    }),
+};
+
+test('every request kcp run makes to the KCP through provisioning, module install and deletion is allowed by the installed RBAC', async () => {
+  const requests: Recorded[] = [];
+  const env = await startRunEnv(['--leader-elect'], { wrapKcpClient: (c) => recording(c, requests), fetcher });
+  const { land } = env;
+  try {
+    await land.kcp.create({ apiVersion: ModuleTemplate.apiVersion, kind: ModuleTemplate.kind, metadata: { name: 'rbac-module-1.0.0', namespace: NS, labels: { [Labels.ModuleName]: 'rbac-module' } }, spec: { moduleName: 'rbac-module', version: '1.0.0', resources: [{ name: 'rawManifest', link: 'https://modules.test/rbac-module/1.0.0.yaml' }] } });
+    await land.kcp.create({ apiVersion: ModuleReleaseMeta.apiVersion, kind: ModuleReleaseMeta.kind, metadata: { name: 'rbac-module', namespace: NS }, spec: { moduleName: 'rbac-module', channels: [{ channel: 'regular', version: '1.0.0' }] } });
+    const rt = testRuntime('rbac-rt');
+    await land.kcp.create(rt);
+    await waitFor('the Runtime is Ready', async () => (await land.kcp.get<KubeObject & { status?: { state?: string } }>(Runtime, { namespace: NS, name: 'rbac-rt' })).status?.state === 'Ready', 30_000);
+    await land.kcp.create({ apiVersion: Kyma.apiVersion, kind: Kyma.kind, metadata: { name: 'rbac-rt', namespace: NS, labels: { [Labels.KymaName]: 'rbac-rt' } }, spec: { channel: 'regular', modules: [{ name: 'rbac-module' }] } });
+    await waitFor('the Manifest of the module is Ready', async () => (await land.kcp.list<ManifestObject>(Manifest, { namespace: NS })).items.some((m) => m.status?.state === 'Ready'), 30_000);
+    await waitFor('the Kyma is Ready', async () => (await land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: 'rbac-rt' })).status?.state === 'Ready', 30_000);
+
+    // As the broker deprovisions: the Kyma first (modules leave the runtime), then the Runtime.
+    const gone = (kind: KindRef) => async () => land.kcp.get(kind, { namespace: NS, name: 'rbac-rt' }).then(() => false, (e: unknown) => isNotFound(e));
+    await land.kcp.delete(Kyma, { namespace: NS, name: 'rbac-rt' });
+    await waitFor('the Kyma is gone', gone(Kyma), 20_000);
+    await land.kcp.delete(Runtime, { namespace: NS, name: 'rbac-rt' });
+    await waitFor('the Runtime is gone', gone(Runtime), 20_000);
+    await env.running.stop();
+
+    const nsRules = namespacedRules();
+    const clRules = clusterRules();
+    const denied = new Set<string>();
+    const used = new Set<string>();
+    for (const r of requests) {
+      const info = await land.kcp.resourceFor(r.kind);
+      const resource = r.subresource ? `${info.resource}/${r.subresource}` : info.resource;
+      const what = `${r.verb} ${info.group || 'core'}/${resource}${info.namespaced ? ` in ${r.namespace ?? 'all namespaces'}` : ''}`;
+      used.add(`${r.verb} ${info.group || 'core'}/${resource}`);
+      const ok = info.namespaced && r.namespace === NS ? allows(nsRules, info.group, resource, r.verb) : !info.namespaced && allows(clRules, info.group, resource, r.verb);
+      if (!ok) denied.add(what);
+    }
+    if (process.env.TEST_RBAC) process.stderr.write(`requests made:\n  ${[...used].sort().join('\n  ')}\n`);
+    assert.deepEqual([...denied], [], 'requests the RBAC would deny');
+    // The scenario did reach the writes the RBAC grants for (else the check above proves little).
+    for (const expected of ['patch infrastructuremanager.kyma-project.io/runtimes/status', 'create infrastructuremanager.kyma-project.io/gardenerclusters', 'create core/secrets', 'patch operator.kyma-project.io/kymas/status', 'patch operator.kyma-project.io/manifests', 'delete operator.kyma-project.io/manifests', 'create events.k8s.io/events', 'update coordination.k8s.io/leases']) {
+      assert.ok(used.has(expected) || used.has(expected.replace(/^patch /, 'update ')), `the scenario made "${expected}" (made: ${[...used].sort().join('; ')})`);
+    }
+  } finally {
+    await env.stop();
+  }
+});
+
+test('the RBAC names every control-plane kind, and grants nothing cluster-wide but reading CRDs', () => {
+  const rules = namespacedRules();
+  for (const k of controlPlaneKinds) {
+    for (const verb of ['get', 'list', 'watch']) assert.ok(allows(rules, k.group, k.plural, verb), `${verb} ${k.plural}.${k.group}`);
+  }
+  assert.deepEqual(clusterRules(), [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get', 'list', 'watch'] }]);
+  assert.ok(!rules.some((r) => r.verbs.includes('*') || r.resources.includes('*') || r.apiGroups.includes('*')), 'no wildcards');
+  assert.ok(!allows(rules, 'infrastructuremanager.kyma-project.io', 'runtimes', 'create'), 'Runtimes are created by the broker, not by the controllers');
+  assert.ok(!allows(rules, 'operator.kyma-project.io', 'moduletemplates', 'update'), 'the module catalog is read-only for the controllers');
+});

@@ -1,0 +1,125 @@
+// `kcp runtime create|list|describe|delete` and `kcp kubeconfig` against the embedded landscape with the
+// infrastructure manager and the lifecycle manager running (short simulated Gardener durations).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { LabelKymaRuntimeID, Runtime, type RuntimeObject, requiredRuntimeLabels } from '../../src/api/infrastructuremanager/index.js';
+import { Kyma, type KymaObject, Labels } from '../../src/api/operator/index.js';
+import { command as kubeconfigCommand, runKubeconfig } from '../../src/cli/kubeconfig.js';
+import { command as runtimeCommand, runRuntime, waitRuntimeReady } from '../../src/cli/runtime.js';
+import { Shoot } from '../../src/api/gardener/index.js';
+import { AnnotationFailWith } from '../../src/landscape/index.js';
+import { startLifecycleManager, type LifecycleManagerHandle } from '../../src/lifecycle/index.js';
+import { clientFromKubeconfig, findObject } from '../../src/runtime/client/index.js';
+import { silentLogger } from '../../src/runtime/log.js';
+import { type Harness, NAMESPACE, startHarness, waitFor } from '../infrastructure/runtime-harness.js';
+import { cliRunner, type CliRunner } from './cli-env.js';
+
+describe('kcp runtime', () => {
+  let h: Harness;
+  let lm: LifecycleManagerHandle;
+  let cli: CliRunner;
+  const runtime = (words: string) => cli.run(words, runRuntime, runtimeCommand.switches);
+  const runtimeFails = (words: string) => cli.fails(words, runRuntime, runtimeCommand.switches);
+
+  before(async () => {
+    h = await startHarness();
+    lm = await startLifecycleManager({ kcp: h.land.kcp, logger: silentLogger, intervals: { readyMs: 500, busyMs: 200, warningMs: 500, errorMs: 200 } });
+    await lm.ready();
+    cli = cliRunner(h.land.kcp);
+  });
+  after(async () => {
+    await lm?.stop();
+    await h?.stop();
+  });
+
+  it('rejects bad input with one-line errors before creating anything', async () => {
+    const badProvider = await runtimeFails('create r0 --provider ibm --region eu-central-1');
+    assert.match(badProvider.message, /unknown provider "ibm": use one of aws, azure, gcp, openstack, alicloud/);
+    const badRegion = await runtimeFails('create r0 --provider gcp --region eu-central-1');
+    assert.match(badRegion.message, /unknown gcp region "eu-central-1": use one of europe-west3, /);
+    const minMax = await runtimeFails('create r0 --provider aws --region eu-central-1 --min 5 --max 2');
+    assert.match(minMax.message, /--min 5 is greater than --max 2/);
+    assert.match((await runtimeFails('create R_0 --provider aws --region eu-central-1')).message, /invalid runtime name "R_0"/);
+    assert.match((await runtimeFails('create r0 --provider aws --region eu-central-1 --admin nobody')).message, /invalid administrator "nobody"/);
+    assert.match((await runtimeFails('create r0 --provider aws --region eu-central-1 --purpose fun')).message, /unknown purpose "fun"/);
+    assert.match((await runtimeFails('create r0 --region eu-central-1')).message, /--provider is required/);
+    assert.ok(badRegion.usage, 'bad input is a usage error (exit code 2)');
+    assert.equal(await findObject(h.land.kcp, Runtime, { namespace: NAMESPACE, name: 'r0' }), undefined);
+    assert.equal(await findObject(h.land.kcp, Kyma, { namespace: NAMESPACE, name: 'r0' }), undefined);
+    assert.match((await runtime('list')).out, /No runtimes/);
+  });
+
+  it('unknown runtimes are one-line errors naming the known ones', async () => {
+    assert.match((await runtimeFails('describe nope')).message, /unknown runtime "nope": there are no runtimes/);
+    assert.match((await runtimeFails('delete nope')).message, /unknown runtime "nope"/);
+    assert.match((await cli.fails('nope', runKubeconfig, kubeconfigCommand.switches)).message, /unknown runtime "nope"/);
+    assert.match((await runtimeFails('frobnicate')).message, /unknown subcommand "frobnicate"/);
+  });
+
+  it('create --wait provisions the runtime as the broker would, then list, describe, kubeconfig and delete --wait', async () => {
+    const created = await runtime('create r1 --provider aws --region eu-central-1 --admin a@example.com,b@example.com --min 1 --max 2 --wait --timeout 60s');
+    assert.match(created.out, /runtime r1 created: aws eu-central-1, shoot c-[a-z0-9]{7}, channel regular/);
+    assert.match(created.out, /runtime r1 is Ready/);
+    assert.match(created.err, /runtime Pending/, 'progress lines show the state while provisioning');
+    assert.match(created.err, /runtime Ready, Kyma Ready/);
+    assert.match(created.err, /\(\d+s\)/, 'progress lines show the elapsed time');
+
+    const rt = await h.land.kcp.get<RuntimeObject>(Runtime, { namespace: NAMESPACE, name: 'r1' });
+    for (const label of requiredRuntimeLabels) assert.ok(rt.metadata.labels?.[label], `Runtime label ${label}`);
+    assert.equal(rt.metadata.labels?.[LabelKymaRuntimeID], 'r1');
+    assert.deepEqual(rt.spec.shoot.provider.workers[0].zones, ['eu-central-1a', 'eu-central-1b']);
+    assert.deepEqual(rt.spec.security.administrators, ['a@example.com', 'b@example.com']);
+    const kyma = await h.land.kcp.get<KymaObject>(Kyma, { namespace: NAMESPACE, name: 'r1' });
+    assert.equal(kyma.spec.channel, 'regular');
+    assert.equal(kyma.metadata.labels?.[Labels.KymaName], 'r1');
+    assert.equal(kyma.metadata.labels?.[Labels.RuntimeID], 'r1');
+
+    assert.match((await runtimeFails('create r1 --provider aws --region eu-central-1')).message, /runtime r1 already exists/);
+
+    const list = await runtime('list');
+    assert.match(list.out, /^NAME\s+PROVIDER\s+REGION\s+STATE\s+AGE\s+MODULES\n/);
+    assert.match(list.out, /\nr1\s+aws\s+eu-central-1\s+Ready\s+\d+s\s+-\n/);
+    const json = JSON.parse((await runtime('list -o json')).out) as { name: string; state: string; kymaState: string }[];
+    assert.deepEqual(json.map((r) => [r.name, r.state, r.kymaState]), [['r1', 'Ready', 'Ready']]);
+
+    const described = (await runtime('describe r1')).out;
+    assert.match(described, /Provider:\s+aws/);
+    assert.match(described, /Worker pool:\s+cpu-worker-0: m6i\.large, 1\.\.2 nodes, zones eu-central-1a, eu-central-1b/);
+    assert.match(described, /Provisioned\s+True/);
+    assert.match(described, /Channel: regular\s+State: Ready/);
+    assert.match((await runtime('describe r1 -o yaml')).out, /runtimeID: r1\n/);
+
+    const kubeconfig = (await cli.run('r1', runKubeconfig, kubeconfigCommand.switches)).out;
+    const shootClient = clientFromKubeconfig(kubeconfig, { retries: 0 });
+    try {
+      const ns = await shootClient.list({ apiVersion: 'v1', kind: 'Namespace' });
+      assert.ok(ns.items.some((n) => n.metadata.name === 'kyma-system'), 'the runtime cluster has kyma-system');
+    } finally {
+      shootClient.close();
+    }
+
+    const deleted = await runtime('delete r1 --wait --timeout 60s');
+    assert.match(deleted.out, /runtime r1 deleted/);
+    assert.match(deleted.err, /Kyma deleted/);
+    assert.match(deleted.err, /runtime deleted/);
+    assert.equal(await findObject(h.land.kcp, Runtime, { namespace: NAMESPACE, name: 'r1' }), undefined);
+    assert.equal(await findObject(h.land.kcp, Kyma, { namespace: NAMESPACE, name: 'r1' }), undefined);
+    assert.equal(h.land.server.hasCluster(h.land.shootClusterName(rt.spec.shoot.name)), false, 'the runtime cluster is gone');
+  });
+
+  it('--wait ends with a one-line error when Gardener fails the runtime for good', async () => {
+    await runtime('create r2 --provider gcp --region europe-west3 --max 1');
+    const rt = await h.land.kcp.get<RuntimeObject>(Runtime, { namespace: NAMESPACE, name: 'r2' });
+    const shootName = rt.spec.shoot.name;
+    await waitFor('the Shoot of r2', () => h.shoot(shootName));
+    await h.land.garden.patch(Shoot, { namespace: h.land.projectNamespace, name: shootName }, 'merge', { metadata: { annotations: { [AnnotationFailWith]: 'ERR_INFRA_UNAUTHORIZED' } } });
+    const lines: string[] = [];
+    await assert.rejects(
+      waitRuntimeReady({ kcp: h.land.kcp, namespace: NAMESPACE, pollMs: 100, output: { out: () => undefined, err: (t) => void lines.push(t) } }, 'r2', 30_000),
+      (e: unknown) => e instanceof Error && /^runtime r2 failed: .*ERR_INFRA_UNAUTHORIZED/.test(e.message) && !e.message.includes('\n'),
+    );
+    assert.match(lines.at(-1) ?? '', /runtime Failed/);
+    const listed = (await runtime('list')).out;
+    assert.match(listed, /\nr2\s+gcp\s+europe-west3\s+Failed\s/);
+  });
+});

@@ -1,0 +1,116 @@
+// deploy/: the manifests parse, agree with `kcp install` (one RBAC source), start `kcp run` with
+// flags it accepts, mount the files those flags name, and the image runs `kcp run` as non-root.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import yaml from 'js-yaml';
+import { parseArgs } from '../../src/cli/args.js';
+import { CONTROLLERS_NAME, controlPlaneCrdFiles, rbacObjects } from '../../src/cli/install.js';
+import { parseRunConfig, RUN_FLAGS, RUN_SWITCHES } from '../../src/cli/run.js';
+import type { KubeObject } from '../../src/runtime/types.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const read = (path: string): string => readFileSync(`${root}${path}`, 'utf8');
+const docs = (path: string): KubeObject[] => (yaml.loadAll(read(path)) as (KubeObject | null)[]).filter((d): d is KubeObject => d !== null);
+
+interface Container {
+  image: string;
+  args: string[];
+  ports: { name: string; containerPort: number }[];
+  livenessProbe: { httpGet: { path: string; port: string } };
+  readinessProbe: { httpGet: { path: string; port: string } };
+  volumeMounts: { name: string; mountPath: string }[];
+  securityContext: { allowPrivilegeEscalation: boolean; readOnlyRootFilesystem: boolean };
+}
+interface DeploymentObject extends KubeObject {
+  spec: {
+    replicas: number;
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: { serviceAccountName: string; securityContext: { runAsNonRoot: boolean; runAsUser: number }; containers: Container[]; volumes: { name: string }[] };
+    };
+  };
+}
+
+function deployment(path: string): DeploymentObject {
+  const all = docs(path);
+  assert.equal(all.length, 1);
+  assert.equal(all[0].kind, 'Deployment');
+  return all[0] as DeploymentObject;
+}
+
+test('deploy/manifests/rbac.yaml is exactly what kcp install applies besides the CRDs', () => {
+  assert.deepEqual(docs('deploy/manifests/rbac.yaml'), rbacObjects('kcp-system'), 'regenerate with: node dist/src/cli/main.js install --dry-run --skip-crds');
+});
+
+test('the kustomization lists existing files, and its CRD note names exactly the control-plane CRDs in config/crd', () => {
+  const kustomization = read('deploy/manifests/kustomization.yaml');
+  const parsed = yaml.load(kustomization) as { resources: string[] };
+  for (const r of parsed.resources) assert.ok(existsSync(`${root}deploy/manifests/${r}`), `${r} exists`);
+  const named = [...kustomization.matchAll(/config\/crd\/([\w.-]+\.yaml)/g)].map((m) => m[1]);
+  assert.deepEqual(new Set(named), new Set(controlPlaneCrdFiles()));
+  for (const f of named) assert.ok(existsSync(`${root}config/crd/${f}`), `config/crd/${f} exists`);
+});
+
+for (const [path, mode] of [
+  ['deploy/manifests/deployment.yaml', 'leader election'],
+  ['deploy/manifests/deployment-sharded.yaml', 'shards'],
+] as const) {
+  test(`${path} (${mode}) starts kcp run with flags it accepts, mounts the files they name, and probes the health port`, () => {
+    const d = deployment(path);
+    const pod = d.spec.template.spec;
+    const c = pod.containers[0];
+    const config = parseRunConfig(parseArgs(c.args, RUN_SWITCHES));
+    assert.equal(config.infrastructureManager && config.lifecycleManager, true, 'both managers run');
+    if (mode === 'shards') {
+      assert.equal(d.spec.replicas, 3);
+      assert.ok(config.sharding && config.sharding.shards > 1 && !config.leaderElection);
+    } else {
+      assert.ok(d.spec.replicas >= 2);
+      assert.ok(config.leaderElection && !config.sharding);
+    }
+    assert.equal(config.kubeconfig, undefined, 'the KCP is reached with the in-cluster service account');
+    assert.equal(pod.serviceAccountName, CONTROLLERS_NAME, 'the ServiceAccount kcp install creates');
+    for (const file of [config.gardenerKubeconfig, config.converterConfig]) {
+      assert.ok(file && c.volumeMounts.some((m) => file.startsWith(`${m.mountPath}/`)), `${file} is on a mounted volume`);
+    }
+    for (const m of c.volumeMounts) assert.ok(pod.volumes.some((v) => v.name === m.name), `volume ${m.name} is declared`);
+    const port = (name: string) => c.ports.find((p) => p.name === name)?.containerPort;
+    assert.equal(port('health'), config.health?.port);
+    assert.equal(port('metrics'), config.metrics?.port);
+    assert.deepEqual([c.livenessProbe.httpGet, c.readinessProbe.httpGet], [{ path: '/healthz', port: 'health' }, { path: '/readyz', port: 'health' }]);
+    assert.equal(pod.securityContext.runAsNonRoot, true);
+    assert.notEqual(pod.securityContext.runAsUser, 0);
+    assert.equal(c.securityContext.allowPrivilegeEscalation, false);
+    assert.equal(c.securityContext.readOnlyRootFilesystem, true);
+  });
+}
+
+test('the metrics Service selects the controllers\' pods and targets their metrics port', () => {
+  const [svc] = docs('deploy/manifests/service.yaml') as (KubeObject & { spec: { selector: Record<string, string>; ports: { targetPort: string }[] } })[];
+  const pod = deployment('deploy/manifests/deployment.yaml').spec.template;
+  for (const [k, v] of Object.entries(svc.spec.selector)) assert.equal(pod.metadata.labels[k], v);
+  assert.equal(svc.spec.ports[0].targetPort, 'metrics');
+});
+
+test('the Dockerfile builds in one stage and runs kcp run as a non-root user from dist and production dependencies in another', () => {
+  const dockerfile = read('deploy/Dockerfile');
+  const stages = [...dockerfile.matchAll(/^FROM (\S+)(?: AS (\w+))?/gm)];
+  assert.equal(stages.length, 2);
+  assert.ok(stages.every((s) => s[1].startsWith('node:20')));
+  assert.match(dockerfile, /RUN npm ci\b/);
+  assert.match(dockerfile, /RUN npx tsc -p deploy\/tsconfig\.build\.json/);
+  assert.match(dockerfile, /RUN npm ci --omit=dev/);
+  assert.match(dockerfile, /COPY --from=build \/app\/dist\/src \.\/dist\/src/);
+  assert.match(dockerfile, /^USER 1000:1000$/m);
+  assert.match(dockerfile, /^ENTRYPOINT \["node","dist\/src\/cli\/main\.js","run"\]$/m);
+  assert.ok(existsSync(`${root}deploy/tsconfig.build.json`));
+  assert.ok(existsSync(`${root}src/cli/main.ts`));
+});
+
+test('docs/operations.md documents every flag of kcp run', () => {
+  const doc = read('docs/operations.md');
+  const missing = RUN_FLAGS.filter((f) => !doc.includes(`\`--${f.name}\``)).map((f) => f.name);
+  assert.deepEqual(missing, []);
+});
