@@ -96,7 +96,7 @@ export async function startDockerRegistry(opts: RegistryStartOptions & { binary?
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`docker-registry on ${host} exited: ${stderr.trim() || `code ${child.exitCode}`}`);
-    const status = await probe(`http://${host}/v2/`);
+    const status = await probeHttp(`http://${host}/v2/`);
     if (status === 200) break;
     if (Date.now() > deadline) {
       await stop();
@@ -116,7 +116,8 @@ export async function startDockerRegistry(opts: RegistryStartOptions & { binary?
   };
 }
 
-function probe(url: string): Promise<number | undefined> {
+/** The HTTP status of a GET, or undefined when nothing answers (readiness probing). */
+export function probeHttp(url: string): Promise<number | undefined> {
   return new Promise((resolve) => {
     const req = http.get(url, { timeout: 1000 }, (res) => {
       res.resume();
@@ -127,7 +128,8 @@ function probe(url: string): Promise<number | undefined> {
   });
 }
 
-async function killAndWait(child: ChildProcess, exited: Promise<void>): Promise<void> {
+/** SIGTERM, then SIGKILL after 5 s; resolves when the child exited. */
+export async function killAndWait(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);

@@ -1,12 +1,12 @@
 // A real OCI registry for tests: Debian's `docker-registry` (CNCF distribution 2.x) on 127.0.0.1 with
 // a free port and a temporary storage directory. When the binary is missing the tests fail with a
 // message saying how to install it; they do not skip.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort, killAndWait, probeHttp } from '../../src/landscape/registry.js';
 
 export const REGISTRY_BINARY = process.env.DOCKER_REGISTRY_BIN ?? '/usr/bin/docker-registry';
 
@@ -80,7 +80,7 @@ async function startOnce(port: number, opts: RegistryOptions): Promise<TestRegis
       rmSync(dir, { recursive: true, force: true });
       throw new Error(`docker-registry exited with code ${child.exitCode}: ${stderr.trim()}`);
     }
-    const status = await probe(`${url}/v2/`);
+    const status = await probeHttp(`${url}/v2/`);
     if (status === 200 || status === 401) return { host: `127.0.0.1:${port}`, url, stop };
     if (Date.now() > deadline) {
       await stop();
@@ -88,37 +88,6 @@ async function startOnce(port: number, opts: RegistryOptions): Promise<TestRegis
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-function probe(url: string): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const req = http.get(url, { timeout: 1000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode);
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(undefined));
-  });
-}
-
-async function killAndWait(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export interface RegistryProxyOptions {
