@@ -300,38 +300,27 @@ async function deleteRuntime(args: ParsedArgs, record: RuntimeRecord, format: Ou
   const ignoreNotFound = (e: unknown) => {
     if (!isNotFound(e)) throw e;
   };
+  /** Deletes one object and, with --wait, shows its progress until it is gone. */
+  const deleteAndWait = async <T extends KymaObject | RuntimeObject>(kind: typeof Kyma | typeof Runtime, label: string, progress: (o: T) => string): Promise<void> => {
+    await ctx.kcp.delete(kind, { namespace: ctx.namespace, name }, { signal: ctx.signal }).catch(ignoreNotFound);
+    if (!wait) return;
+    await waitWithProgress({
+      what: `${label} ${name} to be deleted`,
+      output: ctx.output,
+      signal: ctx.signal,
+      timeoutMs,
+      pollMs: ctx.pollMs,
+      now: ctx.now,
+      async observe(signal) {
+        const o = await findObject<T>(ctx.kcp, kind, { namespace: ctx.namespace, name }, { signal });
+        return o ? { status: progress(o) } : { status: `${label} deleted`, done: true };
+      },
+    });
+  };
   // The Kyma first, so that the lifecycle manager removes the modules while the cluster still answers
   // (the broker deprovisions in this order too).
-  if (record.kyma) await ctx.kcp.delete(Kyma, { namespace: ctx.namespace, name }, { signal: ctx.signal }).catch(ignoreNotFound);
-  if (wait && record.kyma) {
-    await waitWithProgress({
-      what: `Kyma ${name} to be deleted`,
-      output: ctx.output,
-      signal: ctx.signal,
-      timeoutMs,
-      pollMs: ctx.pollMs,
-      now: ctx.now,
-      async observe(signal) {
-        const kyma = await findObject<KymaObject>(ctx.kcp, Kyma, { namespace: ctx.namespace, name }, { signal });
-        return kyma ? { status: kymaProgress(kyma) } : { status: 'Kyma deleted', done: true };
-      },
-    });
-  }
-  if (record.runtime) await ctx.kcp.delete(Runtime, { namespace: ctx.namespace, name }, { signal: ctx.signal }).catch(ignoreNotFound);
-  if (wait && record.runtime) {
-    await waitWithProgress({
-      what: `runtime ${name} to be deleted`,
-      output: ctx.output,
-      signal: ctx.signal,
-      timeoutMs,
-      pollMs: ctx.pollMs,
-      now: ctx.now,
-      async observe(signal) {
-        const rt = await findObject<RuntimeObject>(ctx.kcp, Runtime, { namespace: ctx.namespace, name }, { signal });
-        return rt ? { status: runtimeProgress(rt) } : { status: 'runtime deleted', done: true };
-      },
-    });
-  }
+  if (record.kyma) await deleteAndWait<KymaObject>(Kyma, 'Kyma', kymaProgress);
+  if (record.runtime) await deleteAndWait<RuntimeObject>(Runtime, 'runtime', runtimeProgress);
   const message = wait ? `runtime ${name} deleted` : `deletion of runtime ${name} started`;
   if (format === 'table') ctx.output.out(`${message}\n`);
   else ctx.output.out(renderData({ name, deleted: wait, message }, format));

@@ -9,13 +9,12 @@ import {
   ErrorInfraQuotaExceeded,
   ErrorInfraResourcesDepleted,
   ErrorRetryableInfraDependencies,
-  type LastOperation,
   Shoot,
   type ShootObject,
 } from '../../src/api/gardener/index.js';
 import { AnnotationFailOperations, AnnotationFailRecover, AnnotationFailWith } from '../../src/landscape/index.js';
 import { isNotFound } from '../../src/runtime/client/index.js';
-import { assertInOrder, type Landscape, startLandscape, testShoot, waitFor } from '../support/landscape.js';
+import { assertInOrder, type Landscape, startLandscape, testShoot, waitFor, followShoot } from '../support/landscape.js';
 
 describe('Gardener simulator failure injection', () => {
   let l: Landscape;
@@ -29,15 +28,7 @@ describe('Gardener simulator failure injection', () => {
 
   const getShoot = (name: string) => l.garden.get<ShootObject>(Shoot, { namespace: l.projectNamespace, name });
 
-  async function follow(name: string, until: (op: LastOperation | undefined, s: ShootObject) => boolean, seen: string[] = []): Promise<ShootObject> {
-    return waitFor(`shoot ${name} to reach the expected state (seen ${seen.join(' -> ')})`, async () => {
-      const s = await getShoot(name);
-      const op = s.status?.lastOperation;
-      const label = op ? `${op.type}/${op.state}` : 'none';
-      if (seen[seen.length - 1] !== label) seen.push(label);
-      return until(op, s) ? s : undefined;
-    });
-  }
+  const follow = (name: string, until: Parameters<typeof followShoot>[2], seen: string[] = []) => followShoot(l, name, until, seen);
 
   function failing(name: string, annotations: Record<string, string>): ShootObject {
     return testShoot(name, l.projectNamespace, (s) => (s.metadata.annotations = annotations));

@@ -12,7 +12,6 @@ import {
   AnnotationGardenerOperation,
   FinalizerGardener,
   LabelShootStatus,
-  type LastOperation,
   newAdminKubeconfigRequest,
   Shoot,
   ShootAPIServerAvailable,
@@ -20,7 +19,7 @@ import {
 } from '../../src/api/gardener/index.js';
 import { clientFromKubeconfig, isForbidden, isInvalid, isNotFound, isUnauthorized } from '../../src/runtime/client/index.js';
 import { KubeClient } from '../conformance/http.js';
-import { assertInOrder, type Landscape, startLandscape, testShoot, waitFor } from '../support/landscape.js';
+import { assertInOrder, type Landscape, startLandscape, testShoot, waitFor, followShoot } from '../support/landscape.js';
 
 const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
 
@@ -40,16 +39,7 @@ describe('Gardener simulator', () => {
 
   const getShoot = (name: string) => l.garden.get<ShootObject>(Shoot, { namespace: l.projectNamespace, name });
 
-  /** Records every distinct lastOperation (type/state) until the predicate holds. */
-  async function follow(name: string, until: (op: LastOperation | undefined, s: ShootObject) => boolean, seen: string[] = []): Promise<ShootObject> {
-    return waitFor(`shoot ${name} to reach the expected state (seen ${seen.join(' -> ')})`, async () => {
-      const s = await getShoot(name);
-      const op = s.status?.lastOperation;
-      const label = op ? `${op.type}/${op.state}` : 'none';
-      if (seen[seen.length - 1] !== label) seen.push(label);
-      return until(op, s) ? s : undefined;
-    });
-  }
+  const follow = (name: string, until: Parameters<typeof followShoot>[2], seen: string[] = []) => followShoot(l, name, until, seen);
 
   async function createReadyShoot(name: string): Promise<ShootObject> {
     await l.garden.create(testShoot(name, l.projectNamespace));

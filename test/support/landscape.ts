@@ -3,7 +3,7 @@
 // project namespace garden-<project>) played by the Gardener simulator, and the kubelet simulation
 // for shoot clusters. Short simulated durations by default (a Shoot is ready about 1.2 s after creation).
 import { crdOf } from '../../src/api/crd.js';
-import { Shoot, type ShootObject } from '../../src/api/gardener/index.js';
+import { type LastOperation, Shoot, type ShootObject } from '../../src/api/gardener/index.js';
 import { controlPlaneKinds } from '../../src/api/index.js';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import {
@@ -157,4 +157,15 @@ export function assertInOrder(seen: string[], expected: string[], required: stri
     i++;
   }
   for (const r of required) if (!observed.includes(r)) throw new Error(`state ${r} not seen in ${observed.join(' -> ')}`);
+}
+
+/** Follows a Shoot's lastOperation until `until` holds, recording every distinct `type/state` seen into `seen`. */
+export async function followShoot(l: Landscape, name: string, until: (op: LastOperation | undefined, s: ShootObject) => boolean, seen: string[] = []): Promise<ShootObject> {
+  return waitFor(`shoot ${name} to reach the expected state (seen ${seen.join(' -> ')})`, async () => {
+    const s = await l.garden.get<ShootObject>(Shoot, { namespace: l.projectNamespace, name });
+    const op = s.status?.lastOperation;
+    const label = op ? `${op.type}/${op.state}` : 'none';
+    if (seen[seen.length - 1] !== label) seen.push(label);
+    return until(op, s) ? s : undefined;
+  });
 }
