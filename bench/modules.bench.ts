@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   // The controllers' KCP client gets a high client-side rate limit (a deployment sets it by flag);
   // the default 50 QPS would make this a benchmark of the limiter.
   const env = await startKymaEnv({
-    intervals: { readyMs: 30_000, busyMs: 1_000, warningMs: 30_000, errorMs: 2_000 },
+    kymaIntervals: { readyMs: 30_000, busyMs: 1_000, warningMs: 30_000, errorMs: 2_000 },
     manifestIntervals: { successMs: 30_000, busyMs: 1_000, errorMs: 2_000, warningMs: 30_000 },
     remoteRequestTimeoutMs: 10_000,
   }, { qps: 2000, burst: 4000 });

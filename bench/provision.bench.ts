@@ -2,7 +2,7 @@
 // with low simulated delays: time until every Runtime is Ready, API requests per runtime, peak memory.
 import os from 'node:os';
 import { Runtime, type RuntimeObject } from '../src/api/infrastructuremanager/index.js';
-import { startInfrastructureManager } from '../src/infrastructure/index.js';
+import { defaultControlPlaneConfig, startControlPlane } from '../src/controlplane/index.js';
 import { silentLogger } from '../src/runtime/log.js';
 import { Registry } from '../src/runtime/metrics.js';
 import { converterConfig, fastTiming, testRuntime } from '../test/infrastructure/runtime-harness.js';
@@ -16,17 +16,21 @@ async function main(): Promise<void> {
     // Short simulated Gardener operations: the benchmark measures the control plane, not the waits.
     simulator: { pendingMs: 100, createMs: 300, reconcileMs: 200, deleteMs: 200, progressSteps: 2, concurrency: 32 },
   });
-  const im = startInfrastructureManager({
+  const im = await startControlPlane({
+    config: {
+      ...defaultControlPlaneConfig(),
+      lifecycleManager: false,
+      gardenerRequeueMs: fastTiming.gardenerRequeueMs,
+      controlPlaneRequeueMs: fastTiming.controlPlaneRequeueMs,
+      runtimeTiming: fastTiming,
+      kubeconfigExpirationSeconds: 3600,
+    },
     kcp: land.kcp,
     garden: land.garden,
-    project: land.project,
+    gardenerProject: land.project,
     converterConfig: converterConfig(),
-    metrics: new Registry(),
+    registry: new Registry(),
     logger: silentLogger,
-    timing: fastTiming,
-    runtimeWorkers: 25,
-    kubeconfigExpirationSeconds: 3600,
-    gardenerCluster: { workers: 25 },
   });
   await im.ready();
   let peakRss = process.memoryUsage().rss;

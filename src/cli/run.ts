@@ -2,305 +2,85 @@
 // clusters: a KCP (kubeconfig or in-cluster service account) and a Gardener project's garden
 // cluster. Nothing is embedded. Flags follow upstream's names where upstream has one.
 //
-// Both managers share one controller-runtime Manager: one set of informers, one leader election
-// (or one shard group), one metrics registry, one /healthz and /readyz.
+// This file only reads flags and files and builds the clients; the controllers are wired by the
+// control plane's composition root (src/controlplane), the same one `kcp up` uses.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { GardenerCluster, Runtime } from '../api/infrastructuremanager/index.js';
 import { Kyma, Manifest, ModuleReleaseMeta, ModuleTemplate, Namespaces } from '../api/operator/index.js';
+import { type ControlPlane, type ControlPlaneConfig, startControlPlane } from '../controlplane/index.js';
 import { loadConverterConfig, type ConverterConfig } from '../infrastructure/converter/index.js';
-import { setupGardenerClusterController } from '../infrastructure/gardener-cluster/index.js';
-import { setupRuntimeController } from '../infrastructure/index.js';
 import type { ArtifactFetcher } from '../lifecycle/artifacts/types.js';
-import { startLifecycleManager, type LifecycleManagerHandle } from '../lifecycle/index.js';
 import { type Client, type ClientOptions, createClient, inClusterConfig, isForbidden, isNotFound, isUnauthorized, loadKubeconfigFile } from '../runtime/client/index.js';
-import { startOperationsServer, type OperationsServer } from '../runtime/health.js';
-import { useLeaderElection } from '../runtime/leader-manager.js';
 import { createLogger, type Logger, type LogLevel, type LogSink } from '../runtime/log.js';
-import { type Manager, newManager, signalHandler } from '../runtime/manager.js';
-import { useSharding } from '../runtime/sharding-manager.js';
+import type { Manager } from '../runtime/manager.js';
+import { signalHandler } from '../runtime/manager.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
+import { type ClientLimits, clientLimitsFrom, CONTROLLER_FLAGS, controlPlaneConfigFrom, type Flag, FlagReader, flagsUsage, switchesOf } from './controller-flags.js';
 
 // ---------------------------------------------------------------------------------------------
-// Flags: one table drives parsing, unknown-flag errors, the usage text and docs/operations.md.
+// Flags: where the clusters are, plus the controller flags `kcp up` takes as well.
 
-export type FlagType = 'bool' | 'string' | 'path' | 'int' | 'duration' | 'ratio' | 'address' | 'level';
-
-export interface RunFlag {
-  name: string;
-  /** Upstream's spelling, accepted as well. */
-  aliases?: string[];
-  type: FlagType;
-  /** Default as written on the command line ('' when there is none). */
-  default: string;
-  help: string;
-}
-
-export const RUN_FLAGS: readonly RunFlag[] = [
+/** Flags of `kcp run` only: the clusters, the Gardener project, the converter. */
+export const CONNECTION_FLAGS: readonly Flag[] = [
   { name: 'kubeconfig', type: 'path', default: '', help: 'kubeconfig of the KCP; default: the in-cluster service account' },
   { name: 'gardener-kubeconfig', aliases: ['gardener-kubeconfig-path'], type: 'path', default: '', help: 'kubeconfig of the garden cluster (required with the infrastructure manager)' },
   { name: 'gardener-project', aliases: ['gardener-project-name'], type: 'string', default: '', help: 'Gardener project; Shoots live in garden-<project> (required with the infrastructure manager)' },
-  { name: 'infrastructure-manager', type: 'bool', default: 'true', help: 'run the infrastructure manager (Runtime and GardenerCluster controllers)' },
-  { name: 'lifecycle-manager', type: 'bool', default: 'true', help: 'run the lifecycle manager (Kyma, mandatory-module, purge and Manifest controllers)' },
   { name: 'namespace', type: 'string', default: Namespaces.ControlPlane, help: 'namespace of Runtimes, GardenerClusters, Kymas, module catalog, Manifests and kubeconfig Secrets' },
   { name: 'converter-config', aliases: ['converter-config-filepath'], type: 'path', default: '', help: 'Runtime-to-Shoot converter configuration, JSON (required with the infrastructure manager)' },
-  { name: 'gardener-requeue-interval', type: 'duration', default: '15s', help: 'longest wait while Gardener creates, updates or deletes a Shoot' },
-  { name: 'control-plane-requeue-interval', type: 'duration', default: '10s', help: 'longest wait for a GardenerCluster or a cluster preparation to finish' },
-  { name: 'runtime-ctrl-workers-cnt', type: 'int', default: '25', help: 'parallel reconciles of the Runtime controller' },
-  { name: 'gardener-cluster-ctrl-workers-cnt', type: 'int', default: '25', help: 'parallel reconciles of the GardenerCluster controller' },
-  { name: 'gardener-ctrl-reconcilation-timeout', type: 'duration', default: '60s', help: 'timeout of one GardenerCluster reconcile' },
-  { name: 'kubeconfig-expiration-time', type: 'duration', default: '24h', help: 'validity requested for runtime kubeconfigs' },
-  { name: 'minimal-rotation-time', type: 'ratio', default: '0.6', help: 'share of the validity after which a kubeconfig may be rotated at the earliest' },
-  { name: 'rotation-period-ratio', type: 'ratio', default: '0.95', help: 'share of the rotation period after which a kubeconfig is rotated' },
-  { name: 'kyma-requeue-success-interval', type: 'duration', default: '30s', help: 'requeue after a Kyma reconcile ended Ready' },
-  { name: 'kyma-requeue-busy-interval', type: 'duration', default: '5s', help: 'requeue while a Kyma is Processing or Deleting' },
-  { name: 'kyma-requeue-warning-interval', type: 'duration', default: '30s', help: 'requeue while a Kyma is in Warning' },
-  { name: 'kyma-requeue-error-interval', type: 'duration', default: '2s', help: 'requeue after a Kyma reconcile ended in Error' },
-  { name: 'manifest-requeue-success-interval', type: 'duration', default: '30s', help: 'requeue (drift check) of a Ready Manifest' },
-  { name: 'manifest-requeue-busy-interval', type: 'duration', default: '5s', help: 'requeue while a Manifest installs, prunes or deletes' },
-  { name: 'manifest-requeue-warning-interval', type: 'duration', default: '30s', help: 'requeue of a Manifest in Warning' },
-  { name: 'manifest-requeue-error-interval', type: 'duration', default: '2s', help: 'requeue after a Manifest error' },
-  { name: 'max-concurrent-kyma-reconciles', type: 'int', default: '4', help: 'parallel reconciles of the Kyma controller' },
-  { name: 'purge-finalizer-timeout', type: 'duration', default: '5m', help: 'how long a Kyma may be deleting before the purge strips runtime finalizers' },
-  { name: 'k8s-client-qps', type: 'int', default: '50', help: 'requests per second to the KCP (0: unlimited)' },
-  { name: 'k8s-client-burst', type: 'int', default: '100', help: 'request burst to the KCP' },
-  { name: 'gardener-ratelimiter-qps', type: 'int', default: '50', help: 'requests per second to the garden cluster (0: unlimited)' },
-  { name: 'gardener-ratelimiter-burst', type: 'int', default: '100', help: 'request burst to the garden cluster' },
-  { name: 'leader-elect', type: 'bool', default: 'false', help: 'reconcile only while holding the leader Lease (for replicas > 1)' },
-  { name: 'leader-election-id', type: 'string', default: 'kcp-controllers-leader', help: 'name of the leader Lease' },
-  { name: 'leader-election-namespace', type: 'string', default: '', help: 'namespace of the leader and shard Leases (default: --namespace)' },
-  { name: 'leader-election-lease-duration', type: 'duration', default: '15s', help: 'how long a Lease is valid without renewal' },
-  { name: 'leader-election-renew-deadline', type: 'duration', default: '10s', help: 'how long the holder tries to renew before it stops' },
-  { name: 'leader-election-retry-period', type: 'duration', default: '2s', help: 'interval of acquire and renew attempts' },
-  { name: 'shards', type: 'int', default: '0', help: 'split the keys into N shards owned through Leases (all replicas must agree; 0: off)' },
-  { name: 'shard-lease-prefix', type: 'string', default: 'kcp-controllers', help: 'shard group: Leases <prefix>-shard-<i> and <prefix>-member-<id>' },
-  { name: 'metrics-bind-address', type: 'address', default: ':8080', help: 'address of /metrics (0: off)' },
-  { name: 'health-probe-bind-address', type: 'address', default: ':8081', help: 'address of /healthz and /readyz (0: off)' },
-  { name: 'graceful-shutdown-timeout', type: 'duration', default: '30s', help: 'how long shutdown waits for in-flight reconciles' },
-  { name: 'log-level', type: 'level', default: 'info', help: 'debug, info, warn or error (JSON lines on stderr)' },
 ];
 
-export const RUN_SWITCHES: ReadonlySet<string> = new Set(['help', ...RUN_FLAGS.filter((f) => f.type === 'bool').map((f) => f.name)]);
+export const RUN_FLAGS: readonly Flag[] = [...CONNECTION_FLAGS, ...CONTROLLER_FLAGS];
 
-function usageText(): string {
-  const lines = [
-    'Usage:',
-    '  kcp run [--kubeconfig KCP] --gardener-kubeconfig GARDEN --gardener-project P --converter-config FILE [flags]',
-    '      Runs the controllers against real clusters until SIGTERM/SIGINT. Bool flags: --flag, --flag=false.',
-    '      Durations: 500ms, 30s, 5m, 1h30m. Addresses: :8080, 127.0.0.1:8080, 0 (off).',
-    '',
-    'Flags:',
-  ];
-  for (const f of RUN_FLAGS) {
-    const alias = f.aliases ? ` (also --${f.aliases.join(', --')})` : '';
-    lines.push(`  --${f.name}${alias}`, `      ${f.help}${f.default ? ` [${f.default}]` : ''}`);
-  }
-  return lines.join('\n');
-}
+export const RUN_SWITCHES: ReadonlySet<string> = switchesOf(RUN_FLAGS);
 
-export const RUN_USAGE = usageText();
+export const RUN_USAGE = [
+  'Usage:',
+  '  kcp run [--kubeconfig KCP] --gardener-kubeconfig GARDEN --gardener-project P --converter-config FILE [flags]',
+  '      Runs the controllers against real clusters until SIGTERM/SIGINT. Bool flags: --flag, --flag=false.',
+  '      Durations: 500ms, 30s, 5m, 1h30m. Addresses: :8080, 127.0.0.1:8080, 0 (off). Logs: JSON lines on stderr.',
+  '',
+  'Flags:',
+  ...flagsUsage(RUN_FLAGS),
+].join('\n');
 
-export interface BindAddress {
-  host: string;
-  port: number;
-}
-
-export interface RunConfig {
+export interface RunConfig extends ControlPlaneConfig {
   kubeconfig?: string;
   gardenerKubeconfig?: string;
   gardenerProject?: string;
-  infrastructureManager: boolean;
-  lifecycleManager: boolean;
-  namespace: string;
   converterConfig?: string;
-  gardenerRequeueMs: number;
-  controlPlaneRequeueMs: number;
-  runtimeWorkers: number;
-  gardenerClusterWorkers: number;
-  gardenerClusterReconcileTimeoutMs: number;
-  kubeconfigExpirationSeconds: number;
-  minimalRotationTimeRatio: number;
-  rotationPeriodRatio: number;
-  kymaIntervals: { readyMs: number; busyMs: number; warningMs: number; errorMs: number };
-  manifestIntervals: { successMs: number; busyMs: number; warningMs: number; errorMs: number };
-  kymaWorkers: number;
-  purgeGraceMs: number;
-  kcpClient: { qps: number; burst: number };
-  gardenClient: { qps: number; burst: number };
-  leaderElection?: { name: string; namespace: string; leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
-  sharding?: { shards: number; prefix: string; namespace: string; leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
-  metrics?: BindAddress;
-  health?: BindAddress;
-  gracefulShutdownTimeoutMs: number;
+  kcpClient: ClientLimits;
+  gardenClient: ClientLimits;
   logLevel: LogLevel;
 }
-
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** Go-style durations: `500ms`, `30s`, `5m`, `1h30m`, `1.5h`. */
-export function parseDuration(text: string): number | undefined {
-  if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(text)) return text === '0' ? 0 : undefined;
-  let total = 0;
-  for (const m of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(m[1]) * DURATION_UNITS[m[2]];
-  return Math.round(total);
-}
-
-/** `:8080` (all interfaces), `host:port`, `[::1]:8080`; `0` turns the endpoint off. */
-export function parseBindAddress(text: string): BindAddress | undefined | 'invalid' {
-  if (text === '0' || text === '') return undefined;
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text);
-  if (!m) return 'invalid';
-  const port = Number(m[3]);
-  if (port > 65535) return 'invalid';
-  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
-}
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** Reads the flags into a RunConfig; every problem is a one-line UsageError. Files are not read here. */
 export function parseRunConfig(args: ParsedArgs): RunConfig {
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])} (kcp run takes only flags; see kcp run --help)`);
-  const byName = new Map<string, RunFlag>();
-  for (const f of RUN_FLAGS) for (const n of [f.name, ...(f.aliases ?? [])]) byName.set(n, f);
-  const raw = new Map<string, string | true>();
-  for (const [name, value] of args.flags) {
-    if (name === 'help' || name === 'h') continue;
-    const f = byName.get(name);
-    if (!f) throw new UsageError(`unknown flag --${name} (see kcp run --help)`);
-    if (raw.has(f.name)) throw new UsageError(`--${f.name} is given twice`);
-    raw.set(f.name, value);
-  }
-  const text = (name: string): string => {
-    const f = byName.get(name);
-    if (!f) throw new Error(`no flag ${name}`);
-    const v = raw.get(name);
-    if (v === true) {
-      if (f.type === 'bool') return 'true';
-      throw new UsageError(`--${name} needs a value`);
-    }
-    return v ?? f.default;
-  };
-  const bool = (name: string): boolean => {
-    const v = text(name);
-    if (v === 'true') return true;
-    if (v === 'false') return false;
-    throw new UsageError(`--${name} must be true or false, got ${JSON.stringify(v)}`);
-  };
-  const int = (name: string, min = 0): number => {
-    const v = text(name);
-    const n = Number(v);
-    if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
-    return n;
-  };
-  const duration = (name: string, positive = true): number => {
-    const v = text(name);
-    const ms = parseDuration(v);
-    if (ms === undefined || (positive && ms <= 0)) throw new UsageError(`--${name} must be a ${positive ? 'positive ' : ''}duration such as 30s, 5m or 1h, got ${JSON.stringify(v)}`);
-    return ms;
-  };
-  const ratio = (name: string): number => {
-    const v = text(name);
-    const n = Number(v);
-    if (v === '' || !Number.isFinite(n) || n <= 0 || n > 1) throw new UsageError(`--${name} must be a number in (0, 1], got ${JSON.stringify(v)}`);
-    return n;
-  };
-  const address = (name: string): BindAddress | undefined => {
-    const v = text(name);
-    const a = parseBindAddress(v);
-    if (a === 'invalid') throw new UsageError(`--${name} must be [host]:port or 0, got ${JSON.stringify(v)}`);
-    return a;
-  };
-  const optional = (name: string): string | undefined => text(name) || undefined;
-  const dnsLabel = (name: string, v: string): string => {
-    if (!DNS_LABEL.test(v) || v.length > 63) throw new UsageError(`--${name} must be a DNS label (lowercase letters, digits, '-'), got ${JSON.stringify(v)}`);
-    return v;
-  };
-
-  // Naming one manager runs only that one; --x=false turns one off.
-  const explicitlyOn = ['infrastructure-manager', 'lifecycle-manager'].filter((n) => raw.has(n) && bool(n));
-  const runs = (name: string): boolean => (raw.has(name) ? bool(name) : explicitlyOn.length === 0);
-  const infrastructureManager = runs('infrastructure-manager');
-  const lifecycleManager = runs('lifecycle-manager');
-  if (!infrastructureManager && !lifecycleManager) throw new UsageError('nothing to run: both --infrastructure-manager and --lifecycle-manager are false');
-
-  const namespace = dnsLabel('namespace', text('namespace'));
-  const gardenerKubeconfig = optional('gardener-kubeconfig');
-  const gardenerProject = optional('gardener-project');
-  const converterConfig = optional('converter-config');
-  if (infrastructureManager) {
+  const flags = new FlagReader(args, RUN_FLAGS, 'kcp run');
+  const namespace = flags.dnsLabel('namespace');
+  const controlPlane = controlPlaneConfigFrom(flags, namespace);
+  const gardenerKubeconfig = flags.optional('gardener-kubeconfig');
+  const gardenerProject = flags.optional('gardener-project');
+  const converterConfig = flags.optional('converter-config');
+  if (controlPlane.infrastructureManager) {
     for (const [flag, v] of [['gardener-kubeconfig', gardenerKubeconfig], ['gardener-project', gardenerProject], ['converter-config', converterConfig]] as const) {
       if (!v) throw new UsageError(`--${flag} is required to run the infrastructure manager (or pass --lifecycle-manager to run only that)`);
     }
-    dnsLabel('gardener-project', gardenerProject ?? '');
+    flags.dnsLabel('gardener-project', gardenerProject ?? '');
   }
-
-  const leaseNamespace = optional('leader-election-namespace') ?? namespace;
-  dnsLabel('leader-election-namespace', leaseNamespace);
-  const timing = {
-    leaseDurationMs: duration('leader-election-lease-duration'),
-    renewDeadlineMs: duration('leader-election-renew-deadline'),
-    retryPeriodMs: duration('leader-election-retry-period'),
-  };
-  const leaderElect = bool('leader-elect');
-  const shards = int('shards');
-  if (leaderElect && shards > 0) throw new UsageError('--leader-elect and --shards exclude each other: leader election runs everything on one replica, shards split it across all');
-  if ((leaderElect || shards > 0) && !(timing.leaseDurationMs > timing.renewDeadlineMs && timing.renewDeadlineMs > timing.retryPeriodMs)) {
-    throw new UsageError('leader election timing must satisfy lease-duration > renew-deadline > retry-period');
-  }
-  const level = text('log-level');
-  if (!(LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
-  const gardenerRequeueMs = duration('gardener-requeue-interval');
-
-  const config: RunConfig = {
-    kubeconfig: optional('kubeconfig'),
+  return {
+    ...controlPlane,
+    kubeconfig: flags.optional('kubeconfig'),
     gardenerKubeconfig,
     gardenerProject,
-    infrastructureManager,
-    lifecycleManager,
-    namespace,
     converterConfig,
-    gardenerRequeueMs,
-    controlPlaneRequeueMs: duration('control-plane-requeue-interval'),
-    runtimeWorkers: int('runtime-ctrl-workers-cnt', 1),
-    gardenerClusterWorkers: int('gardener-cluster-ctrl-workers-cnt', 1),
-    gardenerClusterReconcileTimeoutMs: duration('gardener-ctrl-reconcilation-timeout'),
-    kubeconfigExpirationSeconds: Math.ceil(duration('kubeconfig-expiration-time') / 1000),
-    minimalRotationTimeRatio: ratio('minimal-rotation-time'),
-    rotationPeriodRatio: ratio('rotation-period-ratio'),
-    kymaIntervals: {
-      readyMs: duration('kyma-requeue-success-interval'),
-      busyMs: duration('kyma-requeue-busy-interval'),
-      warningMs: duration('kyma-requeue-warning-interval'),
-      errorMs: duration('kyma-requeue-error-interval'),
-    },
-    manifestIntervals: {
-      successMs: duration('manifest-requeue-success-interval'),
-      busyMs: duration('manifest-requeue-busy-interval'),
-      warningMs: duration('manifest-requeue-warning-interval'),
-      errorMs: duration('manifest-requeue-error-interval'),
-    },
-    kymaWorkers: int('max-concurrent-kyma-reconciles', 1),
-    purgeGraceMs: duration('purge-finalizer-timeout', false),
-    kcpClient: { qps: int('k8s-client-qps'), burst: int('k8s-client-burst') },
-    gardenClient: { qps: int('gardener-ratelimiter-qps'), burst: int('gardener-ratelimiter-burst') },
-    leaderElection: leaderElect ? { name: text('leader-election-id'), namespace: leaseNamespace, ...timing } : undefined,
-    sharding: shards > 0 ? { shards, prefix: dnsLabel('shard-lease-prefix', text('shard-lease-prefix')), namespace: leaseNamespace, ...timing } : undefined,
-    metrics: address('metrics-bind-address'),
-    health: address('health-probe-bind-address'),
-    gracefulShutdownTimeoutMs: duration('graceful-shutdown-timeout', false),
-    logLevel: level as LogLevel,
+    ...clientLimitsFrom(flags),
+    logLevel: flags.level(),
   };
-  if (config.leaderElection && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(config.leaderElection.name)) {
-    throw new UsageError(`--leader-election-id must be a DNS subdomain, got ${JSON.stringify(config.leaderElection.name)}`);
-  }
-  if (config.metrics && config.health && config.metrics.port !== 0 && config.metrics.port === config.health.port && config.metrics.host !== config.health.host) {
-    throw new UsageError('--metrics-bind-address and --health-probe-bind-address use the same port on different hosts');
-  }
-  return config;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -375,7 +155,7 @@ async function checkCrdsInstalled(kcp: Client, config: RunConfig, logger: Logger
 }
 
 // ---------------------------------------------------------------------------------------------
-// Running.
+// Running: the composition root (src/controlplane) pointed at the clusters the flags name.
 
 export interface RunDeps {
   /** Wraps the KCP client (tests record the requests the controllers make). */
@@ -389,6 +169,7 @@ export interface RunDeps {
 }
 
 export interface RunningControllers {
+  controlPlane: ControlPlane;
   manager: Manager;
   /** Base URL of /metrics (undefined when off). */
   metricsUrl?: string;
@@ -401,15 +182,14 @@ export interface RunningControllers {
   stop(): Promise<void>;
 }
 
-function urlOf(server: OperationsServer | undefined): string | undefined {
-  return server?.url;
-}
-
 /** Starts the configured controllers; throws a UsageError (before starting anything) on unreadable inputs. */
 export async function startControllers(config: RunConfig, deps: RunDeps = {}): Promise<RunningControllers> {
   const logger = createLogger({ name: 'kcp', level: config.logLevel, sink: deps.logSink });
   const converter = config.infrastructureManager ? converterConfigFrom(config.converterConfig ?? '') : undefined;
   const clients: Client[] = [];
+  const closeClients = (): void => {
+    for (const c of clients) c.close();
+  };
   const rawKcp = kcpClientFor(config);
   clients.push(rawKcp);
   let garden: Client | undefined;
@@ -418,160 +198,43 @@ export async function startControllers(config: RunConfig, deps: RunDeps = {}): P
       garden = clientFromKubeconfigFlag('gardener-kubeconfig', config.gardenerKubeconfig ?? '', { qps: config.gardenClient.qps, burst: config.gardenClient.burst });
       clients.push(garden);
     }
-  } catch (e) {
-    rawKcp.close();
-    throw e;
-  }
-  const kcp = deps.wrapKcpClient ? deps.wrapKcpClient(rawKcp) : rawKcp;
-  try {
+    const kcp = deps.wrapKcpClient ? deps.wrapKcpClient(rawKcp) : rawKcp;
     await checkCrdsInstalled(kcp, config, logger);
-  } catch (e) {
-    for (const c of clients) c.close();
-    throw e;
-  }
-  const identity = deps.identity ?? `${process.env.POD_NAME ?? hostname()}_${randomUUID().slice(0, 8)}`;
-
-  // The manager serves /healthz and /readyz (its checks: informers synced, controllers started);
-  // /metrics gets its own listener unless both addresses are the same.
-  const sameAddress = config.metrics && config.health && config.metrics.host === config.health.host && config.metrics.port === config.health.port && config.metrics.port !== 0;
-  const manager = newManager({
-    client: kcp,
-    name: 'kcp-controllers',
-    logger,
-    operationsPort: config.health?.port,
-    operationsHost: config.health?.host,
-    gracefulShutdownTimeoutMs: config.gracefulShutdownTimeoutMs,
-    reportingInstance: identity,
-  });
-  if (config.leaderElection) {
-    useLeaderElection(manager, { client: kcp, identity, log: logger.child('leader-election'), ...config.leaderElection });
-  } else if (config.sharding) {
-    const s = config.sharding;
-    useSharding(manager, {
-      client: kcp,
-      identity,
-      namespace: s.namespace,
-      name: s.prefix,
-      shardCount: s.shards,
-      leaseDurationMs: s.leaseDurationMs,
-      renewDeadlineMs: s.renewDeadlineMs,
-      retryPeriodMs: s.retryPeriodMs,
-      log: logger.child('sharding'),
-    });
-  }
-  if (config.infrastructureManager && garden && converter && config.gardenerProject) {
-    const requeue = config.gardenerRequeueMs;
-    setupRuntimeController(manager, {
-      kcp,
-      garden,
-      project: config.gardenerProject,
-      converterConfig: converter,
-      namespace: config.namespace,
-      timing: { gardenerRequeueMs: requeue, shootCreateRequeueMs: requeue, shootReconcileRequeueMs: requeue, shootDeleteRequeueMs: requeue, controlPlaneRequeueMs: config.controlPlaneRequeueMs },
-      workers: config.runtimeWorkers,
-      logger: logger.child('infrastructure-manager'),
-    });
-    setupGardenerClusterController(manager, {
-      garden,
-      kcp,
-      project: config.gardenerProject,
-      namespace: config.namespace,
-      expirationSeconds: config.kubeconfigExpirationSeconds,
-      minimalRotationTimeRatio: config.minimalRotationTimeRatio,
-      rotationPeriodRatio: config.rotationPeriodRatio,
-      workers: config.gardenerClusterWorkers,
-      reconcileTimeoutMs: config.gardenerClusterReconcileTimeoutMs,
-      logger: logger.child('infrastructure-manager'),
-    });
-  }
-
-  let metricsServer: OperationsServer | undefined;
-  const closeAll = async (): Promise<void> => {
-    await metricsServer?.close();
-    for (const c of clients) c.close();
-  };
-  try {
-    if (config.metrics && !sameAddress) {
-      metricsServer = await startOperationsServer({
-        port: config.metrics.port,
-        host: config.metrics.host,
-        registry: manager.registry,
-        healthChecks: new Map([['ping', () => true]]),
-        readyChecks: new Map(),
-      });
-    }
-  } catch (e) {
-    await closeAll();
-    throw new Error(`cannot listen on --metrics-bind-address: ${(e as Error).message}`, { cause: e });
-  }
-
-  const lifetime = new AbortController();
-  let lifecycle: LifecycleManagerHandle | undefined;
-  let managerDone: Promise<void> | undefined;
-  if (config.lifecycleManager) {
-    // startLifecycleManager adds its controllers to our manager and starts it.
-    lifecycle = await startLifecycleManager(
-      {
+    const identity = deps.identity ?? `${process.env.POD_NAME ?? hostname()}_${randomUUID().slice(0, 8)}`;
+    let controlPlane: ControlPlane;
+    try {
+      controlPlane = await startControlPlane({
+        config,
         kcp,
-        manager,
-        namespace: config.namespace,
-        intervals: config.kymaIntervals,
-        manifestIntervals: config.manifestIntervals,
-        maxConcurrentReconciles: config.kymaWorkers,
-        purgeGraceMs: config.purgeGraceMs,
+        garden,
+        gardenerProject: config.gardenerProject,
+        converterConfig: converter,
         fetcher: deps.fetcher,
-        logger: logger.child('lifecycle-manager'),
-      },
-      lifetime.signal,
-    );
-  } else {
-    managerDone = manager.start(lifetime.signal);
-    managerDone.catch((e: unknown) => logger.error('manager failed', { error: e }));
-  }
-  try {
-    await waitForOperationsServer(manager, config);
+        logger,
+        identity,
+      });
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      throw new Error(`cannot start the controllers: ${(e as Error).message}`, { cause: e });
+    }
+    let stopped: Promise<void> | undefined;
+    return {
+      controlPlane,
+      manager: controlPlane.manager,
+      identity,
+      metricsUrl: controlPlane.metricsUrl,
+      healthUrl: controlPlane.healthUrl,
+      ready: () => controlPlane.ready(),
+      stop: () =>
+        (stopped ??= (async () => {
+          await controlPlane.stop();
+          closeClients();
+          logger.info('controllers stopped');
+        })()),
+    };
   } catch (e) {
-    lifetime.abort(e);
-    await lifecycle?.stop();
-    await managerDone?.catch(() => undefined);
-    await closeAll();
+    closeClients();
     throw e;
-  }
-  logger.info('controllers started', {
-    identity,
-    infrastructureManager: config.infrastructureManager,
-    lifecycleManager: config.lifecycleManager,
-    namespace: config.namespace,
-    coordination: config.leaderElection ? 'leader-election' : config.sharding ? `${config.sharding.shards} shards` : 'none',
-    metrics: urlOf(metricsServer) ?? (sameAddress ? manager.operationsUrl : undefined),
-    health: manager.operationsUrl,
-  });
-
-  let stopped: Promise<void> | undefined;
-  return {
-    manager,
-    identity,
-    metricsUrl: urlOf(metricsServer) ?? (sameAddress ? manager.operationsUrl : undefined),
-    healthUrl: manager.operationsUrl,
-    ready: () => manager.ready(),
-    stop: () =>
-      (stopped ??= (async () => {
-        lifetime.abort(new Error('stopping'));
-        if (lifecycle) await lifecycle.stop();
-        await managerDone?.catch(() => undefined);
-        await closeAll();
-        logger.info('controllers stopped');
-      })()),
-  };
-}
-
-/** The manager opens its operations server inside start(); wait until it listens (or start failed). */
-async function waitForOperationsServer(manager: Manager, config: RunConfig): Promise<void> {
-  if (!config.health) return;
-  const deadline = Date.now() + 10_000;
-  while (!manager.operationsUrl) {
-    if (Date.now() > deadline) throw new Error('cannot listen on --health-probe-bind-address within 10 s');
-    await new Promise((r) => setTimeout(r, 10));
   }
 }
 

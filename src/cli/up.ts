@@ -1,41 +1,65 @@
-// `kcp up`: the whole embedded landscape in one process (see docs/landscape.md, "kcp up").
+// `kcp up`: the whole embedded landscape in one process (see docs/landscape.md, "kcp up"): the
+// landscape with the control plane's composition root pointed at it (src/up). It takes the same
+// controller flags as `kcp run`.
 import path from 'node:path';
-import { startEmbeddedLandscape, type EmbeddedLandscape } from '../landscape/embedded.js';
-import type { LogLevel } from '../runtime/log.js';
-import { flagInt, flagString, type ParsedArgs, UsageError } from './args.js';
+import { Namespaces } from '../api/operator/index.js';
+import { startUp, type Up } from '../up/index.js';
+import { type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
+import { clientLimitsFrom, CONTROLLER_FLAGS, controlPlaneConfigFrom, type Flag, FlagReader, flagsUsage, switchesOf, withDefaults } from './controller-flags.js';
 
-export const UP_USAGE = `Usage:
-  kcp up [--data-dir .kcp] [--port 6443] [--registry-port N] [--registry auto|docker-registry|in-process]
-         [--log-level debug|info|warn|error] [--verbose]
-      Runs the embedded landscape: the API server (state in DATA-DIR), the KCP, the garden cluster with
-      the Gardener simulator (Shoots become runtime clusters), the kubelet and module-operator
-      simulations, the infrastructure and lifecycle managers, an OCI registry with the demo module
-      catalog (published once). Writes DATA-DIR/kcp.kubeconfig and DATA-DIR/garden.kubeconfig; logs go
-      to DATA-DIR/kcp.log (--verbose: also to stderr). --port 0 reuses the previous run's port when
-      free, else picks any. Stop with Ctrl-C; start again to carry on where it stopped.`;
+/** Flags of `kcp up` only: where the landscape keeps its state and listens. */
+export const LANDSCAPE_FLAGS: readonly Flag[] = [
+  { name: 'data-dir', type: 'path', default: '.kcp', help: 'state of the landscape (API server objects, registry, kubeconfigs, logs)' },
+  { name: 'port', type: 'int', default: '6443', help: 'port of the API server (0: the previous run\'s port when free, else any)' },
+  { name: 'registry-port', type: 'int', default: '0', help: 'port of the registry (0: the previous run\'s port when free, else any)' },
+  { name: 'registry', type: 'string', default: 'auto', help: 'auto, docker-registry or in-process (read-only)' },
+  { name: 'verbose', type: 'bool', default: 'false', help: 'also write the logs to stderr' },
+];
+
+/** The controller flags of `kcp run`, with metrics and probes on loopback, on any free port (the banner says which). */
+export const UP_FLAGS: readonly Flag[] = [
+  ...LANDSCAPE_FLAGS,
+  ...withDefaults(CONTROLLER_FLAGS, { 'metrics-bind-address': '127.0.0.1:0', 'health-probe-bind-address': '127.0.0.1:0' }),
+];
+
+export const UP_USAGE = [
+  'Usage:',
+  '  kcp up [--data-dir .kcp] [--port 6443] [--registry auto|docker-registry|in-process] [controller flags]',
+  '      Runs the embedded landscape: the API server (state in DATA-DIR), the KCP, the garden cluster with',
+  '      the Gardener simulator (Shoots become runtime clusters), the kubelet and module-operator',
+  '      simulations, the infrastructure and lifecycle managers, an OCI registry with the demo module',
+  '      catalog (published once). Writes DATA-DIR/kcp.kubeconfig and DATA-DIR/garden.kubeconfig; logs go',
+  '      to DATA-DIR/kcp.log (--verbose: also to stderr). Stop with Ctrl-C; start again to carry on where',
+  '      it stopped. The controller flags are those of kcp run (durations: 500ms, 30s, 5m, 1h30m).',
+  '',
+  'Flags:',
+  ...flagsUsage(UP_FLAGS),
+].join('\n');
 
 /** The line `kcp up` prints once everything runs (scripts and tests wait for it). */
 export const READY_LINE_PREFIX = 'kcp up: ready';
 
-const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
-
-export async function runUp(args: ParsedArgs): Promise<EmbeddedLandscape> {
-  if (args.positionals.length > 0) throw new UsageError(`unknown argument ${args.positionals[0]}\n${UP_USAGE}`);
-  const dataDir = path.resolve(flagString(args, 'data-dir', '.kcp') ?? '.kcp');
-  const registry = flagString(args, 'registry', 'auto');
-  if (registry !== 'auto' && registry !== 'docker-registry' && registry !== 'in-process') throw new UsageError(`--registry must be auto, docker-registry or in-process, not ${JSON.stringify(registry)}`);
-  const logLevel = flagString(args, 'log-level', 'info') as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
-  const verbose = args.flags.has('verbose');
+export async function runUp(args: ParsedArgs): Promise<Up> {
+  if (args.positionals.length > 0) throw new UsageError(`unknown argument ${args.positionals[0]} (kcp up takes only flags; see kcp up --help)`);
+  const flags = new FlagReader(args, UP_FLAGS, 'kcp up');
+  const dataDir = path.resolve(flags.text('data-dir') || '.kcp');
+  const registry = flags.text('registry');
+  if (registry !== 'auto' && registry !== 'docker-registry' && registry !== 'in-process') throw new UsageError(`--registry must be auto, docker-registry or in-process, got ${JSON.stringify(registry)}`);
+  const port = flags.int('port');
+  const registryPort = flags.int('registry-port');
+  const logLevel = flags.level();
+  const verbose = flags.bool('verbose');
+  const controlPlane = controlPlaneConfigFrom(flags, Namespaces.ControlPlane);
+  const clientLimits = clientLimitsFrom(flags);
   process.stdout.write(`kcp up: starting the embedded landscape in ${dataDir} ...\n`);
 
   // Signals are handled from the start: one during startup aborts it (what had started is stopped).
   const lifetime = new AbortController();
-  const running: { land?: EmbeddedLandscape } = {};
+  const running: { up?: Up } = {};
   let stoppingSince: number | undefined;
-  const stopAndExit = (landscape: EmbeddedLandscape) =>
-    landscape.stop().then(
+  const stopAndExit = (up: Up) =>
+    up.stop().then(
       () => {
         process.stdout.write('kcp up: stopped; state is kept in the data dir\n');
         process.exit(0);
@@ -55,20 +79,22 @@ export async function runUp(args: ParsedArgs): Promise<EmbeddedLandscape> {
     stoppingSince = Date.now();
     process.stdout.write(`kcp up: ${signalName} received, stopping (Ctrl-C again to force) ...\n`);
     lifetime.abort();
-    if (running.land) void stopAndExit(running.land);
+    if (running.up) void stopAndExit(running.up);
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
 
-  let land: EmbeddedLandscape;
+  let up: Up;
   try {
-    land = running.land = await startEmbeddedLandscape({
+    up = running.up = await startUp({
       dataDir,
-      port: flagInt(args, 'port', 6443),
-      registryPort: flagInt(args, 'registry-port', 0),
+      port,
+      registryPort,
       registry,
       logLevel,
       ...(verbose ? { echoLog: (line: string) => process.stderr.write(`${line}\n`) } : {}),
+      controlPlane,
+      ...clientLimits,
       signal: lifetime.signal,
     });
   } catch (e) {
@@ -78,15 +104,16 @@ export async function runUp(args: ParsedArgs): Promise<EmbeddedLandscape> {
     process.exit(0);
   }
   if (stoppingSince !== undefined) {
-    await stopAndExit(land);
-    return land;
+    await stopAndExit(up);
+    return up;
   }
-  process.stdout.write(summary(land));
-  return land;
+  process.stdout.write(summary(up));
+  return up;
 }
 
 /** What runs where, and what to try next. */
-export function summary(land: EmbeddedLandscape): string {
+export function summary(up: Up): string {
+  const land = up.landscape;
   const rel = (p: string) => {
     const r = path.relative(process.cwd(), p);
     return r && !r.startsWith('..') ? r : p;
@@ -100,14 +127,16 @@ export function summary(land: EmbeddedLandscape): string {
       .join(', ');
   const first = modules[0] ?? 'MODULE';
   const lines = [
-    `${READY_LINE_PREFIX} in ${(land.startupMs / 1000).toFixed(1)} s`,
+    `${READY_LINE_PREFIX} in ${(up.startupMs / 1000).toFixed(1)} s`,
     '',
     `  API server          ${land.server.url}  (logical clusters: default = KCP, garden, shoot--<project>--<shoot>)`,
     `  KCP kubeconfig      ${kcpKubeconfig}`,
     `  garden kubeconfig   ${rel(land.files.gardenKubeconfig)}  (Gardener project ${land.project}, namespace ${land.projectNamespace})`,
     `  registry            http://${land.registry.host}  (${land.registry.kind}${land.registry.kind === 'in-process' ? ', read-only' : ''}, storage ${rel(land.registry.storage)})`,
     `  module catalog      ${land.catalog.publishedNow ? 'published now' : 'published earlier'}: ${modules.map((m) => `${m} ${versions(m)}`).join('; ') || 'none'}`,
-    `  controllers         infrastructure manager, lifecycle manager; simulated Gardener, kubelets, module operators`,
+    `  controllers         ${controllersLine(up)}; simulated Gardener, kubelets, module operators`,
+    `  metrics             ${up.controlPlane.metricsUrl ? `${up.controlPlane.metricsUrl}/metrics` : 'off'}`,
+    `  health              ${up.controlPlane.healthUrl ? `${up.controlPlane.healthUrl}/healthz, ${up.controlPlane.healthUrl}/readyz` : 'off'}`,
     ...(land.files.log ? [`  logs                ${rel(land.files.log)}`] : []),
     ...(land.urlChanged ? ['  note                the API server moved since the last run: runtime kubeconfigs are being rotated'] : []),
     '',
@@ -127,9 +156,14 @@ export function summary(land: EmbeddedLandscape): string {
   return lines.join('\n');
 }
 
+function controllersLine(up: Up): string {
+  const names = [up.controlPlane.infrastructure && 'infrastructure manager', up.controlPlane.lifecycle && 'lifecycle manager'].filter(Boolean);
+  return names.join(', ');
+}
+
 export const command: Command = {
   summary: 'the whole embedded landscape: API server, Gardener simulator, controllers, registry with demo modules',
   usage: UP_USAGE,
-  switches: new Set(['verbose', 'help']),
+  switches: switchesOf(UP_FLAGS),
   run: runUp,
 };

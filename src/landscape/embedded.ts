@@ -1,8 +1,9 @@
-// The whole embedded landscape in one process, as `kcp up` runs it: the embedded API server with a
-// data dir, the KCP (default logical cluster: control-plane CRDs, namespace kcp-system), the garden
-// cluster with the Gardener simulator, the kubelet simulation, the simulated module operators, the
-// infrastructure manager, the lifecycle manager, an OCI registry, and the demo module catalog
-// (published once per data dir).
+// The embedded landscape in one process, as `kcp up` runs it: the embedded API server with a data
+// dir, the KCP (default logical cluster: control-plane CRDs, namespace kcp-system), the garden
+// cluster with the Gardener simulator, the kubelet simulation, the simulated module operators, an
+// OCI registry, and the demo module catalog (published once per data dir). No controllers: `kcp up`
+// points the control plane's composition root (src/controlplane) at this, as `kcp run` points it at
+// real clusters (src/up wires the two).
 //
 //   const land = await startEmbeddedLandscape({ dataDir: '.kcp', port: 6443 });
 //   land.files.kcpKubeconfig; land.registry.host; ...
@@ -20,13 +21,9 @@ import { AnnotationForceKubeconfigRotation, GardenerCluster } from '../api/infra
 import { ModuleReleaseMeta, type ModuleReleaseMetaObject, Namespaces } from '../api/operator/index.js';
 import type { AnyKind } from '../api/render.js';
 import { type RunningApiServer, startApiServer } from '../apiserver/server.js';
-import { loadConverterConfig } from '../infrastructure/converter/index.js';
-import { type InfrastructureManager, type InfrastructureManagerOptions, startInfrastructureManager } from '../infrastructure/index.js';
-import { OciArtifactFetcher } from '../lifecycle/artifacts/fetcher.js';
 import { readModuleDir } from '../lifecycle/artifacts/module-dir.js';
 import { defaultRepository, moduleReleaseMetaFor, moduleTemplateFor, packageModule } from '../lifecycle/artifacts/push.js';
 import { formatOciReference } from '../lifecycle/artifacts/reference.js';
-import { type LifecycleManagerHandle, type LifecycleManagerOptions, startLifecycleManager } from '../lifecycle/index.js';
 import { type Client, clientFromKubeconfig, findObject } from '../runtime/client/index.js';
 import { createLogger, type Logger, type LogLevel, type LogSink } from '../runtime/log.js';
 import type { KubeObject } from '../runtime/types.js';
@@ -41,7 +38,6 @@ export const EMBEDDED_FIELD_MANAGER = 'kcp-up';
 
 /** The demo catalog shipped with the project (`demo-modules/<module>/<version>/`). */
 export const DEFAULT_CATALOG_DIR = fileURLToPath(new URL('../../../demo-modules/', import.meta.url));
-export const DEFAULT_CONVERTER_CONFIG = fileURLToPath(new URL('../../../config/converter-config.json', import.meta.url));
 
 /** Files the landscape keeps in its data dir (besides the API server's own). */
 export const DataDirFiles = {
@@ -73,7 +69,6 @@ export interface EmbeddedLandscapeOptions {
   registry?: 'auto' | RegistryKind;
   /** Module directories to publish once (`<dir>/<module>/<version>/`); null: none. Default: demo-modules/. */
   catalogDir?: string | null;
-  converterConfigPath?: string;
   /** Gardener project (default kyma-dev). */
   project?: string;
   /** Simulated Gardener durations; default `embeddedSimulatorOptions` (a Shoot takes about 5 s). */
@@ -81,9 +76,7 @@ export interface EmbeddedLandscapeOptions {
   kubelet?: Partial<KubeletOptions>;
   /** How long simulated module operators take to report their CR Ready (default 500 ms). */
   moduleOperatorDelayMs?: number;
-  infrastructure?: Pick<InfrastructureManagerOptions, 'timing' | 'runtimeWorkers' | 'kubeconfigExpirationSeconds' | 'gardenerCluster' | 'gracefulShutdownTimeoutMs'>;
-  lifecycle?: Pick<LifecycleManagerOptions, 'intervals' | 'manifestIntervals' | 'remoteRequestTimeoutMs' | 'purgeGraceMs' | 'remoteCleanupTimeoutMs'>;
-  /** Logger of controllers and simulators; default: JSON lines into `<dataDir>/kcp.log`. */
+  /** Logger of the simulators (and, in `kcp up`, the controllers); default: JSON lines into `<dataDir>/kcp.log`. */
   logger?: Logger;
   /** Level of the default file logger (default info). */
   logLevel?: LogLevel;
@@ -114,8 +107,6 @@ export interface EmbeddedLandscape {
   simulator: GardenerSimulator;
   kubelet: KubeletSimulator;
   moduleOperators: ModuleOperators;
-  infrastructureManager: InfrastructureManager;
-  lifecycleManager: LifecycleManagerHandle;
   registry: LandscapeRegistry;
   catalog: {
     /** Whether this start published it (false: it was published by an earlier run). */
@@ -124,6 +115,8 @@ export interface EmbeddedLandscape {
   };
   /** The API server's URL differed from the previous run's: kubeconfig Secrets were asked to rotate. */
   urlChanged: boolean;
+  /** The logger the landscape writes to (the file logger unless one was given). */
+  logger: Logger;
   /** Milliseconds from the call until everything ran and the catalog was there. */
   startupMs: number;
   stop(): Promise<void>;
@@ -149,7 +142,6 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
   const file = (name: string) => path.join(dataDir, name);
   refuseWhenInUse(file(DataDirFiles.apiserverInfo));
   const remembered = readJson<RememberedState>(file(DataDirFiles.state)) ?? {};
-  const converterConfig = loadConverterConfig(readFileSync(opts.converterConfigPath ?? DEFAULT_CONVERTER_CONFIG, 'utf8'));
 
   // Undo in reverse order what was started, when a later step fails or at stop().
   const stoppers: (() => Promise<void> | void)[] = [];
@@ -199,21 +191,7 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
     const moduleOperators = startModuleOperators({ server, delayMs: opts.moduleOperatorDelayMs ?? 500, isRuntime: (name) => name.startsWith('shoot--') });
     stoppers.push(() => moduleOperators.stop());
 
-    const infrastructureManager = startInfrastructureManager(
-      { kcp, garden: gardenClient, project: garden.project, converterConfig, logger: logger.child('infrastructure-manager'), ...opts.infrastructure },
-      opts.signal,
-    );
-    stoppers.push(() => infrastructureManager.stop());
-    await infrastructureManager.ready();
-
     const registry = await registryStarting;
-    const lifecycleManager = await startLifecycleManager(
-      { kcp, fetcher: new OciArtifactFetcher({ insecureRegistries: [registry.host] }), logger: logger.child('lifecycle-manager'), ...opts.lifecycle },
-      opts.signal,
-    );
-    stoppers.push(() => lifecycleManager.stop());
-    await lifecycleManager.ready();
-
     const catalog = await ensureCatalog(kcp, registry, opts.catalogDir === undefined ? DEFAULT_CATALOG_DIR : opts.catalogDir, file(DataDirFiles.catalog), opts.signal);
     if (urlChanged) await forceKubeconfigRotation(kcp, opts.signal);
 
@@ -244,11 +222,10 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
       simulator: garden.simulator,
       kubelet: garden.kubelet,
       moduleOperators,
-      infrastructureManager,
-      lifecycleManager,
       registry,
       catalog,
       urlChanged,
+      logger,
       startupMs,
       stop: () => (stopping ??= stopAll()),
     };

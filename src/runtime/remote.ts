@@ -371,3 +371,18 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T
     );
   });
 }
+
+/**
+ * Cluster key of a cache over kubeconfig Secrets: the Secret's `<namespace>/<name>`. Every controller
+ * that reaches a cluster through the same Secret then shares one client, and a rotation of that
+ * Secret replaces it for all of them.
+ */
+export function secretClusterKey(secret: ObjectKey): string {
+  return refString({ namespace: secret.namespace, name: secret.name });
+}
+
+/** The Secret a `secretClusterKey` names (data key `config`): the `kubeconfigFor` of such a cache. */
+export function kubeconfigRefOfKey(key: string): KubeconfigRef {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash) || undefined, name: key.slice(slash + 1) };
+}

@@ -8,27 +8,21 @@ import { command as kubeconfigCommand, runKubeconfig } from '../../src/cli/kubec
 import { command as runtimeCommand, runRuntime, waitRuntimeReady } from '../../src/cli/runtime.js';
 import { Shoot } from '../../src/api/gardener/index.js';
 import { AnnotationFailWith } from '../../src/landscape/index.js';
-import { startLifecycleManager, type LifecycleManagerHandle } from '../../src/lifecycle/index.js';
 import { clientFromKubeconfig, findObject } from '../../src/runtime/client/index.js';
-import { silentLogger } from '../../src/runtime/log.js';
 import { type Harness, NAMESPACE, startHarness, waitFor } from '../infrastructure/runtime-harness.js';
 import { cliRunner, type CliRunner } from './cli-env.js';
 
 describe('kcp runtime', () => {
   let h: Harness;
-  let lm: LifecycleManagerHandle;
   let cli: CliRunner;
   const runtime = (words: string) => cli.run(words, runRuntime, runtimeCommand.switches);
   const runtimeFails = (words: string) => cli.fails(words, runRuntime, runtimeCommand.switches);
 
   before(async () => {
-    h = await startHarness();
-    lm = await startLifecycleManager({ kcp: h.land.kcp, logger: silentLogger, intervals: { readyMs: 500, busyMs: 200, warningMs: 500, errorMs: 200 } });
-    await lm.ready();
+    h = await startHarness({}, { lifecycleManager: true, kymaIntervals: { readyMs: 500, busyMs: 200, warningMs: 500, errorMs: 200 } });
     cli = cliRunner(h.land.kcp);
   });
   after(async () => {
-    await lm?.stop();
     await h?.stop();
   });
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import yaml from 'js-yaml';
+import { freePort } from '../../src/landscape/registry.js';
 import { kubectl } from '../support/kubectl.js';
 import { waitFor } from '../support/wait.js';
 
@@ -43,8 +44,8 @@ class Up {
   readonly child: ChildProcessWithoutNullStreams;
   readonly exited: Promise<number | null>;
 
-  constructor(cwd: string) {
-    this.child = spawn(process.execPath, [MAIN, 'up', '--data-dir', '.kcp', '--port', '0'], { cwd, env: childEnv });
+  constructor(cwd: string, extraArgs: string[] = []) {
+    this.child = spawn(process.execPath, [MAIN, 'up', '--data-dir', '.kcp', '--port', '0', ...extraArgs], { cwd, env: childEnv });
     this.child.stdout.on('data', (c: Buffer) => (this.output += c.toString()));
     this.child.stderr.on('data', (c: Buffer) => (this.output += c.toString()));
     this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
@@ -67,6 +68,11 @@ class Up {
       // What kcp up printed says why it did not come up.
       throw new Error(`${e instanceof Error ? e.message : String(e)}\n--- kcp up output:\n${this.output}`, { cause: e });
     }
+  }
+
+  /** What kcp up printed so far. */
+  get printed(): string {
+    return this.output;
   }
 
   async stop(): Promise<number | null> {
@@ -98,9 +104,13 @@ describe('quick start', () => {
 
   it('kcp up, a runtime with a module, a restart that keeps it, and its deletion', { timeout: 300_000 }, async () => {
     const module = demoModule();
-    up = new Up(dir);
+    const [metricsPort, healthPort] = [await freePort(), await freePort()];
+    up = new Up(dir, ['--metrics-bind-address', `127.0.0.1:${metricsPort}`, '--health-probe-bind-address', `127.0.0.1:${healthPort}`]);
     await up.ready();
     assert.ok(existsSync(join(dir, '.kcp', 'kcp.kubeconfig')), 'kcp up writes .kcp/kcp.kubeconfig');
+    // The banner says where metrics and probes are served, and they answer there.
+    assert.match(up.printed, new RegExp(`^  metrics +http://127\\.0\\.0\\.1:${metricsPort}/metrics$`, 'm'));
+    assert.match(up.printed, new RegExp(`^  health +http://127\\.0\\.0\\.1:${healthPort}/healthz, http://127\\.0\\.0\\.1:${healthPort}/readyz$`, 'm'));
 
     // A runtime, provisioned through the simulated Gardener.
     const created = await kcpOk(dir, ['runtime', 'create', 'r1', '--provider', 'aws', '--region', 'eu-central-1', '--wait', '--timeout', '120s']);
@@ -123,6 +133,11 @@ describe('quick start', () => {
     assert.match((await kcp(dir, ['module', 'enable', 'r1', 'no-such-module'])).stderr, /^kcp: unknown module "no-such-module": available modules: .*\n$/);
     const enabled = await kcpOk(dir, ['module', 'enable', 'r1', module.name, '--wait', '--timeout', '120s']);
     assert.match(enabled.stdout, new RegExp(`module ${module.name} is Ready in runtime r1`));
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    assert.match(metrics, /^controller_runtime_reconcile_total\{controller="manifest",result="[a-z_]+"\} [1-9]/m, 'the Manifest controller reconciled');
+    assert.match(metrics, /^workqueue_adds_total\{controller="runtime",name="runtime"\} [1-9]/m);
+    assert.equal((await fetch(`http://127.0.0.1:${healthPort}/healthz`)).status, 200);
+    assert.equal((await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status, 200);
     const deployment = await kubectl(runtimeKubeconfig, ['get', 'deployment', module.deployment, '-n', module.namespace, '-o', 'json']);
     assert.equal(deployment.code, 0, `the module's Deployment is in the runtime: ${deployment.stderr}`);
     const modules = JSON.parse((await kcpOk(dir, ['module', 'list', '--runtime', 'r1', '-o', 'json'])).stdout) as { name: string; state: string }[];

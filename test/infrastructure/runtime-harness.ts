@@ -1,11 +1,12 @@
 // Scenario harness of the Runtime controller tests: a fresh embedded landscape (KCP, garden with the
-// Gardener simulator) and the infrastructure manager running against it with short requeue times.
+// Gardener simulator) and the control plane's composition root running only the infrastructure
+// manager against it, with short requeue times.
 import { readFileSync } from 'node:fs';
 import type { ShootObject } from '../../src/api/gardener/index.js';
 import { Shoot } from '../../src/api/gardener/index.js';
 import { GardenerCluster, Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
 import { loadConverterConfig, type ConverterConfig } from '../../src/infrastructure/converter/index.js';
-import { type InfrastructureManager, startInfrastructureManager } from '../../src/infrastructure/index.js';
+import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
 import { isNotFound } from '../../src/runtime/client/errors.js';
 import { createLogger, silentLogger } from '../../src/runtime/log.js';
 import { Registry } from '../../src/runtime/metrics.js';
@@ -30,7 +31,8 @@ export function converterConfig(): ConverterConfig {
 export interface Harness {
   land: Landscape;
   registry: Registry;
-  im: InfrastructureManager;
+  /** The control plane (by default the infrastructure manager only). */
+  im: ControlPlane;
   /** Stops the infrastructure manager and starts a new one (a controller restart). */
   restart(): Promise<void>;
   /** Stops the infrastructure manager only. */
@@ -41,24 +43,33 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(opts: LandscapeOptions = {}): Promise<Harness> {
+/** `controlPlane` overrides the control plane's settings (e.g. `lifecycleManager: true` to run both managers). */
+export async function startHarness(opts: LandscapeOptions = {}, controlPlane: Partial<ControlPlaneConfig> = {}): Promise<Harness> {
   const land = await startLandscape(opts);
   const registry = new Registry();
   const config = converterConfig();
   const logger = process.env.TEST_LOG ? createLogger({ name: 'im', level: 'debug' }) : silentLogger;
-  const start = async (): Promise<InfrastructureManager> => {
-    const im = startInfrastructureManager({
+  const start = async (): Promise<ControlPlane> => {
+    const im = await startControlPlane({
+      config: {
+        ...defaultControlPlaneConfig(),
+        lifecycleManager: false,
+        gardenerRequeueMs: fastTiming.gardenerRequeueMs,
+        controlPlaneRequeueMs: fastTiming.controlPlaneRequeueMs,
+        runtimeTiming: fastTiming,
+        runtimeWorkers: 4,
+        gardenerClusterWorkers: 4,
+        kubeconfigExpirationSeconds: 600,
+        missingShootRetryMs: 200,
+        gracefulShutdownTimeoutMs: 2_000,
+        ...controlPlane,
+      },
       kcp: land.kcp,
       garden: land.garden,
-      project: land.project,
+      gardenerProject: land.project,
       converterConfig: config,
-      metrics: registry,
+      registry,
       logger,
-      timing: fastTiming,
-      runtimeWorkers: 4,
-      kubeconfigExpirationSeconds: 600,
-      gardenerCluster: { missingShootRetryMs: 200, workers: 4 },
-      gracefulShutdownTimeoutMs: 2_000,
     });
     await im.ready();
     return im;

@@ -1,6 +1,10 @@
 // `kcp up` as a library: the embedded landscape publishes the demo catalog into its registry, provisions
 // a Runtime through the simulated Gardener and installs a demo module from the registry into the
 // runtime cluster; a second start in the same data dir carries on without publishing again.
+//
+// Every scenario runs twice, once per way of running the controllers, both through the one
+// composition root: as `kcp up` wires them (src/up), and as `kcp run` does from its flags, pointed
+// at the landscape's kubeconfig files like at real clusters.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,13 +12,19 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
 import { DEFAULT_REMOTE_KYMA_NAME, Kyma, type KymaObject, Labels, ModuleReleaseMeta, type ModuleReleaseMetaObject, ModuleTemplate, Namespaces } from '../../src/api/operator/index.js';
+import { parseArgs } from '../../src/cli/args.js';
+import { clientLimitsFrom, controlPlaneConfigFrom, FlagReader } from '../../src/cli/controller-flags.js';
+import { parseRunConfig, RUN_SWITCHES, startControllers } from '../../src/cli/run.js';
+import { UP_FLAGS } from '../../src/cli/up.js';
 import { type EmbeddedLandscape, type EmbeddedLandscapeOptions, startEmbeddedLandscape } from '../../src/landscape/embedded.js';
 import { shootClusterName } from '../../src/landscape/index.js';
 import { freePort } from '../../src/landscape/registry.js';
 import { clientFromKubeconfig, isNotFound } from '../../src/runtime/client/index.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import type { KubeObject } from '../../src/runtime/types.js';
-import { fastTiming, testRuntime } from '../infrastructure/runtime-harness.js';
+import { DEFAULT_CONVERTER_CONFIG, startUp } from '../../src/up/index.js';
+import { FAST_FLAGS } from '../cli/run-env.js';
+import { testRuntime } from '../infrastructure/runtime-harness.js';
 import { waitFor } from '../support/wait.js';
 
 const NS = Namespaces.ControlPlane;
@@ -28,14 +38,57 @@ function fastOptions(dataDir: string): EmbeddedLandscapeOptions {
     simulator: { pendingMs: 100, createMs: 400, reconcileMs: 200, deleteMs: 200, progressSteps: 2, recoverAfterMs: 500 },
     kubelet: { readyDelayMs: 50, scanIntervalMs: 100 },
     moduleOperatorDelayMs: 50,
-    infrastructure: { timing: fastTiming, kubeconfigExpirationSeconds: 600, gardenerCluster: { missingShootRetryMs: 200 }, gracefulShutdownTimeoutMs: 2_000 },
-    lifecycle: {
-      intervals: { readyMs: 300, busyMs: 150, warningMs: 300, errorMs: 150 },
-      manifestIntervals: { successMs: 500, busyMs: 100, errorMs: 200, warningMs: 500 },
-      remoteRequestTimeoutMs: 2_000,
-    },
     logger: silentLogger,
   };
+}
+
+/** The same short requeues for both ways, given as flags (metrics and probes on loopback, any port). */
+const CONTROLLER_FLAGS = [...FAST_FLAGS, '--kubeconfig-expiration-time=10m'];
+
+/** The landscape with controllers running; `stop` stops both. */
+interface Running {
+  land: EmbeddedLandscape;
+  metricsUrl?: string;
+  healthUrl?: string;
+  stop(): Promise<void>;
+}
+
+const waysToRun: { name: string; start: (opts: EmbeddedLandscapeOptions) => Promise<Running> }[] = [
+  {
+    name: 'kcp up',
+    start: async (opts) => {
+      const flags = new FlagReader(parseArgs(CONTROLLER_FLAGS, new Set()), UP_FLAGS, 'kcp up');
+      const up = await startUp({ ...opts, controlPlane: controlPlaneConfigFrom(flags, NS), ...clientLimitsFrom(flags) });
+      return { land: up.landscape, metricsUrl: up.controlPlane.metricsUrl, healthUrl: up.controlPlane.healthUrl, stop: () => up.stop() };
+    },
+  },
+  {
+    name: 'kcp run',
+    start: async (opts) => {
+      const land = await startEmbeddedLandscape(opts);
+      try {
+        const files = [`--kubeconfig=${land.files.kcpKubeconfig}`, `--gardener-kubeconfig=${land.files.gardenKubeconfig}`, `--gardener-project=${land.project}`, `--converter-config=${DEFAULT_CONVERTER_CONFIG}`];
+        const running = await startControllers(parseRunConfig(parseArgs([...files, ...CONTROLLER_FLAGS], RUN_SWITCHES)), { logSink: () => undefined });
+        return {
+          land,
+          metricsUrl: running.metricsUrl,
+          healthUrl: running.healthUrl,
+          stop: async () => {
+            await running.stop();
+            await land.stop();
+          },
+        };
+      } catch (e) {
+        await land.stop();
+        throw e;
+      }
+    },
+  },
+];
+
+async function httpText(url: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+  return { status: res.status, body: await res.text() };
 }
 
 function kymaFor(id: string, modules: { name: string; channel?: string }[]): KymaObject {
@@ -64,16 +117,26 @@ async function waitForModules(land: EmbeddedLandscape, name: string, want: strin
   });
 }
 
-describe('embedded landscape (kcp up)', () => {
+for (const way of waysToRun) describe(`embedded landscape, controllers as ${way.name} runs them`, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kcp-up-'));
+  let running: Running | undefined;
   let land: EmbeddedLandscape | undefined;
+  const start = async (opts: EmbeddedLandscapeOptions): Promise<EmbeddedLandscape> => {
+    running = await way.start(opts);
+    return running.land;
+  };
+  const stop = async (): Promise<void> => {
+    await running?.stop();
+    running = undefined;
+    land = undefined;
+  };
   after(async () => {
-    await land?.stop();
+    await stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('publishes the demo catalog, provisions a Runtime and installs a demo module pulled from its registry', async () => {
-    land = await startEmbeddedLandscape({ ...fastOptions(dataDir), port: 0 });
+    land = await start({ ...fastOptions(dataDir), port: 0 });
     assert.equal(land.catalog.publishedNow, true);
     assert.ok(existsSync(land.files.kcpKubeconfig) && existsSync(land.files.gardenKubeconfig));
 
@@ -113,10 +176,9 @@ describe('embedded landscape (kcp up)', () => {
     assert.ok(land, 'the first test started the landscape');
     const url = land.server.url;
     const metaVersion = (await land.kcp.get(ModuleReleaseMeta, { namespace: NS, name: 'gateway' })).metadata.resourceVersion;
-    await land.stop();
-    land = undefined;
+    await stop();
 
-    land = await startEmbeddedLandscape(fastOptions(dataDir));
+    land = await start(fastOptions(dataDir));
     assert.equal(land.catalog.publishedNow, false);
     assert.equal(land.server.url, url, 'the previous port is reused');
     assert.equal(land.urlChanged, false);
@@ -142,9 +204,8 @@ describe('embedded landscape (kcp up)', () => {
 
   it('when the API server comes back on another port, runtime kubeconfigs are rotated to the new URL', async () => {
     assert.ok(land, 'the earlier tests started the landscape');
-    await land.stop();
-    land = undefined;
-    land = await startEmbeddedLandscape({ ...fastOptions(dataDir), port: await freePort() });
+    await stop();
+    land = await start({ ...fastOptions(dataDir), port: await freePort() });
     assert.equal(land.urlChanged, true);
     const url = land.server.url;
     await waitFor('the kubeconfig Secret to name the new URL', async () => {
@@ -160,5 +221,18 @@ describe('embedded landscape (kcp up)', () => {
     } finally {
       shoot.close();
     }
+  });
+
+  it('serves controller metrics and health probes', async () => {
+    assert.ok(running, 'the earlier tests started the landscape');
+    assert.ok(running.metricsUrl && running.healthUrl, 'both endpoints are on');
+    const metrics = await httpText(`${running.metricsUrl}/metrics`);
+    assert.equal(metrics.status, 200);
+    for (const controller of ['runtime', 'gardener-cluster', 'kyma', 'manifest']) {
+      assert.match(metrics.body, new RegExp(`^controller_runtime_reconcile_total\\{controller="${controller}",result="[a-z_]+"\\} [1-9]`, 'm'), `reconciles of ${controller}`);
+    }
+    assert.match(metrics.body, /^workqueue_adds_total\{controller="kyma",name="kyma"\} [1-9]/m);
+    assert.equal((await httpText(`${running.healthUrl}/healthz`)).status, 200);
+    assert.equal((await httpText(`${running.healthUrl}/readyz`)).status, 200);
   });
 });

@@ -1,10 +1,11 @@
 // A fresh landscape for Kyma controller scenarios: an embedded API server with the operator CRDs,
-// the lifecycle manager running against it with short requeue intervals, a fake ArtifactFetcher
+// the control plane's composition root running the lifecycle manager against it with short requeue
+// intervals, a fake ArtifactFetcher
 // serving module manifests by link, and helpers to publish modules and create runtimes + Kymas.
 import { operatorKinds, Kyma, Labels, Manifest, ModuleReleaseMeta, ModuleTemplate, Namespaces, type KymaObject, type KymaModule, type ManifestObject } from '../../src/api/operator/index.js';
 import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
 import { ArtifactError } from '../../src/lifecycle/artifacts/types.js';
-import { startLifecycleManager, type LifecycleManagerHandle, type LifecycleManagerOptions } from '../../src/lifecycle/index.js';
+import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
 import { clientFromKubeconfig, isNotFound, type HttpClient } from '../../src/runtime/client/index.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import type { KubeObject } from '../../src/runtime/types.js';
@@ -38,7 +39,8 @@ export function moduleLink(module: string, version: string): string {
 export interface KymaEnv {
   api: ApiTestEnv;
   kcp: HttpClient;
-  lm: LifecycleManagerHandle;
+  /** The control plane, lifecycle manager only. */
+  lm: ControlPlane & { manifestController: boolean };
   fetcher: FakeFetcher;
   publish(module: string, versions: string[], opts?: { channels?: Record<string, string>; beta?: boolean; internal?: boolean; mandatory?: string; data?: Record<string, unknown> }): Promise<void>;
   setChannels(module: string, channels: Record<string, string>): Promise<void>;
@@ -50,21 +52,26 @@ export interface KymaEnv {
   stop(): Promise<void>;
 }
 
-/** `kcpClient`: options of the controllers' KCP client (benchmarks raise its client-side rate limit). */
-export async function startKymaEnv(opts: Partial<LifecycleManagerOptions> = {}, kcpClient: { qps?: number; burst?: number } = {}): Promise<KymaEnv> {
+/** `config` overrides the control plane's settings; `kcpClient`: options of the controllers' KCP client. */
+export async function startKymaEnv(config: Partial<ControlPlaneConfig> = {}, kcpClient: { qps?: number; burst?: number } = {}): Promise<KymaEnv> {
   const api = await startWithKinds([...operatorKinds] as unknown as AnyKind[]);
   const kcp = clientFromKubeconfig(api.server.clusterAccess('default').kubeconfig, { retries: 1, ...kcpClient });
   const fetcher = new FakeFetcher();
-  const lm = await startLifecycleManager({
+  const controlPlane = await startControlPlane({
+    config: {
+      ...defaultControlPlaneConfig(),
+      infrastructureManager: false,
+      kymaIntervals: { readyMs: 300, busyMs: 150, warningMs: 300, errorMs: 150 },
+      manifestIntervals: { successMs: 500, busyMs: 100, errorMs: 200, warningMs: 500 },
+      remoteRequestTimeoutMs: 2_000,
+      ...config,
+    },
     kcp,
     fetcher,
-    intervals: { readyMs: 300, busyMs: 150, warningMs: 300, errorMs: 150 },
-    manifestIntervals: { successMs: 500, busyMs: 100, errorMs: 200, warningMs: 500 },
-    remoteRequestTimeoutMs: 2_000,
     logger: silentLogger,
-    ...opts,
   });
-  await lm.ready();
+  await controlPlane.ready();
+  const lm = Object.assign(controlPlane, { manifestController: true });
   const remotes: HttpClient[] = [];
 
   const env: KymaEnv = {

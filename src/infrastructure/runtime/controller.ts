@@ -28,7 +28,6 @@ import { projectNamespace, ShootRuntimeIDAnnotation } from '../converter/index.j
 import { type InfrastructureMetrics, infrastructureMetrics } from '../metrics.js';
 import { prepareCluster } from '../preparation/index.js';
 import { type ClusterPreparer, defaultRuntimeTiming, type Machine, runSteps, type RuntimeTiming, type SystemState } from './machine.js';
-import { runtimeClusterCache } from './remote-cluster.js';
 import { conditionChanges } from './status.js';
 import { initialize } from './steps/initialize.js';
 
@@ -48,8 +47,8 @@ export interface RuntimeControllerOptions {
   timing?: Partial<RuntimeTiming>;
   /** Parallel reconciles (upstream `--runtime-ctrl-workers-cnt`, default 25). */
   workers?: number;
-  /** Clients of the runtime clusters; default a cache over the kubeconfig Secrets (closed with the controller's runnable). */
-  remoteClusters?: RemoteClusterCache;
+  /** Clients of the runtime clusters: the control plane's cache keyed by kubeconfig Secret (see remote-cluster.ts). */
+  remoteClusters: RemoteClusterCache;
   /** Default: `prepareCluster` from src/infrastructure/preparation. */
   prepareCluster?: ClusterPreparer;
   logger?: Logger;
@@ -84,8 +83,7 @@ export function setupRuntimeController(manager: Manager, opts: RuntimeController
   const namespace = opts.namespace ?? DEFAULT_RUNTIME_NAMESPACE;
   const log = (opts.logger ?? manager.logger).child(RUNTIME_CONTROLLER_NAME);
   const metrics = infrastructureMetrics(manager.registry);
-  const remoteClusters = opts.remoteClusters ?? runtimeClusterCache(opts.kcp, log);
-  const ownsRemoteClusters = opts.remoteClusters === undefined;
+  const remoteClusters = opts.remoteClusters;
   const shootNamespace = projectNamespace(opts.project);
 
   const runtimes = manager.cache<RuntimeObject>(Runtime, { namespace });
@@ -114,13 +112,7 @@ export function setupRuntimeController(manager: Manager, opts: RuntimeController
   });
   manager.add({
     name: 'garden-shoot-informer',
-    start: async (signal) => {
-      try {
-        await shoots.run(signal);
-      } finally {
-        if (ownsRemoteClusters) remoteClusters.close();
-      }
-    },
+    start: (signal) => shoots.run(signal),
   });
 
   const reconciler = new RuntimeReconciler({

@@ -1,17 +1,17 @@
 // Access to runtime clusters: a runtime's kubeconfig lives in a KCP Secret labelled
 // `operator.kyma-project.io/kyma-name=<kyma>` (data key `config`), as the infrastructure manager
-// writes it. Clients come from the runtime's RemoteClusterCache, keyed by Kyma name; a Secret that
-// changes (rotation) or disappears evicts the cached client at once.
+// writes it. Clients come from the control plane's one cache of runtime clients, keyed by the Secret
+// (shared with the infrastructure manager); a Secret that changes (rotation) or disappears replaces
+// or drops the cached client at once.
 import { Labels } from '../../api/operator/index.js';
 import type { Store } from '../../runtime/cache.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { ApiError, type ApiErrorReason, isUnreachable } from '../../runtime/client/errors.js';
+import { isCredentialError, KubeconfigSecretError, type RemoteClusterCache, secretClusterKey } from '../../runtime/remote.js';
+import { SECRET_KIND, kubeconfigOf, type Secret } from '../../runtime/remote-secret.js';
 
 /** Answers that mean the runtime's API server is not serving (after the client's retries). */
 const UNAVAILABLE = new Set<ApiErrorReason>(['ServiceUnavailable', 'InternalError', 'ServerTimeout', 'TooManyRequests']);
-import { isCredentialError, KubeconfigSecretError, RemoteClusterCache } from '../../runtime/remote.js';
-import { SECRET_KIND, kubeconfigOf, type Secret } from '../../runtime/remote-secret.js';
-import type { Logger } from '../../runtime/log.js';
 
 export { SECRET_KIND, type Secret };
 
@@ -51,37 +51,22 @@ export function accessErrorOf(kyma: string, e: unknown): RuntimeAccessError | un
 }
 
 export interface RuntimeAccessOptions {
-  kcp: Client;
   /** Namespace of the Kymas and the kubeconfig Secrets. */
   namespace: string;
   /** The informer store of kubeconfig Secrets (namespace, selector KUBECONFIG_SECRET_SELECTOR). */
   secrets: Store<Secret>;
-  /** A shared cache; by default one is created (and closed by close()). */
-  remoteClients?: RemoteClusterCache;
-  /** Per-request timeout and retries of runtime clients (defaults: 10 s, 1 retry). */
-  requestTimeoutMs?: number;
-  retries?: number;
-  log?: Logger;
+  /**
+   * The control plane's cache of runtime clients, keyed by kubeconfig Secret (`secretClusterKey`),
+   * fed with Secret changes by its owner: a rotated Secret replaces the client at once.
+   */
+  remoteClients: RemoteClusterCache;
 }
 
 export class RuntimeAccess {
   readonly clients: RemoteClusterCache;
-  private readonly ownsCache: boolean;
 
   constructor(private readonly opts: RuntimeAccessOptions) {
-    this.ownsCache = !opts.remoteClients;
-    this.clients =
-      opts.remoteClients ??
-      new RemoteClusterCache({
-        client: opts.kcp,
-        kubeconfigFor: (kyma) => {
-          const s = this.secretOf(kyma);
-          // A missing Secret reads as NotFound, which the cache reports as KubeconfigSecretError.
-          return { namespace: opts.namespace, name: s?.metadata.name ?? `kubeconfig-${kyma}` };
-        },
-        clientOptions: { requestTimeoutMs: opts.requestTimeoutMs ?? 10_000, retries: opts.retries ?? 1 },
-        log: opts.log,
-      });
+    this.clients = opts.remoteClients;
   }
 
   /** The kubeconfig Secret of a Kyma, from the informer cache. */
@@ -99,24 +84,24 @@ export class RuntimeAccess {
     if (kubeconfigOf(secret) === undefined) {
       throw new RuntimeAccessError('SecretInvalid', kyma, `kubeconfig Secret ${this.opts.namespace}/${secret.metadata.name ?? ''} of Kyma ${kyma} has no key config`);
     }
-    return this.clients.client(kyma);
+    return this.clients.client(this.clusterKey(kyma));
   }
 
-  /** Feed of the Secret informer: rotation replaces clients, deletion drops them. */
-  secretEvent(type: 'upsert' | 'delete', secret: Secret): void {
-    const kyma = secret.metadata.labels?.[Labels.KymaName];
-    if (type === 'upsert') this.clients.secretChanged(secret);
-    else this.clients.secretDeleted({ namespace: secret.metadata.namespace, name: secret.metadata.name ?? '' });
-    // A client built from a guessed name (no Secret yet) is not indexed by the real Secret: drop it.
-    if (kyma && type === 'upsert' && this.clients.describe(kyma)?.secret !== `${secret.metadata.namespace ?? ''}/${secret.metadata.name ?? ''}`) this.clients.invalidate(kyma);
+  /**
+   * A handle on a Kyma's runtime that resolves its Secret only when used: a missing Secret fails the
+   * request with KubeconfigSecretError (reason SecretNotFound) rather than this call.
+   */
+  lazyClient(kyma: string): Client {
+    return this.clients.client(this.clusterKey(kyma));
   }
 
   /** Drops a Kyma's cached client (after auth or connection errors, or when the Kyma is gone). */
   evict(kyma: string): void {
-    this.clients.invalidate(kyma);
+    this.clients.invalidate(this.clusterKey(kyma));
   }
 
-  close(): void {
-    if (this.ownsCache) this.clients.close();
+  /** The cache key of a Kyma's runtime: its labelled Secret, or `kubeconfig-<kyma>` before one is seen. */
+  private clusterKey(kyma: string): string {
+    return secretClusterKey({ namespace: this.opts.namespace, name: this.secretOf(kyma)?.metadata.name ?? `kubeconfig-${kyma}` });
   }
 }

@@ -1,0 +1,287 @@
+// Flags as tables: one table per command drives parsing, unknown-flag errors, the usage text and
+// docs/operations.md. The controller flags are one table shared by `kcp run` and `kcp up`, so both
+// commands configure the controllers the same way (src/controlplane/config.ts).
+import { type BindAddress, type ControlPlaneConfig, DEFAULT_LEASE, defaultControlPlaneConfig } from '../controlplane/config.js';
+import type { LogLevel } from '../runtime/log.js';
+import { type ParsedArgs, UsageError } from './args.js';
+
+export type FlagType = 'bool' | 'string' | 'path' | 'int' | 'duration' | 'ratio' | 'address' | 'level';
+
+export interface Flag {
+  name: string;
+  /** Upstream's spelling, accepted as well. */
+  aliases?: string[];
+  type: FlagType;
+  /** Default as written on the command line ('' when there is none). */
+  default: string;
+  help: string;
+}
+
+const defaults = defaultControlPlaneConfig();
+
+/** `90s`, `5m`, `1h30m` for a number of milliseconds (the largest units that divide it). */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0';
+  const units: [string, number][] = [['h', 3_600_000], ['m', 60_000], ['s', 1_000], ['ms', 1]];
+  let rest = ms;
+  let text = '';
+  for (const [unit, size] of units) {
+    if (rest >= size) {
+      text += `${Math.floor(rest / size)}${unit}`;
+      rest %= size;
+    }
+  }
+  return text;
+}
+
+const d = formatDuration;
+
+/** The controllers' flags, for `kcp run` and `kcp up` alike. Defaults come from defaultControlPlaneConfig(). */
+export const CONTROLLER_FLAGS: readonly Flag[] = [
+  { name: 'infrastructure-manager', type: 'bool', default: 'true', help: 'run the infrastructure manager (Runtime and GardenerCluster controllers)' },
+  { name: 'lifecycle-manager', type: 'bool', default: 'true', help: 'run the lifecycle manager (Kyma, mandatory-module, purge and Manifest controllers)' },
+  { name: 'gardener-requeue-interval', type: 'duration', default: d(defaults.gardenerRequeueMs), help: 'longest wait while Gardener creates, updates or deletes a Shoot' },
+  { name: 'control-plane-requeue-interval', type: 'duration', default: d(defaults.controlPlaneRequeueMs), help: 'longest wait for a GardenerCluster or a cluster preparation to finish' },
+  { name: 'runtime-ctrl-workers-cnt', type: 'int', default: String(defaults.runtimeWorkers), help: 'parallel reconciles of the Runtime controller' },
+  { name: 'gardener-cluster-ctrl-workers-cnt', type: 'int', default: String(defaults.gardenerClusterWorkers), help: 'parallel reconciles of the GardenerCluster controller' },
+  { name: 'gardener-ctrl-reconcilation-timeout', type: 'duration', default: d(defaults.gardenerClusterReconcileTimeoutMs), help: 'timeout of one GardenerCluster reconcile' },
+  { name: 'kubeconfig-expiration-time', type: 'duration', default: d(defaults.kubeconfigExpirationSeconds * 1000), help: 'validity requested for runtime kubeconfigs' },
+  { name: 'minimal-rotation-time', type: 'ratio', default: String(defaults.minimalRotationTimeRatio), help: 'share of the validity after which a kubeconfig may be rotated at the earliest' },
+  { name: 'rotation-period-ratio', type: 'ratio', default: String(defaults.rotationPeriodRatio), help: 'share of the rotation period after which a kubeconfig is rotated' },
+  { name: 'kyma-requeue-success-interval', type: 'duration', default: d(defaults.kymaIntervals.readyMs), help: 'requeue after a Kyma reconcile ended Ready' },
+  { name: 'kyma-requeue-busy-interval', type: 'duration', default: d(defaults.kymaIntervals.busyMs), help: 'requeue while a Kyma is Processing or Deleting' },
+  { name: 'kyma-requeue-warning-interval', type: 'duration', default: d(defaults.kymaIntervals.warningMs), help: 'requeue while a Kyma is in Warning' },
+  { name: 'kyma-requeue-error-interval', type: 'duration', default: d(defaults.kymaIntervals.errorMs), help: 'requeue after a Kyma reconcile ended in Error' },
+  { name: 'manifest-requeue-success-interval', type: 'duration', default: d(defaults.manifestIntervals.successMs), help: 'requeue (drift check) of a Ready Manifest' },
+  { name: 'manifest-requeue-busy-interval', type: 'duration', default: d(defaults.manifestIntervals.busyMs), help: 'requeue while a Manifest installs, prunes or deletes' },
+  { name: 'manifest-requeue-warning-interval', type: 'duration', default: d(defaults.manifestIntervals.warningMs), help: 'requeue of a Manifest in Warning' },
+  { name: 'manifest-requeue-error-interval', type: 'duration', default: d(defaults.manifestIntervals.errorMs), help: 'requeue after a Manifest error' },
+  { name: 'max-concurrent-kyma-reconciles', type: 'int', default: String(defaults.kymaWorkers), help: 'parallel reconciles of the Kyma controller' },
+  { name: 'purge-finalizer-timeout', type: 'duration', default: d(defaults.purgeGraceMs), help: 'how long a Kyma may be deleting before the purge strips runtime finalizers' },
+  { name: 'leader-elect', type: 'bool', default: 'false', help: 'reconcile only while holding the leader Lease (for replicas > 1)' },
+  { name: 'leader-election-id', type: 'string', default: 'kcp-controllers-leader', help: 'name of the leader Lease' },
+  { name: 'leader-election-namespace', type: 'string', default: '', help: 'namespace of the leader and shard Leases (default: the control-plane namespace)' },
+  { name: 'leader-election-lease-duration', type: 'duration', default: d(DEFAULT_LEASE.leaseDurationMs), help: 'how long a Lease is valid without renewal' },
+  { name: 'leader-election-renew-deadline', type: 'duration', default: d(DEFAULT_LEASE.renewDeadlineMs), help: 'how long the holder tries to renew before it stops' },
+  { name: 'leader-election-retry-period', type: 'duration', default: d(DEFAULT_LEASE.retryPeriodMs), help: 'interval of acquire and renew attempts' },
+  { name: 'shards', type: 'int', default: '0', help: 'split the keys into N shards owned through Leases (all replicas must agree; 0: off)' },
+  { name: 'shard-lease-prefix', type: 'string', default: 'kcp-controllers', help: 'shard group: Leases <prefix>-shard-<i> and <prefix>-member-<id>' },
+  { name: 'metrics-bind-address', type: 'address', default: ':8080', help: 'address of /metrics (0: off)' },
+  { name: 'health-probe-bind-address', type: 'address', default: ':8081', help: 'address of /healthz and /readyz (0: off)' },
+  { name: 'graceful-shutdown-timeout', type: 'duration', default: d(defaults.gracefulShutdownTimeoutMs), help: 'how long shutdown waits for in-flight reconciles' },
+  { name: 'k8s-client-qps', type: 'int', default: '50', help: 'requests per second of the controllers to the KCP (0: unlimited)' },
+  { name: 'k8s-client-burst', type: 'int', default: '100', help: 'request burst of the controllers to the KCP' },
+  { name: 'gardener-ratelimiter-qps', type: 'int', default: '50', help: 'requests per second of the controllers to the garden cluster (0: unlimited)' },
+  { name: 'gardener-ratelimiter-burst', type: 'int', default: '100', help: 'request burst of the controllers to the garden cluster' },
+  { name: 'log-level', type: 'level', default: 'info', help: 'debug, info, warn or error' },
+];
+
+/** Client-side rate limit of one of the controllers' clients. */
+export interface ClientLimits {
+  qps: number;
+  burst: number;
+}
+
+/** The controllers' client rate limits (their clients are built by the command, not by the root). */
+export function clientLimitsFrom(flags: FlagReader): { kcpClient: ClientLimits; gardenClient: ClientLimits } {
+  return {
+    kcpClient: { qps: flags.int('k8s-client-qps'), burst: flags.int('k8s-client-burst') },
+    gardenClient: { qps: flags.int('gardener-ratelimiter-qps'), burst: flags.int('gardener-ratelimiter-burst') },
+  };
+}
+
+/** A table with some defaults replaced (e.g. `kcp up` serves metrics on loopback only). */
+export function withDefaults(table: readonly Flag[], overrides: Record<string, string>): Flag[] {
+  return table.map((f) => (f.name in overrides ? { ...f, default: overrides[f.name] } : f));
+}
+
+/** The switches of a table (flags that take no value), for parseArgs. */
+export function switchesOf(table: readonly Flag[]): Set<string> {
+  return new Set(['help', ...table.filter((f) => f.type === 'bool').map((f) => f.name)]);
+}
+
+/** The "Flags:" part of a usage text. */
+export function flagsUsage(table: readonly Flag[]): string[] {
+  const lines: string[] = [];
+  for (const f of table) {
+    const alias = f.aliases ? ` (also --${f.aliases.join(', --')})` : '';
+    lines.push(`  --${f.name}${alias}`, `      ${f.help}${f.default ? ` [${f.default}]` : ''}`);
+  }
+  return lines;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** Go-style durations: `500ms`, `30s`, `5m`, `1h30m`, `1.5h`. */
+export function parseDuration(text: string): number | undefined {
+  if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(text)) return text === '0' ? 0 : undefined;
+  let total = 0;
+  for (const m of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(m[1]) * DURATION_UNITS[m[2]];
+  return Math.round(total);
+}
+
+/** `:8080` (all interfaces), `host:port`, `[::1]:8080`; `0` turns the endpoint off. */
+export function parseBindAddress(text: string): BindAddress | undefined | 'invalid' {
+  if (text === '0' || text === '') return undefined;
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text);
+  if (!m) return 'invalid';
+  const port = Number(m[3]);
+  if (port > 65535) return 'invalid';
+  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** Typed reads of the flags given to one command; every problem is a one-line UsageError. */
+export class FlagReader {
+  private readonly byName = new Map<string, Flag>();
+  private readonly raw = new Map<string, string | true>();
+
+  constructor(args: ParsedArgs, table: readonly Flag[], command: string) {
+    for (const f of table) for (const n of [f.name, ...(f.aliases ?? [])]) this.byName.set(n, f);
+    for (const [name, value] of args.flags) {
+      if (name === 'help' || name === 'h') continue;
+      const f = this.byName.get(name);
+      if (!f) throw new UsageError(`unknown flag --${name} (see ${command} --help)`);
+      if (this.raw.has(f.name)) throw new UsageError(`--${f.name} is given twice`);
+      this.raw.set(f.name, value);
+    }
+  }
+
+  /** Whether the flag was given on the command line. */
+  given(name: string): boolean {
+    return this.raw.has(name);
+  }
+
+  text(name: string): string {
+    const f = this.byName.get(name);
+    if (!f) throw new Error(`no flag ${name}`);
+    const v = this.raw.get(name);
+    if (v === true) {
+      if (f.type === 'bool') return 'true';
+      throw new UsageError(`--${name} needs a value`);
+    }
+    return v ?? f.default;
+  }
+
+  optional(name: string): string | undefined {
+    return this.text(name) || undefined;
+  }
+
+  bool(name: string): boolean {
+    const v = this.text(name);
+    if (v === 'true') return true;
+    if (v === 'false') return false;
+    throw new UsageError(`--${name} must be true or false, got ${JSON.stringify(v)}`);
+  }
+
+  int(name: string, min = 0): number {
+    const v = this.text(name);
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+    return n;
+  }
+
+  duration(name: string, positive = true): number {
+    const v = this.text(name);
+    const ms = parseDuration(v);
+    if (ms === undefined || (positive && ms <= 0)) throw new UsageError(`--${name} must be a ${positive ? 'positive ' : ''}duration such as 30s, 5m or 1h, got ${JSON.stringify(v)}`);
+    return ms;
+  }
+
+  ratio(name: string): number {
+    const v = this.text(name);
+    const n = Number(v);
+    if (v === '' || !Number.isFinite(n) || n <= 0 || n > 1) throw new UsageError(`--${name} must be a number in (0, 1], got ${JSON.stringify(v)}`);
+    return n;
+  }
+
+  address(name: string): BindAddress | undefined {
+    const v = this.text(name);
+    const a = parseBindAddress(v);
+    if (a === 'invalid') throw new UsageError(`--${name} must be [host]:port or 0, got ${JSON.stringify(v)}`);
+    return a;
+  }
+
+  dnsLabel(name: string, v = this.text(name)): string {
+    if (!DNS_LABEL.test(v) || v.length > 63) throw new UsageError(`--${name} must be a DNS label (lowercase letters, digits, '-'), got ${JSON.stringify(v)}`);
+    return v;
+  }
+
+  level(name = 'log-level'): LogLevel {
+    const level = this.text(name);
+    if (!(LEVELS as readonly string[]).includes(level)) throw new UsageError(`--${name} must be one of ${LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
+    return level as LogLevel;
+  }
+}
+
+/**
+ * The controllers' configuration from the CONTROLLER_FLAGS part of a command line. `namespace` is
+ * the control-plane namespace (a flag of `kcp run`; fixed for `kcp up`).
+ */
+export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): ControlPlaneConfig {
+  // Naming one manager runs only that one; --x=false turns one off.
+  const explicitlyOn = ['infrastructure-manager', 'lifecycle-manager'].filter((n) => flags.given(n) && flags.bool(n));
+  const runs = (name: string): boolean => (flags.given(name) ? flags.bool(name) : explicitlyOn.length === 0);
+  const infrastructureManager = runs('infrastructure-manager');
+  const lifecycleManager = runs('lifecycle-manager');
+  if (!infrastructureManager && !lifecycleManager) throw new UsageError('nothing to run: both --infrastructure-manager and --lifecycle-manager are false');
+
+  const leaseNamespace = flags.optional('leader-election-namespace') ?? namespace;
+  flags.dnsLabel('leader-election-namespace', leaseNamespace);
+  const timing = {
+    leaseDurationMs: flags.duration('leader-election-lease-duration'),
+    renewDeadlineMs: flags.duration('leader-election-renew-deadline'),
+    retryPeriodMs: flags.duration('leader-election-retry-period'),
+  };
+  const leaderElect = flags.bool('leader-elect');
+  const shards = flags.int('shards');
+  if (leaderElect && shards > 0) throw new UsageError('--leader-elect and --shards exclude each other: leader election runs everything on one replica, shards split it across all');
+  if ((leaderElect || shards > 0) && !(timing.leaseDurationMs > timing.renewDeadlineMs && timing.renewDeadlineMs > timing.retryPeriodMs)) {
+    throw new UsageError('leader election timing must satisfy lease-duration > renew-deadline > retry-period');
+  }
+  const leaderElectionId = flags.text('leader-election-id');
+  if (leaderElect && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(leaderElectionId)) {
+    throw new UsageError(`--leader-election-id must be a DNS subdomain, got ${JSON.stringify(leaderElectionId)}`);
+  }
+  const metrics = flags.address('metrics-bind-address');
+  const health = flags.address('health-probe-bind-address');
+  if (metrics && health && metrics.port !== 0 && metrics.port === health.port && metrics.host !== health.host) {
+    throw new UsageError('--metrics-bind-address and --health-probe-bind-address use the same port on different hosts');
+  }
+
+  return {
+    ...defaults,
+    namespace,
+    infrastructureManager,
+    lifecycleManager,
+    gardenerRequeueMs: flags.duration('gardener-requeue-interval'),
+    controlPlaneRequeueMs: flags.duration('control-plane-requeue-interval'),
+    runtimeWorkers: flags.int('runtime-ctrl-workers-cnt', 1),
+    gardenerClusterWorkers: flags.int('gardener-cluster-ctrl-workers-cnt', 1),
+    gardenerClusterReconcileTimeoutMs: flags.duration('gardener-ctrl-reconcilation-timeout'),
+    kubeconfigExpirationSeconds: Math.ceil(flags.duration('kubeconfig-expiration-time') / 1000),
+    minimalRotationTimeRatio: flags.ratio('minimal-rotation-time'),
+    rotationPeriodRatio: flags.ratio('rotation-period-ratio'),
+    kymaIntervals: {
+      readyMs: flags.duration('kyma-requeue-success-interval'),
+      busyMs: flags.duration('kyma-requeue-busy-interval'),
+      warningMs: flags.duration('kyma-requeue-warning-interval'),
+      errorMs: flags.duration('kyma-requeue-error-interval'),
+    },
+    manifestIntervals: {
+      successMs: flags.duration('manifest-requeue-success-interval'),
+      busyMs: flags.duration('manifest-requeue-busy-interval'),
+      warningMs: flags.duration('manifest-requeue-warning-interval'),
+      errorMs: flags.duration('manifest-requeue-error-interval'),
+    },
+    kymaWorkers: flags.int('max-concurrent-kyma-reconciles', 1),
+    purgeGraceMs: flags.duration('purge-finalizer-timeout', false),
+    leaderElection: leaderElect ? { name: leaderElectionId, namespace: leaseNamespace, ...timing } : undefined,
+    sharding: shards > 0 ? { shards, prefix: flags.dnsLabel('shard-lease-prefix'), namespace: leaseNamespace, ...timing } : undefined,
+    metrics,
+    health,
+    gracefulShutdownTimeoutMs: flags.duration('graceful-shutdown-timeout', false),
+  };
+}

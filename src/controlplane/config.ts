@@ -1,0 +1,103 @@
+// What the control plane's controllers can be told: one shape for `kcp run` (real clusters) and
+// `kcp up` (the embedded landscape), filled from the same flags (src/cli/controller-flags.ts).
+// Defaults are upstream's; `defaultControlPlaneConfig()` is the one place they are written down.
+import { DEFAULT_EXPIRATION_SECONDS, DEFAULT_MINIMAL_ROTATION_TIME_RATIO, DEFAULT_ROTATION_PERIOD_RATIO } from '../infrastructure/gardener-cluster/rotation.js';
+import { defaultRuntimeTiming, type RuntimeTiming } from '../infrastructure/index.js';
+import { DEFAULT_INTERVALS, DEFAULT_MANIFEST_INTERVALS, DEFAULT_PURGE_GRACE_MS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, type ManifestRequeueIntervals, type RequeueIntervals } from '../lifecycle/index.js';
+import { DEFAULT_TIMING as DEFAULT_LEASE_TIMING } from '../runtime/leader.js';
+
+/** A listen address: `:8080` is `{ host: '0.0.0.0', port: 8080 }`; port 0 picks a free port. */
+export interface BindAddress {
+  host: string;
+  port: number;
+}
+
+export interface LeaseTiming {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+export interface ControlPlaneConfig {
+  /** Namespace of Runtimes, GardenerClusters, Kymas, the module catalog, Manifests and kubeconfig Secrets. */
+  namespace: string;
+  infrastructureManager: boolean;
+  lifecycleManager: boolean;
+
+  // Infrastructure manager.
+  /** Longest wait while Gardener creates, updates or deletes a Shoot (upstream 15 s). */
+  gardenerRequeueMs: number;
+  /** Longest wait for a GardenerCluster or a cluster preparation (upstream 10 s). */
+  controlPlaneRequeueMs: number;
+  /** Finer Runtime requeue timing than the two flags above (no flag; tests and benchmarks). */
+  runtimeTiming?: Partial<RuntimeTiming>;
+  runtimeWorkers: number;
+  gardenerClusterWorkers: number;
+  gardenerClusterReconcileTimeoutMs: number;
+  /** When Gardener does not know a GardenerCluster's Shoot, look again after this long (no flag; default 15 s). */
+  missingShootRetryMs?: number;
+  kubeconfigExpirationSeconds: number;
+  minimalRotationTimeRatio: number;
+  rotationPeriodRatio: number;
+
+  // Lifecycle manager.
+  kymaIntervals: RequeueIntervals;
+  manifestIntervals: ManifestRequeueIntervals;
+  kymaWorkers: number;
+  purgeGraceMs: number;
+  /** How long a Kyma's deletion retries an unreachable runtime before skipping its cleanup (no flag; default 60 s). */
+  remoteCleanupTimeoutMs?: number;
+
+  // Runtime clusters (both managers share one client per runtime).
+  /** Per-request timeout of runtime clients (no flag; default 10 s). */
+  remoteRequestTimeoutMs?: number;
+
+  // Coordination and operations.
+  leaderElection?: LeaseTiming & { name: string; namespace: string };
+  sharding?: LeaseTiming & { shards: number; prefix: string; namespace: string };
+  /** Where /metrics is served (undefined: off). */
+  metrics?: BindAddress;
+  /** Where /healthz and /readyz are served (undefined: off). */
+  health?: BindAddress;
+  gracefulShutdownTimeoutMs: number;
+}
+
+/** Upstream's defaults, both managers on, no coordination, no endpoints. */
+export function defaultControlPlaneConfig(): ControlPlaneConfig {
+  return {
+    namespace: 'kcp-system',
+    infrastructureManager: true,
+    lifecycleManager: true,
+    gardenerRequeueMs: defaultRuntimeTiming.gardenerRequeueMs,
+    controlPlaneRequeueMs: defaultRuntimeTiming.controlPlaneRequeueMs,
+    runtimeWorkers: 25,
+    gardenerClusterWorkers: 25,
+    gardenerClusterReconcileTimeoutMs: 60_000,
+    kubeconfigExpirationSeconds: DEFAULT_EXPIRATION_SECONDS,
+    minimalRotationTimeRatio: DEFAULT_MINIMAL_ROTATION_TIME_RATIO,
+    rotationPeriodRatio: DEFAULT_ROTATION_PERIOD_RATIO,
+    kymaIntervals: { ...DEFAULT_INTERVALS },
+    manifestIntervals: { ...DEFAULT_MANIFEST_INTERVALS },
+    kymaWorkers: 4,
+    purgeGraceMs: DEFAULT_PURGE_GRACE_MS,
+    remoteCleanupTimeoutMs: DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS,
+    gracefulShutdownTimeoutMs: 30_000,
+  };
+}
+
+/** Lease timing defaults (upstream's controller-runtime: 15 s, 10 s, 2 s). */
+export const DEFAULT_LEASE: LeaseTiming = { ...DEFAULT_LEASE_TIMING };
+
+/** The Runtime controller's timing: the two flags set every Shoot wait and the control-plane wait. */
+export function runtimeTimingOf(config: ControlPlaneConfig): RuntimeTiming {
+  const g = config.gardenerRequeueMs;
+  return {
+    ...defaultRuntimeTiming,
+    gardenerRequeueMs: g,
+    shootCreateRequeueMs: g,
+    shootReconcileRequeueMs: g,
+    shootDeleteRequeueMs: g,
+    controlPlaneRequeueMs: config.controlPlaneRequeueMs,
+    ...config.runtimeTiming,
+  };
+}

@@ -1,0 +1,281 @@
+// The control plane's composition root: the one place that wires the controllers. `kcp run` points
+// it at real clusters, `kcp up` at the embedded landscape; tests and benchmarks use it as well.
+//
+// One Manager holds everything the controllers share: the KCP informers, one cache of runtime
+// clients (one client per kubeconfig Secret, replaced as soon as the Secret changes, used by both
+// managers), one metrics registry, /metrics, /healthz and /readyz, and the coordination of replicas
+// (leader election or shards). Adding a controller means adding it here, or to the setup function
+// of its manager (setupInfrastructureManager, setupLifecycleManager).
+//
+//   const cp = await startControlPlane({ config, kcp, garden, gardenerProject, converterConfig, fetcher });
+//   await cp.ready(); ...; await cp.stop();
+import { Labels } from '../api/operator/index.js';
+import type { ConverterConfig } from '../infrastructure/converter/index.js';
+import { type InfrastructureManager, setupInfrastructureManager } from '../infrastructure/index.js';
+import { OciArtifactFetcher } from '../lifecycle/artifacts/fetcher.js';
+import type { ArtifactFetcher } from '../lifecycle/artifacts/types.js';
+import { type LifecycleManager, setupLifecycleManager } from '../lifecycle/index.js';
+import type { Client } from '../runtime/client/interface.js';
+import type { KeySource } from '../runtime/controller.js';
+import { startOperationsServer, type OperationsServer } from '../runtime/health.js';
+import { useLeaderElection } from '../runtime/leader-manager.js';
+import { createLogger, type Logger } from '../runtime/log.js';
+import { type Manager, newManager } from '../runtime/manager.js';
+import type { Registry } from '../runtime/metrics.js';
+import { kubeconfigRefOfKey, RemoteClusterCache } from '../runtime/remote.js';
+import { SECRET_KIND, type Secret } from '../runtime/remote-secret.js';
+import { useSharding } from '../runtime/sharding-manager.js';
+import { LabelKymaManagedBy, ManagedByInfrastructureManager } from '../api/infrastructuremanager/index.js';
+import { type ControlPlaneConfig, runtimeTimingOf } from './config.js';
+
+export { defaultControlPlaneConfig, runtimeTimingOf, type BindAddress, type ControlPlaneConfig, type LeaseTiming } from './config.js';
+
+/** Name of the manager: the reporting controller of Events, the Lease holder's prefix in logs. */
+export const CONTROL_PLANE_NAME = 'kcp-controllers';
+
+export interface ControlPlaneOptions {
+  config: ControlPlaneConfig;
+  /** Client of the KCP. Owned by the caller (closed by the caller after stop()). */
+  kcp: Client;
+  /** Client of the garden cluster; required with the infrastructure manager. Owned by the caller. */
+  garden?: Client;
+  /** Gardener project (Shoots in `garden-<project>`); required with the infrastructure manager. */
+  gardenerProject?: string;
+  /** The Runtime-to-Shoot converter configuration; required with the infrastructure manager. */
+  converterConfig?: ConverterConfig;
+  /** Fetches module manifests (default: OCI registries and https). */
+  fetcher?: ArtifactFetcher;
+  /** Keys of Kymas whose runtime changed, from the runtime watcher. */
+  watcherEvents?: KeySource;
+  logger?: Logger;
+  /** Metrics registry (default: the manager's own). */
+  registry?: Registry;
+  /** Replica identity for leader election, sharding and Events (default: the host name). */
+  identity?: string;
+  /** Aborting it stops the control plane, as stop() does. */
+  signal?: AbortSignal;
+}
+
+export interface ControlPlane {
+  manager: Manager;
+  /** The one cache of runtime clients, keyed by kubeconfig Secret. */
+  remoteClusters: RemoteClusterCache;
+  infrastructure?: InfrastructureManager;
+  lifecycle?: LifecycleManager;
+  /** Base URL of /metrics (undefined when off). */
+  metricsUrl?: string;
+  /** Base URL of /healthz and /readyz (undefined when off). */
+  healthUrl?: string;
+  /** Resolves when caches are synced and the controllers run (for a follower: when caches are synced). */
+  ready(): Promise<void>;
+  /** Graceful stop: intake stops, in-flight reconciles finish, Leases are released, servers and runtime clients close. */
+  stop(): Promise<void>;
+  /** Resolves when the control plane stopped (after stop(), the signal, or a failure of the manager). */
+  done: Promise<void>;
+}
+
+/** Checks what the enabled managers need; throws one line naming what is missing. */
+function checkInputs(opts: ControlPlaneOptions): void {
+  const c = opts.config;
+  if (!c.infrastructureManager && !c.lifecycleManager) throw new Error('nothing to run: both the infrastructure manager and the lifecycle manager are off');
+  if (c.infrastructureManager) {
+    const missing = [!opts.garden && 'a garden client', !opts.gardenerProject && 'a Gardener project', !opts.converterConfig && 'a converter configuration'].filter(Boolean);
+    if (missing.length > 0) throw new Error(`the infrastructure manager needs ${missing.join(', ')}`);
+  }
+  if (c.leaderElection && c.sharding) throw new Error('leader election and sharding exclude each other');
+}
+
+export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
+  checkInputs(opts);
+  const { config, kcp } = opts;
+  const logger = opts.logger ?? createLogger({ name: 'kcp' });
+  const identity = opts.identity;
+  const namespace = config.namespace;
+
+  // The manager serves /healthz and /readyz (informers synced, controllers started); /metrics gets
+  // its own listener unless both addresses are the same.
+  const sameAddress = !!config.metrics && !!config.health && config.metrics.host === config.health.host && config.metrics.port === config.health.port && config.metrics.port !== 0;
+  const manager = newManager({
+    client: kcp,
+    name: CONTROL_PLANE_NAME,
+    logger,
+    registry: opts.registry,
+    operationsPort: config.health?.port,
+    operationsHost: config.health?.host,
+    gracefulShutdownTimeoutMs: config.gracefulShutdownTimeoutMs,
+    reportingInstance: identity,
+  });
+  if (config.leaderElection) {
+    if (!identity) throw new Error('leader election needs a replica identity');
+    useLeaderElection(manager, { client: kcp, identity, log: logger.child('leader-election'), ...config.leaderElection });
+  } else if (config.sharding) {
+    if (!identity) throw new Error('sharding needs a replica identity');
+    const s = config.sharding;
+    useSharding(manager, {
+      client: kcp,
+      identity,
+      namespace: s.namespace,
+      name: s.prefix,
+      shardCount: s.shards,
+      leaseDurationMs: s.leaseDurationMs,
+      renewDeadlineMs: s.renewDeadlineMs,
+      retryPeriodMs: s.retryPeriodMs,
+      log: logger.child('sharding'),
+    });
+  }
+
+  // One client per runtime, for both managers, keyed by kubeconfig Secret and fed by the Secret
+  // informers: the lifecycle manager's (Secrets with a Kyma name) and, with the infrastructure
+  // manager, the GardenerCluster controller's (Secrets it manages). A rotated Secret replaces the
+  // client before the old credentials expire.
+  const remoteClusters = new RemoteClusterCache({
+    client: kcp,
+    kubeconfigFor: kubeconfigRefOfKey,
+    clientOptions: { requestTimeoutMs: config.remoteRequestTimeoutMs ?? 10_000, retries: 1 },
+    log: logger,
+  });
+  const secretScopes = [
+    ...(config.lifecycleManager ? [{ namespace, labelSelector: Labels.KymaName }] : []),
+    ...(config.infrastructureManager ? [{ namespace, labelSelector: `${LabelKymaManagedBy}=${ManagedByInfrastructureManager}` }] : []),
+  ];
+  const secretInformers = secretScopes.map((scope) => manager.informer<Secret>(SECRET_KIND, scope));
+  const unsubscribe = secretInformers.map((informer) =>
+    informer.addHandlers({
+      onAdd: (s) => remoteClusters.secretChanged(s),
+      onUpdate: (_old, s) => remoteClusters.secretChanged(s),
+      onDelete: (s) => remoteClusters.secretDeleted({ namespace: s.metadata.namespace, name: s.metadata.name ?? '' }),
+    }),
+  );
+
+  let infrastructure: InfrastructureManager | undefined;
+  if (config.infrastructureManager && opts.garden && opts.gardenerProject && opts.converterConfig) {
+    infrastructure = setupInfrastructureManager(manager, {
+      kcp,
+      garden: opts.garden,
+      project: opts.gardenerProject,
+      converterConfig: opts.converterConfig,
+      remoteClusters,
+      namespace,
+      timing: runtimeTimingOf(config),
+      runtimeWorkers: config.runtimeWorkers,
+      gardenerCluster: {
+        expirationSeconds: config.kubeconfigExpirationSeconds,
+        minimalRotationTimeRatio: config.minimalRotationTimeRatio,
+        rotationPeriodRatio: config.rotationPeriodRatio,
+        workers: config.gardenerClusterWorkers,
+        reconcileTimeoutMs: config.gardenerClusterReconcileTimeoutMs,
+        ...(config.missingShootRetryMs !== undefined ? { missingShootRetryMs: config.missingShootRetryMs } : {}),
+      },
+      logger: logger.child('infrastructure-manager'),
+    });
+  }
+  let lifecycle: LifecycleManager | undefined;
+  if (config.lifecycleManager) {
+    lifecycle = setupLifecycleManager(manager, {
+      namespace,
+      secrets: secretInformers[0].store,
+      remoteClients: remoteClusters,
+      fetcher: opts.fetcher ?? new OciArtifactFetcher(),
+      intervals: config.kymaIntervals,
+      manifestIntervals: config.manifestIntervals,
+      maxConcurrentReconciles: config.kymaWorkers,
+      purgeGraceMs: config.purgeGraceMs,
+      remoteCleanupTimeoutMs: config.remoteCleanupTimeoutMs,
+      watcherEvents: opts.watcherEvents,
+    });
+  }
+
+  let metricsServer: OperationsServer | undefined;
+  if (config.metrics && !sameAddress) {
+    try {
+      metricsServer = await startOperationsServer({
+        port: config.metrics.port,
+        host: config.metrics.host,
+        registry: manager.registry,
+        healthChecks: new Map([['ping', () => true]]),
+        readyChecks: new Map(),
+      });
+    } catch (e) {
+      remoteClusters.close();
+      throw new Error(`cannot serve metrics on ${config.metrics.host}:${config.metrics.port}: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  const lifetime = new AbortController();
+  const onAbort = (): void => lifetime.abort(opts.signal?.reason);
+  if (opts.signal?.aborted) lifetime.abort(opts.signal.reason);
+  else opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const running = manager.start(lifetime.signal);
+  const done = running
+    .catch((e: unknown) => {
+      logger.error('control plane failed', { error: e });
+      throw e;
+    })
+    .finally(async () => {
+      opts.signal?.removeEventListener('abort', onAbort);
+      for (const off of unsubscribe) off();
+      remoteClusters.close();
+      await metricsServer?.close();
+    });
+  // Failures surface through done and ready(); keep them from becoming unhandled rejections here.
+  done.catch(() => undefined);
+
+  // Rejects when the manager ends before it was ready: with its error, or with this one.
+  const stoppedEarly: Promise<never> = done.then(() => {
+    throw new Error('the control plane stopped before it was ready');
+  });
+  stoppedEarly.catch(() => undefined);
+  try {
+    await waitForOperationsServer(manager, config, stoppedEarly);
+  } catch (e) {
+    lifetime.abort(e);
+    await done.catch(() => undefined);
+    throw e;
+  }
+  logger.info('controllers started', {
+    identity,
+    infrastructureManager: config.infrastructureManager,
+    lifecycleManager: config.lifecycleManager,
+    namespace,
+    coordination: config.leaderElection ? 'leader-election' : config.sharding ? `${config.sharding.shards} shards` : 'none',
+    metrics: metricsServer?.url ?? (sameAddress ? manager.operationsUrl : undefined),
+    health: manager.operationsUrl,
+  });
+
+  let stopping: Promise<void> | undefined;
+  return {
+    manager,
+    remoteClusters,
+    infrastructure,
+    lifecycle,
+    metricsUrl: metricsServer?.url ?? (sameAddress ? manager.operationsUrl : undefined),
+    healthUrl: manager.operationsUrl,
+    ready: () => Promise.race([manager.ready(), stoppedEarly]),
+    stop: () =>
+      (stopping ??= (async () => {
+        lifetime.abort(new Error('control plane stopped'));
+        await done.catch(() => undefined);
+      })()),
+    done,
+  };
+}
+
+/** The manager opens its health server inside start(): wait until it listens, or start failed. */
+async function waitForOperationsServer(manager: Manager, config: ControlPlaneConfig, failed: Promise<never>): Promise<void> {
+  if (!config.health) return;
+  let timer: NodeJS.Timeout | undefined;
+  const listening = new Promise<void>((resolve, reject) => {
+    const deadline = Date.now() + 10_000;
+    const poll = (): void => {
+      if (manager.operationsUrl) resolve();
+      else if (Date.now() > deadline) reject(new Error(`cannot serve health probes on ${config.health?.host}:${config.health?.port} within 10 s`));
+      else timer = setTimeout(poll, 10);
+    };
+    poll();
+  });
+  try {
+    await Promise.race([listening, failed]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
