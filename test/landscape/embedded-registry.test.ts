@@ -15,6 +15,8 @@ import { ArtifactError } from '../../src/lifecycle/artifacts/types.js';
 import { DEFAULT_CATALOG_DIR, type EmbeddedLandscape, startEmbeddedLandscape } from '../../src/landscape/embedded.js';
 import { startInProcessRegistry } from '../../src/landscape/registry.js';
 import { silentLogger } from '../../src/runtime/log.js';
+import type { ControlPlaneConfig } from '../../src/controlplane/index.js';
+import { startUp, type Up } from '../../src/up/index.js';
 import { fastTiming, testRuntime } from '../infrastructure/runtime-harness.js';
 import { waitFor } from '../support/wait.js';
 
@@ -88,6 +90,7 @@ describe('embedded landscape with the in-process registry', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kcp-up-inproc-'));
   let land: EmbeddedLandscape | undefined;
   after(async () => {
+    await up?.stop();
     await land?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -96,13 +99,22 @@ describe('embedded landscape with the in-process registry', () => {
     simulator: { pendingMs: 100, createMs: 400, reconcileMs: 200, deleteMs: 200, progressSteps: 2 },
     kubelet: { readyDelayMs: 50, scanIntervalMs: 100 },
     moduleOperatorDelayMs: 50,
-    infrastructure: { timing: fastTiming, gardenerCluster: { missingShootRetryMs: 200 }, gracefulShutdownTimeoutMs: 2_000 },
-    lifecycle: { intervals: { readyMs: 300, busyMs: 150, warningMs: 300, errorMs: 150 }, manifestIntervals: { successMs: 500, busyMs: 100, errorMs: 200, warningMs: 500 } },
     logger: silentLogger,
   };
+  const fastControllers: Partial<ControlPlaneConfig> = {
+    gardenerRequeueMs: fastTiming.gardenerRequeueMs,
+    controlPlaneRequeueMs: fastTiming.controlPlaneRequeueMs,
+    runtimeTiming: fastTiming,
+    missingShootRetryMs: 200,
+    gracefulShutdownTimeoutMs: 2_000,
+    kymaIntervals: { readyMs: 300, busyMs: 150, warningMs: 300, errorMs: 150 },
+    manifestIntervals: { successMs: 500, busyMs: 100, errorMs: 200, warningMs: 500 },
+  };
+  let up: Up | undefined;
 
   it('installs a demo module pulled from the in-process registry', async () => {
-    land = await startEmbeddedLandscape({ ...options, port: 0, registry: 'in-process' });
+    up = await startUp({ ...options, port: 0, registry: 'in-process', controlPlane: fastControllers });
+    land = up.landscape;
     assert.equal(land.registry.kind, 'in-process');
     await land.kcp.create(testRuntime('rt-inproc'));
     await land.kcp.create({
@@ -122,9 +134,9 @@ describe('embedded landscape with the in-process registry', () => {
   });
 
   it('publishes the catalog again when the next start uses another registry, so templates link to it', async () => {
-    assert.ok(land);
-    await land.stop();
-    land = undefined;
+    assert.ok(up);
+    await up.stop();
+    up = undefined;
     land = await startEmbeddedLandscape({ ...options, registry: 'docker-registry' });
     assert.equal(land.registry.kind, 'docker-registry');
     assert.equal(land.catalog.publishedNow, true);
