@@ -1,12 +1,12 @@
 // Replays the corpus scenarios that exercise field management and holds the results to the golden transcripts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { JsonObject, KubeObject } from '../types.js';
-import { isPlainObject } from '../types.js';
-import { loadScenario } from '../../../test/conformance/corpus.js';
-import { builtinSchema, schemaFromOpenAPI } from './schema.js';
-import type { SchemaNode } from './schema.js';
-import { comparable, replay } from '../../../test/support/fieldmanager-harness.js';
+import type { JsonObject, KubeObject } from '../../../src/apiserver/types.js';
+import { isPlainObject } from '../../../src/apiserver/types.js';
+import { loadScenario } from '../../conformance/corpus.js';
+import { builtinSchema, schemaFromOpenAPI } from '../../../src/apiserver/fieldmanager/schema.js';
+import type { SchemaNode } from '../../../src/apiserver/fieldmanager/schema.js';
+import { comparable, replay } from '../../support/fieldmanager-harness.js';
 
 const builtin: Record<string, [string, string]> = {
   configmaps: ['', 'ConfigMap'],

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CelCompileError, CelEvalError, type CelValue } from './ast.js';
-import { evaluate } from './eval.js';
-import { checkReferences, parseCel } from './parser.js';
+import { CelCompileError, CelEvalError, type CelValue } from '../../../../src/apiserver/crd/cel/ast.js';
+import { evaluate } from '../../../../src/apiserver/crd/cel/eval.js';
+import { checkReferences, parseCel } from '../../../../src/apiserver/crd/cel/parser.js';
 
 function run(src: string, self: CelValue = null): CelValue {
   const e = parseCel(src);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { JsonObject } from '../types.js';
-import { builtinSchema } from './schema.js';
-import { strategicMergePatch } from './strategic.js';
+import type { JsonObject } from '../../../src/apiserver/types.js';
+import { builtinSchema } from '../../../src/apiserver/fieldmanager/schema.js';
+import { strategicMergePatch } from '../../../src/apiserver/fieldmanager/strategic.js';
 
 const deployment = builtinSchema('apps', 'Deployment');
 const pod = builtinSchema('', 'Pod');

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import type { KubeObject } from '../types.js';
-import { humanDuration } from './age.js';
-import { evaluateJsonPath } from './jsonpath.js';
-import { builtinColumns, crdColumns, toTable } from './table.js';
+import type { KubeObject } from '../../../src/apiserver/types.js';
+import { humanDuration } from '../../../src/apiserver/table/age.js';
+import { evaluateJsonPath } from '../../../src/apiserver/table/jsonpath.js';
+import { builtinColumns, crdColumns, toTable } from '../../../src/apiserver/table/table.js';
 
 const fixtures = new URL('../../../../test/fixtures/kube-conformance/', import.meta.url);
 type Step = { id?: string; body?: Record<string, unknown>; response?: { status: number; body: unknown } };

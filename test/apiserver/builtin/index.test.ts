@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { invalid } from '../errors.js';
-import type { KubeObject } from '../types.js';
-import { applyBuiltinDefaults, dropEmptyFields, eventFromCore, eventToCore, prepareForCreate, prepareForUpdate, validateBuiltin, validateName } from './index.js';
+import { invalid } from '../../../src/apiserver/errors.js';
+import type { KubeObject } from '../../../src/apiserver/types.js';
+import { applyBuiltinDefaults, dropEmptyFields, eventFromCore, eventToCore, prepareForCreate, prepareForUpdate, validateBuiltin, validateName } from '../../../src/apiserver/builtin/index.js';
 
 interface Step {
   id: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { crdOf, defineKind, type ObjectOf } from './crd.js';
-import { array, enumOf, type Infer, integer, map, object, req, string } from './schema.js';
+import { crdOf, defineKind, type ObjectOf } from '../../src/api/crd.js';
+import { array, enumOf, type Infer, integer, map, object, req, string } from '../../src/api/schema.js';
 
 const spec = object({
   channel: req(string({ pattern: '^[a-z]+$', description: 'release channel' })),

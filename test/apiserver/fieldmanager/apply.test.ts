@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { StatusError } from '../errors.js';
-import type { JsonObject, KubeObject, ManagedFieldsEntry } from '../types.js';
-import type { ApplyParams } from './managed.js';
-import { applyPatch, recordUpdate } from './managed.js';
-import { builtinSchema, schemaFromOpenAPI } from './schema.js';
+import { StatusError } from '../../../src/apiserver/errors.js';
+import type { JsonObject, KubeObject, ManagedFieldsEntry } from '../../../src/apiserver/types.js';
+import type { ApplyParams } from '../../../src/apiserver/fieldmanager/managed.js';
+import { applyPatch, recordUpdate } from '../../../src/apiserver/fieldmanager/managed.js';
+import { builtinSchema, schemaFromOpenAPI } from '../../../src/apiserver/fieldmanager/schema.js';
 
 const time = '2026-11-22T10:00:00Z';
 const cmSchema = builtinSchema('', 'ConfigMap');

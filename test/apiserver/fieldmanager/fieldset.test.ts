@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { difference, forEachMember, fromFieldsV1, intersection, listMapKey, renderPath, toFieldsV1, union } from './fieldset.js';
+import { difference, forEachMember, fromFieldsV1, intersection, listMapKey, renderPath, toFieldsV1, union } from '../../../src/apiserver/fieldmanager/fieldset.js';
 
 const sample = {
   'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { createCA, createServingCert, createClientCert, createSelfSigned, type CertKeyPair } from './pki.js';
+import { createCA, createServingCert, createClientCert, createSelfSigned, type CertKeyPair } from '../../src/apiserver/pki.js';
 
 interface Served {
   port: number;

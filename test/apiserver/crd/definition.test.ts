@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import type { KubeObject } from '../types.js';
-import { acceptedStatus, defaultCrd, storageVersion, terminatingCondition, validateCrd } from './definition.js';
+import type { KubeObject } from '../../../src/apiserver/types.js';
+import { acceptedStatus, defaultCrd, storageVersion, terminatingCondition, validateCrd } from '../../../src/apiserver/crd/definition.js';
 
 const fixtures = new URL('../../../../test/fixtures/kube-conformance/', import.meta.url);
 type Step = { id?: string; body?: KubeObject; response?: { status: number; body: unknown } };

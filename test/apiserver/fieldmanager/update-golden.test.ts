@@ -1,11 +1,11 @@
 // recordUpdate on single writes of the corpus: the objects the real server stored, and the managedFields it wrote.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { JsonObject, JsonValue, KubeObject, ManagedFieldsEntry } from '../types.js';
-import { isPlainObject } from '../types.js';
-import { loadGolden } from '../../../test/conformance/corpus.js';
-import { recordUpdate } from './managed.js';
-import { builtinSchema } from './schema.js';
+import type { JsonObject, JsonValue, KubeObject, ManagedFieldsEntry } from '../../../src/apiserver/types.js';
+import { isPlainObject } from '../../../src/apiserver/types.js';
+import { loadGolden } from '../../conformance/corpus.js';
+import { recordUpdate } from '../../../src/apiserver/fieldmanager/managed.js';
+import { builtinSchema } from '../../../src/apiserver/fieldmanager/schema.js';
 
 const time = '2026-11-22T10:00:00Z';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { invalid } from '../errors.js';
-import { applyDefaults, prune, validateCustomResource, type JSONSchemaProps } from './schema.js';
+import { invalid } from '../../../src/apiserver/errors.js';
+import { applyDefaults, prune, validateCustomResource, type JSONSchemaProps } from '../../../src/apiserver/crd/schema.js';
 
 const fixtures = new URL('../../../../test/fixtures/kube-conformance/', import.meta.url);
 type Step = { id?: string; body?: Record<string, unknown>; response?: { status: number; body: Record<string, unknown> } };
