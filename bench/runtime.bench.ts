@@ -6,7 +6,7 @@
 import { startApiServer } from '../src/apiserver/server.js';
 import type { KubeObject as ServerObject } from '../src/apiserver/types.js';
 import { clientFromKubeconfig } from '../src/runtime/client/index.js';
-import { Informer } from '../src/runtime/informer.js';
+import { Informer } from '../src/runtime/cache/informer.js';
 import { silentLogger } from '../src/runtime/log.js';
 import { Manager, newControllerManagedBy } from '../src/runtime/manager.js';
 

@@ -17,10 +17,10 @@ import type { ArtifactFetcher } from '../lifecycle/artifacts/types.js';
 import { startLifecycleManager, type LifecycleManagerHandle } from '../lifecycle/index.js';
 import { type Client, type ClientOptions, createClient, inClusterConfig, isForbidden, isNotFound, isUnauthorized, loadKubeconfigFile } from '../runtime/client/index.js';
 import { startOperationsServer, type OperationsServer } from '../runtime/health.js';
-import { useLeaderElection } from '../runtime/leader-manager.js';
+import { useLeaderElection } from '../runtime/leader/manager.js';
 import { createLogger, type Logger, type LogLevel, type LogSink } from '../runtime/log.js';
 import { type Manager, newManager, signalHandler } from '../runtime/manager.js';
-import { useSharding } from '../runtime/sharding-manager.js';
+import { useSharding } from '../runtime/sharding/manager.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
 

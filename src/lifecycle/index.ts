@@ -9,7 +9,7 @@ import type { KeySource } from '../runtime/controller.js';
 import { createLogger, type Logger } from '../runtime/log.js';
 import { newManager, type Manager } from '../runtime/manager.js';
 import type { Registry } from '../runtime/metrics.js';
-import type { RemoteClusterCache } from '../runtime/remote.js';
+import type { RemoteClusterCache } from '../runtime/remote/cache.js';
 import { OciArtifactFetcher } from './artifacts/fetcher.js';
 import type { ArtifactFetcher } from './artifacts/types.js';
 import { setupKymaController } from './kyma/controller.js';

@@ -5,7 +5,7 @@
 // Events of the watched kinds become keys (`namespace/name` of the For kind) in a rate-limited,
 // de-duplicating work queue; workers call the reconciler, and its result (or error) decides when
 // the key is looked at again.
-import type { Informer } from './informer.js';
+import type { Informer } from './cache/informer.js';
 import type { Client } from './client/interface.js';
 import type { Logger } from './log.js';
 import { reconcileMetrics, workQueueMetrics, type ReconcileMetrics, type Registry } from './metrics.js';

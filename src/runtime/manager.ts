@@ -11,12 +11,12 @@
 // either way, so a replica that takes over starts with warm caches.
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
-import type { Store } from './cache.js';
+import type { Store } from './cache/store.js';
 import type { Client } from './client/interface.js';
 import { Controller, ControllerBuilder, type ControllerHost, type InformerScope, type Request } from './controller.js';
 import { EventRecorder } from './events.js';
 import { startOperationsServer, type Check, type OperationsServer } from './health.js';
-import { Informer, sleep, type BackoffOptions } from './informer.js';
+import { Informer, sleep, type BackoffOptions } from './cache/informer.js';
 import { createLogger, type Logger } from './log.js';
 import { Registry } from './metrics.js';
 import type { KindRef, KubeObject } from './types.js';
@@ -29,6 +29,13 @@ export interface Runnable {
   name: string;
   /** Runs until the signal aborts. */
   start(signal: AbortSignal): Promise<void>;
+}
+
+/** The part of the Manager that leader election and sharding plug into (structural, so tests can pass a stand-in). */
+export interface GatedHost {
+  add(r: Runnable): void;
+  setGate(gate: ReconcileGate | undefined): void;
+  requeueAll(): void;
 }
 
 export interface ManagerOptions {

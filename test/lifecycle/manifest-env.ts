@@ -10,7 +10,7 @@ import { clientFromKubeconfig, type HttpClient, isNotFound } from '../../src/run
 import type { Client } from '../../src/runtime/client/interface.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import { Manager } from '../../src/runtime/manager.js';
-import { RemoteClusterCache } from '../../src/runtime/remote.js';
+import { RemoteClusterCache } from '../../src/runtime/remote/cache.js';
 import type { KindRef, KubeObject } from '../../src/runtime/types.js';
 import { type AnyKind, startWithKinds } from '../support/api.js';
 import { createTestRuntime } from '../support/skr.js';

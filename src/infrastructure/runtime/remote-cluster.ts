@@ -4,7 +4,7 @@
 import { DefaultKubeconfigSecretKey, kubeconfigSecretName } from '../../api/infrastructuremanager/index.js';
 import type { Client } from '../../runtime/client/interface.js';
 import type { Logger } from '../../runtime/log.js';
-import { RemoteClusterCache } from '../../runtime/remote.js';
+import { RemoteClusterCache } from '../../runtime/remote/cache.js';
 
 /** Cache key of a runtime's cluster: `<namespace>/<runtime id>`. */
 export function remoteClusterKey(namespace: string, runtimeID: string): string {

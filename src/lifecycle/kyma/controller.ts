@@ -23,7 +23,7 @@ import {
   type State,
 } from '../../api/operator/index.js';
 import type { Condition } from '../../api/schema.js';
-import type { Store } from '../../runtime/cache.js';
+import type { Store } from '../../runtime/cache/store.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import { type Controller, type KeySource, newControllerManagedBy } from '../../runtime/controller.js';

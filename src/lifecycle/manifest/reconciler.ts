@@ -21,13 +21,13 @@ import {
   States,
   SyncStrategies,
 } from '../../api/operator/index.js';
-import type { Store } from '../../runtime/cache.js';
+import type { Store } from '../../runtime/cache/store.js';
 import { isConflict, isNotFound } from '../../runtime/client/errors.js';
 import type { Client } from '../../runtime/client/interface.js';
 import type { ReconcileResult, Request } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
-import { KubeconfigSecretError, RemoteClusterCache } from '../../runtime/remote.js';
+import { KubeconfigSecretError, RemoteClusterCache } from '../../runtime/remote/cache.js';
 import type { KubeObject } from '../../runtime/types.js';
 import { keyOf } from '../../runtime/types.js';
 import { ArtifactError } from '../artifacts/types.js';

@@ -1,5 +1,5 @@
 // Small helpers of the Manifest controller: bounded concurrency and error text.
-import { sleep } from '../../runtime/informer.js';
+import { sleep } from '../../runtime/cache/informer.js';
 
 export { sleep };
 

@@ -3,14 +3,14 @@
 // writes it. Clients come from the runtime's RemoteClusterCache, keyed by Kyma name; a Secret that
 // changes (rotation) or disappears evicts the cached client at once.
 import { Labels } from '../../api/operator/index.js';
-import type { Store } from '../../runtime/cache.js';
+import type { Store } from '../../runtime/cache/store.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { ApiError, type ApiErrorReason, isUnreachable } from '../../runtime/client/errors.js';
 
 /** Answers that mean the runtime's API server is not serving (after the client's retries). */
 const UNAVAILABLE = new Set<ApiErrorReason>(['ServiceUnavailable', 'InternalError', 'ServerTimeout', 'TooManyRequests']);
-import { isCredentialError, KubeconfigSecretError, RemoteClusterCache } from '../../runtime/remote.js';
-import { SECRET_KIND, kubeconfigOf, type Secret } from '../../runtime/remote-secret.js';
+import { isCredentialError, KubeconfigSecretError, RemoteClusterCache } from '../../runtime/remote/cache.js';
+import { SECRET_KIND, kubeconfigOf, type Secret } from '../../runtime/remote/secret.js';
 import type { Logger } from '../../runtime/log.js';
 
 export { SECRET_KIND, type Secret };

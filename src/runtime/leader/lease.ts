@@ -6,9 +6,10 @@
 // Expiry is judged the way client-go judges it, by the local clock: a Lease is expired when its
 // record has not changed for `leaseDurationSeconds` since *this process* saw it change. The holder's
 // clock (renewTime) is never compared with ours, so clock skew between replicas does not matter.
-import type { Client } from './client/interface.js';
-import { isAlreadyExists, isConflict, isNotFound } from './client/errors.js';
-import type { KindRef, KubeObject } from './types.js';
+import type { Client } from '../client/interface.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
+import type { KindRef, KubeObject } from '../types.js';
+import { type Clock, systemClock } from '../timers.js';
 
 export const LEASE_KIND: KindRef = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' };
 
@@ -24,13 +25,6 @@ export interface LeaseSpec {
 export interface Lease extends KubeObject {
   spec?: LeaseSpec;
 }
-
-/** Where "now" comes from (injectable for tests). Milliseconds since the epoch. */
-export interface Clock {
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };
 
 /** A Kubernetes MicroTime (`2006-01-02T15:04:05.000000Z`). */
 export function microTime(ms: number): string {

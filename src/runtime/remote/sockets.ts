@@ -3,7 +3,7 @@
 // a client unused for `idleTimeoutMs` has its idle sockets closed, and when the sockets of all
 // clients exceed `budget`, the idle sockets of the least recently used clients are closed first.
 // Sockets in use (requests in flight, watches) are never cut.
-import type { Clock } from './leader-lease.js';
+import type { Clock } from '../timers.js';
 
 /** How soon after a request ends the budget is checked (requests ending meanwhile share the check). */
 const BUDGET_CHECK_MS = 10;

@@ -8,10 +8,10 @@
 // even if a request still hangs. Because renewDeadline < leaseDuration and the others count the
 // lease duration from when they *saw* that write, the old leader has stopped before anyone else can
 // take over. On stop the Lease is released (empty holder) so another candidate takes over at once.
-import type { Client } from './client/interface.js';
-import { type Clock, LeaseLock, systemClock } from './leader-lease.js';
-import { Deadline, jitter, sleep, withTimeout } from './leader-timers.js';
-import { type Logger, silentLogger } from './log.js';
+import type { Client } from '../client/interface.js';
+import { LeaseLock } from './lease.js';
+import { type Clock, Deadline, jitter, sleep, systemClock, withTimeout } from '../timers.js';
+import { type Logger, silentLogger } from '../log.js';
 
 export interface LeaderElectionTiming {
   /** How long others wait after the last change they saw before taking over (default 15 s). */

@@ -1,15 +1,8 @@
 // Wiring of leader election into a Manager: the elector runs as one of the manager's runnables,
 // the manager's gate lets controllers reconcile only while this replica leads, and gaining
 // leadership re-enqueues every cached key (keys refused while following were dropped).
-import type { ReconcileGate, Runnable } from './manager.js';
-import { LeaderElector, type LeaderElectionOptions } from './leader.js';
-
-/** The part of the Manager this needs (structural, so tests can pass a stand-in). */
-export interface GatedHost {
-  add(r: Runnable): void;
-  setGate(gate: ReconcileGate | undefined): void;
-  requeueAll(): void;
-}
+import type { GatedHost, Runnable } from '../manager.js';
+import { LeaderElector, type LeaderElectionOptions } from './election.js';
 
 /** A runnable that campaigns until the manager's signal aborts, then steps down (releasing the Lease). */
 export function electorRunnable(elector: LeaderElector, name = 'leader-election'): Runnable {

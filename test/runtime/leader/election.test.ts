@@ -2,10 +2,10 @@
 // on release, surviving a short API blip, stepping down when renewals fail past the deadline.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
-import { LEASE_KIND, type Lease } from '../../src/runtime/leader-lease.js';
-import { type LeaderElectionTiming, LeaderElector } from '../../src/runtime/leader.js';
+import { type RunningApiServer, startApiServer } from '../../../src/apiserver/server.js';
+import { clientFromKubeconfig, type HttpClient } from '../../../src/runtime/client/index.js';
+import { LEASE_KIND, type Lease } from '../../../src/runtime/leader/lease.js';
+import { type LeaderElectionTiming, LeaderElector } from '../../../src/runtime/leader/election.js';
 
 const timing: Required<LeaderElectionTiming> = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 };
 

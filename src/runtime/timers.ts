@@ -1,5 +1,13 @@
-// Timer helpers that never outlive their caller: every timer is cleared when the wait ends or the
-// signal aborts, so nothing keeps the process alive after stop().
+// Time for the runtime: an injectable clock, and timer helpers that never outlive their caller
+// (every timer is cleared when the wait ends or the signal aborts, so nothing keeps the process
+// alive after stop()). Used by leader election, sharding and the remote cluster cache.
+
+/** Where "now" comes from (injectable for tests). Milliseconds since the epoch. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
 
 /** Waits `ms`, or less when `signal` aborts (then resolves, never rejects). */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {

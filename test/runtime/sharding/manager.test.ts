@@ -3,14 +3,14 @@
 // owner only), and a leader-elected manager reconciles only while it leads.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
-import { useLeaderElection } from '../../src/runtime/leader-manager.js';
-import { silentLogger } from '../../src/runtime/log.js';
-import { Manager, newControllerManagedBy } from '../../src/runtime/manager.js';
-import { useSharding } from '../../src/runtime/sharding-manager.js';
-import type { ShardManager } from '../../src/runtime/sharding.js';
-import { keyOf } from '../../src/runtime/types.js';
+import { type RunningApiServer, startApiServer } from '../../../src/apiserver/server.js';
+import { clientFromKubeconfig, type HttpClient } from '../../../src/runtime/client/index.js';
+import { useLeaderElection } from '../../../src/runtime/leader/manager.js';
+import { silentLogger } from '../../../src/runtime/log.js';
+import { Manager, newControllerManagedBy } from '../../../src/runtime/manager.js';
+import { useSharding } from '../../../src/runtime/sharding/manager.js';
+import type { ShardManager } from '../../../src/runtime/sharding/shards.js';
+import { keyOf } from '../../../src/runtime/types.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const timing = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 };

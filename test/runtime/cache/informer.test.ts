@@ -3,12 +3,12 @@
 // and a cluster that is unreachable for a while.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import type { KubeObject as ServerObject } from '../../src/apiserver/types.js';
-import type { Store } from '../../src/runtime/cache.js';
-import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
-import { Informer } from '../../src/runtime/informer.js';
-import { keyOf, type KubeObject } from '../../src/runtime/types.js';
+import { type RunningApiServer, startApiServer } from '../../../src/apiserver/server.js';
+import type { KubeObject as ServerObject } from '../../../src/apiserver/types.js';
+import type { Store } from '../../../src/runtime/cache/store.js';
+import { clientFromKubeconfig, type HttpClient } from '../../../src/runtime/client/index.js';
+import { Informer } from '../../../src/runtime/cache/informer.js';
+import { keyOf, type KubeObject } from '../../../src/runtime/types.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 

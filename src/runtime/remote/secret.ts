@@ -1,9 +1,9 @@
 // Kubeconfig Secrets: where a remote cluster's kubeconfig lives (`data.config`, base64) and the
 // fingerprint that tells whether a Secret's content changed (rotation).
 import { createHash } from 'node:crypto';
-import type { Client } from './client/interface.js';
-import { isNotFound } from './client/errors.js';
-import type { KindRef, KubeObject, ObjectKey } from './types.js';
+import type { Client } from '../client/interface.js';
+import { isNotFound } from '../client/errors.js';
+import type { KindRef, KubeObject, ObjectKey } from '../types.js';
 
 export const SECRET_KIND: KindRef = { apiVersion: 'v1', kind: 'Secret' };
 

@@ -13,21 +13,20 @@
 // Sockets: each client keeps at most `maxSocketsPerClient` connections; a client unused for
 // `idleSocketTimeoutMs` has its idle sockets closed; and when all clients together hold more than
 // `socketBudget` sockets, the least recently used clients' idle sockets are closed first
-// (remote-sockets.ts). Optionally `maxClients` bounds the cached clients themselves (LRU).
-import { clientFromKubeconfig, type ClientOptions } from './client/index.js';
-import { ApiError, isGone } from './client/errors.js';
-import type { Client } from './client/interface.js';
-import { type Clock, systemClock } from './leader-lease.js';
-import { sleep } from './leader-timers.js';
-import { type Logger, silentLogger } from './log.js';
-import { type ClientLease, RemoteClusterClient } from './remote-client.js';
-import { DEFAULT_KUBECONFIG_KEY, type KubeconfigRef, kubeconfigFingerprint, kubeconfigOf, readKubeconfig, refString, SECRET_KIND, type Secret } from './remote-secret.js';
-import { type SocketCounts, type SocketOwner, SocketJanitor, sumCounts } from './remote-sockets.js';
-import type { ObjectKey } from './types.js';
+// (sockets.ts). Optionally `maxClients` bounds the cached clients themselves (LRU).
+import { clientFromKubeconfig, type ClientOptions } from '../client/index.js';
+import { ApiError, isGone } from '../client/errors.js';
+import type { Client } from '../client/interface.js';
+import { type Clock, sleep, systemClock } from '../timers.js';
+import { type Logger, silentLogger } from '../log.js';
+import { type ClientLease, RemoteClusterClient } from './client.js';
+import { DEFAULT_KUBECONFIG_KEY, type KubeconfigRef, kubeconfigFingerprint, kubeconfigOf, readKubeconfig, refString, SECRET_KIND, type Secret } from './secret.js';
+import { type SocketCounts, type SocketOwner, SocketJanitor, sumCounts } from './sockets.js';
+import type { ObjectKey } from '../types.js';
 
-export { isCredentialError, RemoteClusterClient } from './remote-client.js';
-export { KubeconfigSecretError, kubeconfigFingerprint, type KubeconfigRef } from './remote-secret.js';
-export type { SocketCounts } from './remote-sockets.js';
+export { isCredentialError, RemoteClusterClient } from './client.js';
+export { KubeconfigSecretError, kubeconfigFingerprint, type KubeconfigRef } from './secret.js';
+export type { SocketCounts } from './sockets.js';
 
 /** A client the cache can pool: the runtime's HttpClient (its `transport` reports and closes sockets). */
 export interface PooledClient extends Client {

@@ -1,10 +1,10 @@
 // Wiring of sharding into a Manager: the shard manager runs as one of the manager's runnables, the
 // manager's gate lets controllers reconcile only keys of owned shards, and a gained shard
 // re-enqueues the cached keys (the gate drops those of other shards again).
-import { type GatedHost, untilAborted } from './leader-manager.js';
-import type { Runnable } from './manager.js';
-import { ShardManager, type ShardingOptions } from './sharding.js';
-import { keyOf } from './types.js';
+import { untilAborted } from '../leader/manager.js';
+import type { GatedHost, Runnable } from '../manager.js';
+import { ShardManager, type ShardingOptions } from './shards.js';
+import { keyOf } from '../types.js';
 
 /** A runnable that takes part in sharding until the manager's signal aborts, then releases its shards. */
 export function shardingRunnable(shards: ShardManager, name = 'sharding'): Runnable {

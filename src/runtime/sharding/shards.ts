@@ -1,21 +1,21 @@
 // Sharding of controller work across replicas with Leases (algorithm in docs/sharding.md).
 //
 // A key belongs to shard fnv1a32(key) % shardCount. Each shard is owned through its own Lease
-// `<name>-shard-<i>`, acquired and renewed with the same rules as leader election (leader-lease.ts),
+// `<name>-shard-<i>`, acquired and renewed with the same rules as leader election (leader/lease.ts),
 // so a shard has at most one owner at a time. Each replica announces itself with a membership Lease
 // `<name>-member-<hash of identity>` and, every retry period: renews it, lists the group's Leases
 // (one request), renews the shards it holds, gives up shards beyond its fair share
 // ceil(shards / live replicas) and takes free (released or expired) shards up to it.
 // Losing a shard is announced to listeners *before* its Lease is released, and when a renewal
 // misses the renew deadline, so the controllers stop reconciling its keys before anyone else starts.
-import type { Client } from './client/interface.js';
-import { type Clock, LEASE_KIND, type Lease, LeaseLock, LeaseObservation, systemClock } from './leader-lease.js';
-import { type LeaderElectionTiming, resolveTiming } from './leader.js';
-import { Deadline, sleep, withTimeout } from './leader-timers.js';
-import { fairShare, fnv1a32, shardOf, shardsToAcquire, shardsToRelease } from './sharding-hash.js';
-import { type Logger, silentLogger } from './log.js';
+import type { Client } from '../client/interface.js';
+import { LEASE_KIND, type Lease, LeaseLock, LeaseObservation } from '../leader/lease.js';
+import { type LeaderElectionTiming, resolveTiming } from '../leader/election.js';
+import { type Clock, Deadline, sleep, systemClock, withTimeout } from '../timers.js';
+import { fairShare, fnv1a32, shardOf, shardsToAcquire, shardsToRelease } from './hash.js';
+import { type Logger, silentLogger } from '../log.js';
 
-export { fnv1a32, shardOf, fairShare } from './sharding-hash.js';
+export { fnv1a32, shardOf, fairShare } from './hash.js';
 
 export const SHARD_GROUP_LABEL = 'sharding.kyma-project.io/group';
 export const SHARD_ROLE_LABEL = 'sharding.kyma-project.io/role';

@@ -3,7 +3,7 @@
 // every write. Objects are shared, not copied: callers must treat what they read as read-only.
 // To keep memory per object low, the store drops `metadata.managedFields` by default (as
 // controller-runtime's default transform does).
-import { keyOf, type KubeObject } from './types.js';
+import { keyOf, type KubeObject } from '../types.js';
 
 export type IndexFn<T extends KubeObject = KubeObject> = (obj: T) => string[];
 

@@ -3,10 +3,10 @@
 // change notifications tell the controllers exactly what they gained and lost.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
-import { LEASE_KIND, type Lease } from '../../src/runtime/leader-lease.js';
-import { SHARD_GROUP_LABEL, ShardManager } from '../../src/runtime/sharding.js';
+import { type RunningApiServer, startApiServer } from '../../../src/apiserver/server.js';
+import { clientFromKubeconfig, type HttpClient } from '../../../src/runtime/client/index.js';
+import { LEASE_KIND, type Lease } from '../../../src/runtime/leader/lease.js';
+import { SHARD_GROUP_LABEL, ShardManager } from '../../../src/runtime/sharding/shards.js';
 
 const timing = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 };
 const SHARDS = 12;

@@ -2,10 +2,10 @@
 // local-clock expiry rule of a lease observation.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LeaseObservation, leaseSeconds, microTime } from '../../src/runtime/leader-lease.js';
-import { resolveTiming } from '../../src/runtime/leader.js';
-import { fairShare, fnv1a32, preferenceOrder, shardOf, shardsToAcquire, shardsToRelease } from '../../src/runtime/sharding-hash.js';
-import { memberLeaseName, shardLeaseName } from '../../src/runtime/sharding.js';
+import { LeaseObservation, leaseSeconds, microTime } from '../../../src/runtime/leader/lease.js';
+import { resolveTiming } from '../../../src/runtime/leader/election.js';
+import { fairShare, fnv1a32, preferenceOrder, shardOf, shardsToAcquire, shardsToRelease } from '../../../src/runtime/sharding/hash.js';
+import { memberLeaseName, shardLeaseName } from '../../../src/runtime/sharding/shards.js';
 
 describe('sharding math', () => {
   it('hashes with 32-bit FNV-1a (published test vectors)', () => {

@@ -4,11 +4,11 @@
 // that resourceVersion; a 410 Gone (history expired) triggers a relist whose difference to the
 // store is emitted as add/update/delete (unchanged objects emit nothing). Errors back off
 // exponentially (capped, with jitter) and the informer retries until its signal aborts.
-import { Store, type StoreOptions } from './cache.js';
-import type { Client } from './client/interface.js';
-import { ApiError, errorFromResponse, isGone, type StatusBody } from './client/errors.js';
-import { silentLogger, type Logger } from './log.js';
-import { keyOf, type KindRef, type KubeObject, type WatchEvent } from './types.js';
+import { Store, type StoreOptions } from './store.js';
+import type { Client } from '../client/interface.js';
+import { ApiError, errorFromResponse, isGone, type StatusBody } from '../client/errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import { keyOf, type KindRef, type KubeObject, type WatchEvent } from '../types.js';
 
 export interface InformerHandlers<T extends KubeObject = KubeObject> {
   onAdd?(obj: T): void;

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import yaml from 'js-yaml';
-import { createCA } from '../../src/apiserver/pki.js';
-import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import { clientFromKubeconfig, type HttpClient, isTlsError, isUnauthorized } from '../../src/runtime/client/index.js';
-import { KubeconfigSecretError, kubeconfigFingerprint, RemoteClusterCache, type RemoteClusterCacheOptions } from '../../src/runtime/remote.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import { createCA } from '../../../src/apiserver/pki.js';
+import { type RunningApiServer, startApiServer } from '../../../src/apiserver/server.js';
+import { clientFromKubeconfig, type HttpClient, isTlsError, isUnauthorized } from '../../../src/runtime/client/index.js';
+import { KubeconfigSecretError, kubeconfigFingerprint, RemoteClusterCache, type RemoteClusterCacheOptions } from '../../../src/runtime/remote/cache.js';
+import type { KubeObject } from '../../../src/runtime/types.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
