@@ -6,6 +6,7 @@ import { StatusError } from './errors.js';
 import { nowRfc3339 } from './objects.js';
 import { BUILTIN_TYPES, type ResourceType } from './resources.js';
 import { deepClone, type JsonObject, type KubeObject, type OwnerReference } from './types.js';
+import { sleep } from '../util/sleep.js';
 
 const NAMESPACE = BUILTIN_TYPES.find((t) => t.kind === 'Namespace')!;
 const GC_MANAGER = 'kube-controller-manager';
@@ -30,7 +31,7 @@ export class ClusterControllers {
 
   /** Resolves once every queued job (and what they queued) ran: for tests and orderly shutdown. */
   async idle(): Promise<void> {
-    while (this.running || this.queue.length > 0) await new Promise((r) => setTimeout(r, 5));
+    while (this.running || this.queue.length > 0) await sleep(5);
   }
 
   private enqueue(job: Job): void {

@@ -11,6 +11,7 @@ import type { KubeObject } from '../../src/runtime/types.js';
 import { startWithKinds, type AnyKind, type ApiTestEnv } from '../support/api.js';
 import { createTestRuntime, type TestRuntime } from '../support/skr.js';
 import { waitFor } from '../support/wait.js';
+import { sleep } from '../../src/util/sleep.js';
 
 export const NS = Namespaces.ControlPlane;
 
@@ -134,7 +135,7 @@ export function fakeManifestReadiness(env: KymaEnv, signal: AbortSignal): Promis
             if (!isNotFound(e)) throw e;
           });
       }
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
   })();
 }

@@ -20,6 +20,7 @@ import {
 } from './options.js';
 import { type ShootClusterHooks, ShootOperator } from './shoot-operator.js';
 import { ShootAdmissionWebhook } from './webhook.js';
+import { sleep } from '../../util/sleep.js';
 
 const SHOOTS_KEY = `${GARDENER_CORE_GROUP}/${Shoot.plural}`;
 
@@ -124,7 +125,7 @@ async function installShootCrd(garden: LogicalCluster, signal: AbortSignal | und
     if (t) return t;
     if (signal?.aborted) throw new Error('aborted while waiting for the Shoot CRD');
     if (Date.now() > deadline) throw new Error('the Shoot CRD was not served within 10 s');
-    await new Promise((r) => setTimeout(r, 10));
+    await sleep(10);
   }
 }
 

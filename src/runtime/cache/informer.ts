@@ -9,6 +9,7 @@ import type { Client } from '../client/interface.js';
 import { ApiError, errorFromResponse, isGone, type StatusBody } from '../client/errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { keyOf, type KindRef, type KubeObject, type WatchEvent } from '../types.js';
+import { pause } from '../../util/sleep.js';
 
 export interface InformerHandlers<T extends KubeObject = KubeObject> {
   onAdd?(obj: T): void;
@@ -44,20 +45,6 @@ export interface InformerStats {
   gone: number;
   /** Failed lists or watches (not counting Gone). */
   errors: number;
-}
-
-/** Resolves after `ms` or as soon as the signal aborts (never rejects). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** Capped exponential backoff with jitter (each delay is 50..100 % of the nominal one). */
@@ -159,20 +146,20 @@ export class Informer<T extends KubeObject = KubeObject> {
         }
         const delivered = await this.watch(signal);
         if (delivered) backoff.reset();
-        else if (!signal.aborted) await sleep(backoff.next(), signal); // a watch that ends at once must not spin
+        else if (!signal.aborted) await pause(backoff.next(), signal); // a watch that ends at once must not spin
       } catch (e) {
         if (signal.aborted) break;
         if (e instanceof GoneError || isGone(e)) {
           this.stats.gone++;
           this.log.info('resourceVersion expired, relisting', { resourceVersion: this.lastRv });
-          if (needList) await sleep(backoff.next(), signal); // a list itself answered 410 (expired continue token)
+          if (needList) await pause(backoff.next(), signal); // a list itself answered 410 (expired continue token)
           needList = true;
           continue;
         }
         this.stats.errors++;
         const delay = backoff.next();
         this.log.warn(needList ? 'list failed' : 'watch failed', { error: e, retryInMs: Math.round(delay) });
-        await sleep(delay, signal);
+        await pause(delay, signal);
       }
     }
   }

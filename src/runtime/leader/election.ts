@@ -10,7 +10,8 @@
 // take over. On stop the Lease is released (empty holder) so another candidate takes over at once.
 import type { Client } from '../client/interface.js';
 import { LeaseLock } from './lease.js';
-import { type Clock, Deadline, jitter, sleep, systemClock, withTimeout } from '../timers.js';
+import { type Clock, Deadline, jitter, systemClock, withTimeout } from '../timers.js';
+import { pause } from '../../util/sleep.js';
 import { type Logger, silentLogger } from '../log.js';
 
 export interface LeaderElectionTiming {
@@ -110,7 +111,7 @@ export class LeaderElector {
     // Let the leader's work wind down before another replica may start it.
     if (task) {
       const giveUp = new AbortController();
-      await Promise.race([task, sleep(this.timing.renewDeadlineMs, giveUp.signal)]);
+      await Promise.race([task, pause(this.timing.renewDeadlineMs, giveUp.signal)]);
       giveUp.abort();
     }
     if (wasLeading && release) {
@@ -127,7 +128,7 @@ export class LeaderElector {
     while (!signal.aborted) {
       await this.attempt(signal);
       if (signal.aborted) break;
-      await sleep(this.isLeader() ? this.timing.retryPeriodMs : jitter(this.timing.retryPeriodMs), signal);
+      await pause(this.isLeader() ? this.timing.retryPeriodMs : jitter(this.timing.retryPeriodMs), signal);
     }
   }
 

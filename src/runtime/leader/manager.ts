@@ -2,6 +2,7 @@
 // the manager's gate lets controllers reconcile only while this replica leads, and gaining
 // leadership re-enqueues every cached key (keys refused while following were dropped).
 import type { GatedHost, Runnable } from '../manager.js';
+import { untilAborted } from '../../util/sleep.js';
 import { LeaderElector, type LeaderElectionOptions } from './election.js';
 
 /** A runnable that campaigns until the manager's signal aborts, then steps down (releasing the Lease). */
@@ -31,11 +32,4 @@ export function useLeaderElection(manager: GatedHost, opts: LeaderElectionOption
   manager.setGate(() => elector.isLeader());
   manager.add(electorRunnable(elector));
   return elector;
-}
-
-export function untilAborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }

@@ -17,7 +17,8 @@
 import { clientFromKubeconfig, type ClientOptions } from '../client/index.js';
 import { ApiError, isGone } from '../client/errors.js';
 import type { Client } from '../client/interface.js';
-import { type Clock, sleep, systemClock } from '../timers.js';
+import { type Clock, systemClock } from '../timers.js';
+import { pause } from '../../util/sleep.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type ClientLease, RemoteClusterClient } from './client.js';
 import { DEFAULT_KUBECONFIG_KEY, type KubeconfigRef, kubeconfigFingerprint, kubeconfigOf, readKubeconfig, refString, SECRET_KIND, type Secret } from './secret.js';
@@ -223,7 +224,7 @@ export class RemoteClusterCache {
       }
       // Back off when watches end without delivering anything (errors, a server cutting them at once).
       failures = progressed ? 0 : failures + 1;
-      if (failures > 0) await sleep(Math.min(30_000, 100 * 2 ** Math.min(failures, 9)), signal);
+      if (failures > 0) await pause(Math.min(30_000, 100 * 2 ** Math.min(failures, 9)), signal);
     }
   }
 

@@ -1,7 +1,7 @@
 // Wiring of sharding into a Manager: the shard manager runs as one of the manager's runnables, the
 // manager's gate lets controllers reconcile only keys of owned shards, and a gained shard
 // re-enqueues the cached keys (the gate drops those of other shards again).
-import { untilAborted } from '../leader/manager.js';
+import { untilAborted } from '../../util/sleep.js';
 import type { GatedHost, Runnable } from '../manager.js';
 import { ShardManager, type ShardingOptions } from './shards.js';
 import { keyOf } from '../types.js';

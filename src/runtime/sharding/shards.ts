@@ -11,7 +11,8 @@
 import type { Client } from '../client/interface.js';
 import { LEASE_KIND, type Lease, LeaseLock, LeaseObservation } from '../leader/lease.js';
 import { type LeaderElectionTiming, resolveTiming } from '../leader/election.js';
-import { type Clock, Deadline, sleep, systemClock, withTimeout } from '../timers.js';
+import { type Clock, Deadline, systemClock, withTimeout } from '../timers.js';
+import { pause } from '../../util/sleep.js';
 import { fairShare, fnv1a32, shardOf, shardsToAcquire, shardsToRelease } from './hash.js';
 import { type Logger, silentLogger } from '../log.js';
 
@@ -149,7 +150,7 @@ export class ShardManager {
     while (!signal.aborted) {
       await this.round(signal);
       if (signal.aborted) break;
-      await sleep(this.timing.retryPeriodMs, signal);
+      await pause(this.timing.retryPeriodMs, signal);
     }
   }
 

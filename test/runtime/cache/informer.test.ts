@@ -9,16 +9,10 @@ import type { Store } from '../../../src/runtime/cache/store.js';
 import { clientFromKubeconfig, type HttpClient } from '../../../src/runtime/client/index.js';
 import { Informer } from '../../../src/runtime/cache/informer.js';
 import { keyOf, type KubeObject } from '../../../src/runtime/types.js';
+import { sleep } from '../../../src/util/sleep.js';
+import { waitFor } from '../../support/wait.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
-
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function configMap(name: string, labels: Record<string, string> = {}, namespace = 'default'): KubeObject {
   return { ...CONFIGMAP, metadata: { name, namespace, labels }, data: { v: '1' } };
@@ -113,8 +107,8 @@ describe('informer', () => {
     const b = await client.get(CONFIGMAP, { namespace: 'default', name: 'b' });
     await client.update({ ...b, metadata: { ...b.metadata, labels: { app: 'x' } } });
     await client.delete(CONFIGMAP, { namespace: 'default', name: 'a' });
-    await waitFor(() => informer.store.get('default/d') !== undefined && informer.store.get('default/a') === undefined, 'watch events');
-    await waitFor(() => informer.store.list({ labelSelector: 'app=x' }).length === 3, 'label index follows updates');
+    await waitFor('watch events', () => informer.store.get('default/d') !== undefined && informer.store.get('default/a') === undefined);
+    await waitFor('label index follows updates', () => informer.store.list({ labelSelector: 'app=x' }).length === 3);
     assert.deepEqual(informer.store.list({ labelSelector: 'app=y' }), []);
     assert.ok(events.log.includes('add default/d') && events.log.includes('update default/b') && events.log.includes('delete default/a'));
     assert.equal(events.anomalies(), 0);
@@ -134,7 +128,7 @@ describe('informer', () => {
     assert.deepEqual([...informer.store.keys()], ['default/in']);
     const o = await client.get(CONFIGMAP, { namespace: 'default', name: 'in' });
     await client.update({ ...o, metadata: { ...o.metadata, labels: { role: 'drop' } } });
-    await waitFor(() => informer.store.size === 0, 'object leaving the selection');
+    await waitFor('object leaving the selection', () => informer.store.size === 0);
     ac.abort();
     await run;
     client.close();
@@ -160,10 +154,10 @@ describe('informer', () => {
       }
       for (let i = n - 20; i < n - 15; i++) await client.delete(CONFIGMAP, { namespace: 'default', name: `cm-${i}` });
       // The next batch is written across a reconnect.
-      await waitFor(() => informer.stats.watches > watchesBefore, 'a watch reconnect');
+      await waitFor('a watch reconnect', () => informer.stats.watches > watchesBefore);
     }
     const expected = serverState(server, name, 'default');
-    await waitFor(() => sameState(cacheState(informer.store), expected), 'cache equal to the server');
+    await waitFor('cache equal to the server', () => sameState(cacheState(informer.store), expected));
     assert.ok(sameState(events.state, expected), 'events replay to the server state');
     assert.equal(events.anomalies(), 0, 'no duplicate or out-of-order events');
     assert.ok(informer.stats.watches >= 5);
@@ -198,7 +192,7 @@ describe('informer', () => {
     server.setFaults(name, { forceGoneOnResume: true });
 
     const expected = serverState(server, name, 'default');
-    await waitFor(() => sameState(cacheState(informer.store), expected), 'cache equal to the server after the relist');
+    await waitFor('cache equal to the server after the relist', () => sameState(cacheState(informer.store), expected));
     server.setFaults(name, undefined);
     assert.equal(informer.stats.gone, 1);
     assert.equal(informer.stats.lists, 2, 'exactly one relist');
@@ -215,7 +209,7 @@ describe('informer', () => {
 
     // And the informer keeps watching after the relist.
     await client.create(configMap('after'));
-    await waitFor(() => informer.store.get('default/after') !== undefined, 'events after the relist');
+    await waitFor('events after the relist', () => informer.store.get('default/after') !== undefined);
     ac.abort();
     await run;
     client.close();
@@ -234,11 +228,11 @@ describe('informer', () => {
     assert.ok(t);
     await cl.create(t, 'default', inProcess(configMap('during')), { internal: true });
     await cl.delete(t, 'default', 'before', {}, { internal: true });
-    await waitFor(() => informer.stats.errors >= 2, 'failed reconnect attempts');
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor('failed reconnect attempts', () => informer.stats.errors >= 2);
+    await sleep(500);
     server.setFaults(name, undefined);
     const expected = serverState(server, name, 'default');
-    await waitFor(() => sameState(cacheState(informer.store), expected), 'cache equal to the server after reconnecting');
+    await waitFor('cache equal to the server after reconnecting', () => sameState(cacheState(informer.store), expected));
     assert.equal(informer.stats.lists, 1, 'resumed from the last resourceVersion');
     ac.abort();
     await run;
@@ -251,7 +245,7 @@ describe('informer', () => {
     const ac = new AbortController();
     const informer = new Informer(client, { kind: CONFIGMAP, backoff: { initialMs: 60_000, maxMs: 60_000 } });
     const run = informer.run(ac.signal);
-    await waitFor(() => informer.stats.errors >= 1, 'a failed list');
+    await waitFor('a failed list', () => informer.stats.errors >= 1);
     assert.equal(informer.hasSynced, false);
     assert.equal(await informer.waitForSync(AbortSignal.timeout(10)), false);
     ac.abort();

@@ -6,16 +6,10 @@ import { type RunningApiServer, startApiServer } from '../../../src/apiserver/se
 import { clientFromKubeconfig, type HttpClient } from '../../../src/runtime/client/index.js';
 import { LEASE_KIND, type Lease } from '../../../src/runtime/leader/lease.js';
 import { type LeaderElectionTiming, LeaderElector } from '../../../src/runtime/leader/election.js';
+import { sleep } from '../../../src/util/sleep.js';
+import { waitFor } from '../../support/wait.js';
 
 const timing: Required<LeaderElectionTiming> = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 };
-
-async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 interface Interval {
   who: string;
@@ -159,7 +153,7 @@ describe('leader election', () => {
     b.start();
     await waitFor('b has seen the leader', () => b.leader() === 'replica-a');
     server.setFaults('leader-blip', { errorRate: 1, errorCodes: [500, 503] });
-    await new Promise((r) => setTimeout(r, 500)); // the length of the blip
+    await sleep(500); // the length of the blip
     server.setFaults('leader-blip', undefined);
     const afterBlip = Date.now();
     await waitFor('a renews again', async () => Date.parse((await readLease(kubeconfig)).spec?.renewTime ?? '') >= afterBlip - 50);

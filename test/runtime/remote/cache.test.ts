@@ -9,18 +9,11 @@ import { type RunningApiServer, startApiServer } from '../../../src/apiserver/se
 import { clientFromKubeconfig, type HttpClient, isTlsError, isUnauthorized } from '../../../src/runtime/client/index.js';
 import { KubeconfigSecretError, kubeconfigFingerprint, RemoteClusterCache, type RemoteClusterCacheOptions } from '../../../src/runtime/remote/cache.js';
 import type { KubeObject } from '../../../src/runtime/types.js';
+import { waitFor } from '../../support/wait.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
 const NAMESPACE = 'kcp-system';
-
-async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 interface KubeconfigDoc {
   clusters: { cluster: Record<string, string> }[];

@@ -11,18 +11,11 @@ import { Manager, newControllerManagedBy } from '../../../src/runtime/manager.js
 import { useSharding } from '../../../src/runtime/sharding/manager.js';
 import type { ShardManager } from '../../../src/runtime/sharding/shards.js';
 import { keyOf } from '../../../src/runtime/types.js';
+import { waitFor } from '../../support/wait.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const timing = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 };
 const NS = 'work';
-
-async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('coordination wired into the manager', () => {
   let server: RunningApiServer;

@@ -7,18 +7,11 @@ import { type RunningApiServer, startApiServer } from '../../../src/apiserver/se
 import { clientFromKubeconfig, type HttpClient } from '../../../src/runtime/client/index.js';
 import { LEASE_KIND, type Lease } from '../../../src/runtime/leader/lease.js';
 import { SHARD_GROUP_LABEL, ShardManager } from '../../../src/runtime/sharding/shards.js';
+import { waitFor } from '../../support/wait.js';
 
 const timing = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 };
 const SHARDS = 12;
 const keys = Array.from({ length: 1000 }, (_, i) => `namespace-${i % 17}/object-${i}`);
-
-async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** Samples every replica's shards while a test runs and remembers any shard owned twice. */
 class OwnershipSampler {
