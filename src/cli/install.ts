@@ -9,7 +9,7 @@ import { GardenerCluster, Runtime } from '../api/infrastructuremanager/index.js'
 import { Kyma, Manifest, ModuleConfig, ModuleReleaseMeta, ModuleTemplate, Namespaces, SyncResource, Watcher } from '../api/operator/index.js';
 import { renderCrds } from '../api/render.js';
 import type { Client } from '../runtime/client/index.js';
-import type { KubeObject } from '../runtime/types.js';
+import type { KubeObject } from '../kube/object.js';
 import { flagString, type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
 import { clientFromKubeconfigFlag } from './run.js';

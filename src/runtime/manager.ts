@@ -19,7 +19,7 @@ import { startOperationsServer, type Check, type OperationsServer } from './heal
 import { Informer, type BackoffOptions } from './cache/informer.js';
 import { createLogger, type Logger } from './log.js';
 import { Registry } from './metrics.js';
-import type { KindRef, KubeObject } from './types.js';
+import type { KindRef, KubeObject } from '../kube/object.js';
 import { pause, untilAborted } from '../util/sleep.js';
 
 /** Answers whether this replica may reconcile `req` of `controller` now (leader election, sharding). */

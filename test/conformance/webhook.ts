@@ -3,7 +3,7 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isPlainObject } from '../../src/apiserver/types.js';
+import { isPlainObject } from '../../src/kube/json.js';
 import { createSelfSigned } from '../../src/apiserver/pki.js';
 import { parseBody } from './http.js';
 import type { JsonObject, JsonValue, RecordedReview } from './types.js';

@@ -9,7 +9,7 @@ import { msUntilRotation, rotationAfterMs, rotationPolicy, setupGardenerClusterC
 import { clientFromKubeconfig, isUnauthorized } from '../../src/runtime/client/index.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import { newManager } from '../../src/runtime/manager.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { type Landscape, startLandscape, testShoot, waitFor } from '../support/landscape.js';
 import { sleep } from '../../src/util/sleep.js';
 

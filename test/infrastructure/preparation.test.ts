@@ -18,7 +18,7 @@ import {
   PROVISIONING_INFO_CONFIGMAP,
 } from '../../src/infrastructure/preparation/index.js';
 import { clientFromKubeconfig, type HttpClient, isNotFound } from '../../src/runtime/client/index.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { waitFor } from '../support/wait.js';
 
 function testRuntime(name: string, administrators: string[], oidc?: { issuerURL: string; clientID: string }[]): RuntimeObject {

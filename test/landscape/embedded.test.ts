@@ -13,7 +13,7 @@ import { shootClusterName } from '../../src/landscape/index.js';
 import { freePort } from '../../src/landscape/registry.js';
 import { clientFromKubeconfig, isNotFound } from '../../src/runtime/client/index.js';
 import { silentLogger } from '../../src/runtime/log.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { fastTiming, testRuntime } from '../infrastructure/runtime-harness.js';
 import { waitFor } from '../support/wait.js';
 

@@ -7,7 +7,7 @@ import { ArtifactError } from '../../src/lifecycle/artifacts/types.js';
 import { startLifecycleManager, type LifecycleManagerHandle, type LifecycleManagerOptions } from '../../src/lifecycle/index.js';
 import { clientFromKubeconfig, isNotFound, type HttpClient } from '../../src/runtime/client/index.js';
 import { silentLogger } from '../../src/runtime/log.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { startWithKinds, type AnyKind, type ApiTestEnv } from '../support/api.js';
 import { createTestRuntime, type TestRuntime } from '../support/skr.js';
 import { waitFor } from '../support/wait.js';

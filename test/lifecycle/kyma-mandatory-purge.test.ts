@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Kyma, Labels, LabelValues, ModuleReleaseMeta, ModuleTemplate, Namespaces } from '../../src/api/operator/index.js';
 import { isNotFound } from '../../src/runtime/client/index.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { NS, startKymaEnv, waitFor, type KymaEnv } from './kyma-env.js';
 import { sleep } from '../../src/util/sleep.js';
 

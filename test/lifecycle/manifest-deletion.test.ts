@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Manifest, States } from '../../src/api/operator/index.js';
 import type { HttpClient } from '../../src/runtime/client/index.js';
-import type { KindRef } from '../../src/runtime/types.js';
+import type { KindRef } from '../../src/kube/object.js';
 import { CLUSTER_SAMPLE, CONFIGMAP, CRD, DEFAULT_CR, DEPLOYMENT, type Env, exists, markDeploymentReady, MODULE_NS, NS, SAMPLE, sampleModule, startEnv, waitFor } from './manifest-env.js';
 import { sleep } from '../../src/util/sleep.js';
 

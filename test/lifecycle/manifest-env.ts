@@ -11,7 +11,7 @@ import type { Client } from '../../src/runtime/client/interface.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import { Manager } from '../../src/runtime/manager.js';
 import { RemoteClusterCache } from '../../src/runtime/remote/cache.js';
-import type { KindRef, KubeObject } from '../../src/runtime/types.js';
+import type { KindRef, KubeObject } from '../../src/kube/object.js';
 import { type AnyKind, startWithKinds } from '../support/api.js';
 import { createTestRuntime } from '../support/skr.js';
 import { waitFor } from '../support/wait.js';

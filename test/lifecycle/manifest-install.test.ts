@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { States } from '../../src/api/operator/index.js';
 import { KubeletSimulator } from '../../src/landscape/kubelet.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { CONFIGMAP, CRD, DEFAULT_CR, DEPLOYMENT, type Env, exists, markDeploymentReady, MODULE_NS, SAMPLE, SERVICE, sampleModule, startEnv, waitFor } from './manifest-env.js';
 import { sleep } from '../../src/util/sleep.js';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Manifest, States } from '../../src/api/operator/index.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { CONFIGMAP, DEFAULT_CR, DEPLOYMENT, type Env, exists, markDeploymentReady, MODULE_NS, NS, SERVICE, sampleModule, startEnv, waitFor } from './manifest-env.js';
 import { sleep } from '../../src/util/sleep.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import { ApiError, createClient, type HttpClient, isUnreachable, isNoKindMatch, loadKubeconfig, RestMapper, TokenBucket } from '../../src/runtime/client/index.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { sleep } from '../../src/util/sleep.js';
 
 const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };

@@ -20,7 +20,8 @@ import {
   staticToken,
   typed,
 } from '../../src/runtime/client/index.js';
-import type { KubeObject, WatchEvent } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import type { WatchEvent } from '../../src/runtime/client/interface.js';
 import { sleep } from '../../src/util/sleep.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };

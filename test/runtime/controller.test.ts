@@ -10,7 +10,8 @@ import { KeyChannel, type ReconcileResult, type Request } from '../../src/runtim
 import { silentLogger } from '../../src/runtime/log.js';
 import { Manager, newControllerManagedBy } from '../../src/runtime/manager.js';
 import { and, annotationsChanged, generationChanged, labelsChanged, not, or } from '../../src/runtime/predicates.js';
-import { keyOf, type KubeObject } from '../../src/runtime/types.js';
+import { namespacedName } from '../../src/kube/keys.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { ExponentialBackoffLimiter } from '../../src/runtime/workqueue.js';
 import { sleep } from '../../src/util/sleep.js';
 import { waitFor } from '../support/wait.js';
@@ -85,7 +86,7 @@ describe('controller', () => {
       .watchesChannel(emitter)
       .withOptions({ maxConcurrentReconciles: 2 })
       .complete(async (req: Request) => {
-        rec.seen.push(keyOf(req));
+        rec.seen.push(namespacedName(req));
       });
     const parent = await client.create(obj(CONFIGMAP, 'parent', { data: { a: '1' } }));
     await start();
@@ -164,7 +165,7 @@ describe('controller', () => {
       .named('gated')
       .for(CONFIGMAP)
       .complete(async (req) => {
-        rec.seen.push(keyOf(req));
+        rec.seen.push(namespacedName(req));
       });
     await client.create(obj(CONFIGMAP, 'always'));
     await client.create(obj(CONFIGMAP, 'when-leader'));
@@ -185,7 +186,7 @@ describe('controller', () => {
       .named('gone')
       .for(CONFIGMAP, { namespace: 'default', predicates: [or(generationChanged, not(labelsChanged))] })
       .complete(async (req) => {
-        rec.seen.push(keyOf(req));
+        rec.seen.push(namespacedName(req));
       });
     for (let i = 0; i < 10; i++) await client.create(obj(CONFIGMAP, `cm-${i}`));
     await start();

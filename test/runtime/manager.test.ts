@@ -7,7 +7,7 @@ import { type RunningApiServer, startApiServer } from '../../src/apiserver/serve
 import { clientFromKubeconfig } from '../../src/runtime/client/index.js';
 import { createLogger, silentLogger } from '../../src/runtime/log.js';
 import { Manager, newControllerManagedBy } from '../../src/runtime/manager.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { waitFor } from '../support/wait.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };

@@ -1,7 +1,7 @@
 // Checks the API server cannot make: labels (CEL sees only metadata.name and generateName), names
 // derived from spec fields, and rules across objects' fields. Controllers run these before acting
 // on an object and report the problems in its status instead of acting.
-import type { ObjectMeta } from '../crd.js';
+import type { ObjectMeta } from '../../kube/object.js';
 import { Labels, NONE_CHANNEL, RAW_MANIFEST_RESOURCE } from './constants.js';
 import { MODULE_VERSION_PATTERN, SEMVER_PATTERN } from './common.js';
 import type { KymaObject } from './kyma.js';

@@ -6,7 +6,7 @@ import {
   LabelKymaManagedBy,
   ManagedByInfrastructureManager,
 } from '../../api/infrastructuremanager/index.js';
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import { AnnotationKubeconfigExpiration } from './rotation.js';
 
 export const SECRET_KIND = { apiVersion: 'v1', kind: 'Secret' } as const;

@@ -30,7 +30,7 @@ import { type Controller, type KeySource, newControllerManagedBy } from '../../r
 import type { Logger } from '../../runtime/log.js';
 import type { Manager } from '../../runtime/manager.js';
 import { annotationsChanged, generationChanged, labelsChanged, or, type Predicate } from '../../runtime/predicates.js';
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import type { CatalogView } from '../catalog/resolve.js';
 import { catalogSyncEnabled, desiredCatalog, syncCatalog } from '../catalog/sync.js';
 import type { LifecycleMetrics } from '../metrics.js';

@@ -2,7 +2,7 @@
 // by phase (CRDs first and established before anything that may use them).
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { Client } from '../../runtime/client/interface.js';
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import { CRD_KIND } from './constants.js';
 import { applyPhases, type ResourceRef, refKey, refOf } from './inventory.js';
 import { pause } from '../../util/sleep.js';

@@ -5,10 +5,11 @@
 // store is emitted as add/update/delete (unchanged objects emit nothing). Errors back off
 // exponentially (capped, with jitter) and the informer retries until its signal aborts.
 import { Store, type StoreOptions } from './store.js';
-import type { Client } from '../client/interface.js';
+import type { Client, WatchEvent } from '../client/interface.js';
 import { ApiError, errorFromResponse, isGone, type StatusBody } from '../client/errors.js';
 import { silentLogger, type Logger } from '../log.js';
-import { keyOf, type KindRef, type KubeObject, type WatchEvent } from '../types.js';
+import { namespacedName } from '../../kube/keys.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
 import { pause } from '../../util/sleep.js';
 
 export interface InformerHandlers<T extends KubeObject = KubeObject> {
@@ -187,7 +188,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   private replace(items: T[]): void {
     const seen = new Set<string>();
     for (const item of items) {
-      const key = keyOf(item);
+      const key = namespacedName(item);
       seen.add(key);
       const existing = this.store.get(key);
       if (existing && existing.metadata.resourceVersion === item.metadata.resourceVersion) continue;
@@ -255,7 +256,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         this.apply(ev.object);
         break;
       case 'DELETED': {
-        const old = this.store.remove(keyOf(ev.object));
+        const old = this.store.remove(namespacedName(ev.object));
         if (old) this.emitDelete(this.store.transformed(ev.object));
         break;
       }

@@ -3,74 +3,11 @@
 // every write. Objects are shared, not copied: callers must treat what they read as read-only.
 // To keep memory per object low, the store drops `metadata.managedFields` by default (as
 // controller-runtime's default transform does).
-import { keyOf, type KubeObject } from '../types.js';
+import { parseLabelSelector, matchesLabels } from '../../kube/labels.js';
+import { namespacedName } from '../../kube/keys.js';
+import type { KubeObject } from '../../kube/object.js';
 
 export type IndexFn<T extends KubeObject = KubeObject> = (obj: T) => string[];
-
-/** One requirement of a label selector (`a=b`, `a!=b`, `a in (b,c)`, `a notin (b)`, `a`, `!a`). */
-export interface LabelRequirement {
-  key: string;
-  op: 'in' | 'notin' | 'exists' | '!exists';
-  values: string[];
-}
-
-/** Parses a Kubernetes label selector string; throws on syntax errors. */
-export function parseLabelSelector(selector: string | undefined): LabelRequirement[] {
-  const out: LabelRequirement[] = [];
-  if (!selector || !selector.trim()) return out;
-  // Split on commas outside parentheses.
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < selector.length; i++) {
-    const c = selector[i];
-    if (c === '(') depth++;
-    else if (c === ')') depth--;
-    else if (c === ',' && depth === 0) {
-      parts.push(selector.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(selector.slice(start));
-  for (const raw of parts) {
-    const p = raw.trim();
-    if (!p) throw new Error(`invalid label selector ${JSON.stringify(selector)}`);
-    let m: RegExpMatchArray | null;
-    if ((m = p.match(/^([^\s!=(),]+)\s+(in|notin)\s*\(([^)]*)\)$/))) {
-      out.push({ key: m[1], op: m[2] as 'in' | 'notin', values: m[3].split(',').map((v) => v.trim()) });
-    } else if ((m = p.match(/^([^\s!=(),]+)\s*(==|=|!=)\s*([^\s!=(),]*)$/))) {
-      out.push({ key: m[1], op: m[2] === '!=' ? 'notin' : 'in', values: [m[3]] });
-    } else if ((m = p.match(/^!\s*([^\s!=(),]+)$/))) {
-      out.push({ key: m[1], op: '!exists', values: [] });
-    } else if ((m = p.match(/^([^\s!=(),]+)$/))) {
-      out.push({ key: m[1], op: 'exists', values: [] });
-    } else {
-      throw new Error(`invalid label selector ${JSON.stringify(selector)}`);
-    }
-  }
-  return out;
-}
-
-export function matchesLabels(reqs: readonly LabelRequirement[], labels: Record<string, string> | undefined): boolean {
-  for (const r of reqs) {
-    const v = labels?.[r.key];
-    switch (r.op) {
-      case 'in':
-        if (v === undefined || !r.values.includes(v)) return false;
-        break;
-      case 'notin':
-        if (v !== undefined && r.values.includes(v)) return false;
-        break;
-      case 'exists':
-        if (v === undefined) return false;
-        break;
-      case '!exists':
-        if (v !== undefined) return false;
-        break;
-    }
-  }
-  return true;
-}
 
 export interface StoreListOptions {
   namespace?: string;
@@ -131,7 +68,7 @@ export class Store<T extends KubeObject = KubeObject> {
 
   /** Objects in a namespace and/or matching a label selector, served from the indexes where possible. */
   list(opts: StoreListOptions = {}): T[] {
-    const reqs = parseLabelSelector(opts.labelSelector);
+    const reqs = parseLabelSelector(opts.labelSelector ?? '');
     let candidates: Iterable<string> | undefined;
     let smallest = Infinity;
     if (opts.namespace !== undefined) {
@@ -141,8 +78,9 @@ export class Store<T extends KubeObject = KubeObject> {
       smallest = keys.size;
     }
     for (const r of reqs) {
-      if (r.op !== 'in' || r.values.length !== 1) continue;
-      const keys = this.indexes.get(LABEL_INDEX)?.get(`${r.key}=${r.values[0]}`);
+      const value = r.op === 'eq' ? r.value : r.op === 'in' && r.values.length === 1 ? r.values[0] : undefined;
+      if (value === undefined) continue;
+      const keys = this.indexes.get(LABEL_INDEX)?.get(`${r.key}=${value}`);
       if (!keys) return [];
       if (keys.size < smallest) {
         candidates = keys;
@@ -200,7 +138,7 @@ export class Store<T extends KubeObject = KubeObject> {
   /** Stores an object; returns the previous version (undefined for a new key) and the stored one. */
   upsert(obj: T): { old: T | undefined; stored: T } {
     const stored = this.transform(obj);
-    const key = keyOf(stored);
+    const key = namespacedName(stored);
     const old = this.objects.get(key);
     if (old) this.unindex(key, old);
     this.objects.set(key, stored);

@@ -8,7 +8,7 @@
 // clock (renewTime) is never compared with ours, so clock skew between replicas does not matter.
 import type { Client } from '../client/interface.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
-import type { KindRef, KubeObject } from '../types.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
 import { type Clock, systemClock } from '../timers.js';
 
 export const LEASE_KIND: KindRef = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' };

@@ -23,7 +23,7 @@ import { type Logger, silentLogger } from '../log.js';
 import { type ClientLease, RemoteClusterClient } from './client.js';
 import { DEFAULT_KUBECONFIG_KEY, type KubeconfigRef, kubeconfigFingerprint, kubeconfigOf, readKubeconfig, refString, SECRET_KIND, type Secret } from './secret.js';
 import { type SocketCounts, type SocketOwner, SocketJanitor, sumCounts } from './sockets.js';
-import type { ObjectKey } from '../types.js';
+import type { ObjectKey } from '../../kube/keys.js';
 
 export { isCredentialError, RemoteClusterClient } from './client.js';
 export { KubeconfigSecretError, kubeconfigFingerprint, type KubeconfigRef } from './secret.js';

@@ -2,10 +2,11 @@
 // current client for that cluster, so a rotation is picked up without the caller noticing. A call
 // that fails with 401, 403 or a TLS error evicts that client, rebuilds it from the Secret and is
 // tried once more (the credentials may have been rotated before the cache saw the change).
-import type { ApplyOptions, Client, DeleteOptions, ListOptions, ListResult, PatchType, WatchOptions, WriteOptions } from '../client/interface.js';
+import type { ApplyOptions, Client, DeleteOptions, ListOptions, ListResult, PatchType, ResourceInfo, WatchEvent, WatchOptions, WriteOptions } from '../client/interface.js';
 import { isForbidden, isUnauthorized } from '../client/errors.js';
 import { isTlsError } from '../client/transport.js';
-import type { KindRef, KubeObject, ObjectKey, ResourceInfo, WatchEvent } from '../types.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
+import type { ObjectKey } from '../../kube/keys.js';
 
 /** 401, 403, or a TLS failure (untrusted or rotated server certificate, rejected client certificate). */
 export function isCredentialError(e: unknown): boolean {

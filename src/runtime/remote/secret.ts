@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '../client/interface.js';
 import { isNotFound } from '../client/errors.js';
-import type { KindRef, KubeObject, ObjectKey } from '../types.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
+import type { ObjectKey } from '../../kube/keys.js';
 
 export const SECRET_KIND: KindRef = { apiVersion: 'v1', kind: 'Secret' };
 

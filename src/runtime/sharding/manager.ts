@@ -4,7 +4,7 @@
 import { untilAborted } from '../../util/sleep.js';
 import type { GatedHost, Runnable } from '../manager.js';
 import { ShardManager, type ShardingOptions } from './shards.js';
-import { keyOf } from '../types.js';
+import { namespacedName } from '../../kube/keys.js';
 
 /** A runnable that takes part in sharding until the manager's signal aborts, then releases its shards. */
 export function shardingRunnable(shards: ShardManager, name = 'sharding'): Runnable {
@@ -24,7 +24,7 @@ export function useSharding(manager: GatedHost, opts: ShardingOptions): ShardMan
   shards.onChange(({ gained }) => {
     if (gained.length > 0) manager.requeueAll();
   });
-  manager.setGate((_controller, _kind, req) => shards.owns(keyOf(req)));
+  manager.setGate((_controller, _kind, req) => shards.owns(namespacedName(req)));
   manager.add(shardingRunnable(shards));
   return shards;
 }

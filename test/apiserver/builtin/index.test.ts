@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { invalid } from '../../../src/apiserver/errors.js';
-import type { KubeObject } from '../../../src/apiserver/types.js';
+import type { ObjectWithMeta } from '../../../src/kube/object.js';
 import { applyBuiltinDefaults, dropEmptyFields, eventFromCore, eventToCore, prepareForCreate, prepareForUpdate, validateBuiltin, validateName } from '../../../src/apiserver/builtin/index.js';
 
 interface Step {
@@ -18,14 +18,14 @@ function golden(name: string): Map<string, Step> {
   return new Map(g.steps.map((s) => [s.id, s]));
 }
 
-function body(step: Step | undefined): KubeObject {
-  return JSON.parse(JSON.stringify(step?.request?.body)) as KubeObject;
+function body(step: Step | undefined): ObjectWithMeta {
+  return JSON.parse(JSON.stringify(step?.request?.body)) as ObjectWithMeta;
 }
 
 const ctx = { allocateClusterIP: () => '10.96.0.10' };
 
 /** What the core does around our hooks on create. */
-function create(group: string, kind: string, obj: KubeObject, ns?: string): KubeObject {
+function create(group: string, kind: string, obj: ObjectWithMeta, ns?: string): ObjectWithMeta {
   if (ns) obj.metadata.namespace = ns;
   obj.metadata.uid = '0b5c7d9e-1111-4222-8333-444455556666';
   prepareForCreate(group, kind, obj, ctx);
@@ -34,7 +34,7 @@ function create(group: string, kind: string, obj: KubeObject, ns?: string): Kube
   return obj;
 }
 
-function message(group: string, kind: string, obj: KubeObject, old?: KubeObject): string {
+function message(group: string, kind: string, obj: ObjectWithMeta, old?: ObjectWithMeta): string {
   const errs = validateBuiltin(group, kind, obj, old);
   return invalid(kind, group, obj.metadata.name ?? '', errs).message;
 }
@@ -61,7 +61,7 @@ test('Deployment validation: selector must match template labels, replicas >= 0,
     message('apps', 'Deployment', obj),
     'Deployment.apps "d" is invalid: [spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: map[string]string{"app":"y"}: `selector` does not match template `labels`, spec.template.spec.containers[0].image: Required value]',
   );
-  const changed = JSON.parse(JSON.stringify(obj)) as KubeObject;
+  const changed = JSON.parse(JSON.stringify(obj)) as ObjectWithMeta;
   (changed.spec as { replicas: number }).replicas = 1;
   (changed.spec as { selector: unknown }).selector = { matchLabels: { app: 'y' } };
   const errs = validateBuiltin('apps', 'Deployment', changed, obj);
@@ -78,28 +78,28 @@ test('image pull policy: Always for latest or untagged images', () => {
 test('Secret: stringData folds into data, type defaults to Opaque (core-secret-stringdata)', () => {
   const steps = golden('core-secret-stringdata');
   const obj = create('', 'Secret', body(steps.get('create')), 'kc-test');
-  const expected = steps.get('create')?.response?.body as KubeObject;
+  const expected = steps.get('create')?.response?.body as ObjectWithMeta;
   assert.deepEqual(obj.data, expected.data);
   assert.equal(obj.type, 'Opaque');
   assert.equal(obj.stringData, undefined);
 
-  const patched = JSON.parse(JSON.stringify(obj)) as KubeObject;
+  const patched = JSON.parse(JSON.stringify(obj)) as ObjectWithMeta;
   patched.stringData = { extra: 'x' };
   prepareForUpdate('', 'Secret', patched, obj);
-  assert.deepEqual(patched.data, (steps.get('mergeStringData')?.response?.body as KubeObject).data);
+  assert.deepEqual(patched.data, (steps.get('mergeStringData')?.response?.body as ObjectWithMeta).data);
 });
 
 test('Secret: type is immutable and kubernetes.io/tls needs its keys (core-secret-stringdata)', () => {
   const steps = golden('core-secret-stringdata');
   const old = create('', 'Secret', body(steps.get('create')), 'kc-test');
-  const next = { ...JSON.parse(JSON.stringify(old)), type: 'kubernetes.io/tls' } as KubeObject;
+  const next = { ...JSON.parse(JSON.stringify(old)), type: 'kubernetes.io/tls' } as ObjectWithMeta;
   const expected = steps.get('immutableType')?.response?.body as { message: string };
   assert.equal(message('', 'Secret', next, old), expected.message);
 });
 
 test('immutable ConfigMap keeps its data', () => {
-  const old: KubeObject = { metadata: { name: 'c', namespace: 'ns', uid: 'u' }, data: { a: '1' }, immutable: true };
-  const next: KubeObject = { metadata: { name: 'c', namespace: 'ns', uid: 'u' }, data: { a: '2' }, immutable: true };
+  const old: ObjectWithMeta = { metadata: { name: 'c', namespace: 'ns', uid: 'u' }, data: { a: '1' }, immutable: true };
+  const next: ObjectWithMeta = { metadata: { name: 'c', namespace: 'ns', uid: 'u' }, data: { a: '2' }, immutable: true };
   assert.equal(message('', 'ConfigMap', next, old), 'ConfigMap "c" is invalid: data: Forbidden: field is immutable when `immutable` is set');
 });
 
@@ -112,7 +112,7 @@ test('ClusterRoleBinding roleRef must be a ClusterRole (cluster-scoped-rbac)', (
 
   const good = create('rbac.authorization.k8s.io', 'ClusterRoleBinding', body(steps.get('create')));
   assert.deepEqual(validateBuiltin('rbac.authorization.k8s.io', 'ClusterRoleBinding', good), []);
-  const changed = JSON.parse(JSON.stringify(good)) as KubeObject;
+  const changed = JSON.parse(JSON.stringify(good)) as ObjectWithMeta;
   changed.roleRef = { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' };
   assert.equal(validateBuiltin('rbac.authorization.k8s.io', 'ClusterRoleBinding', changed, good).at(-1)?.message, 'Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", Name:"view"}: cannot change roleRef');
 });
@@ -125,14 +125,14 @@ test('RBAC names are path segments', () => {
 test('events.k8s.io Event: stored form, core view and the odd type message (events)', () => {
   const steps = golden('events');
   const obj = create('events.k8s.io', 'Event', body(steps.get('newEvent')), 'kc-test');
-  const stored = steps.get('newEvent')?.response?.body as KubeObject;
+  const stored = steps.get('newEvent')?.response?.body as ObjectWithMeta;
   const { metadata: _m, kind: _k, apiVersion: _a, ...expectedRest } = stored;
   // The server stores the core form and answers with its events.k8s.io view.
   const { metadata: _m2, kind: _k2, apiVersion: _a2, ...actualRest } = eventFromCore(eventToCore(obj));
   assert.deepEqual(actualRest, expectedRest);
   assert.deepEqual(validateBuiltin('events.k8s.io', 'Event', obj), []);
 
-  const asCore = steps.get('asCore')?.response?.body as KubeObject;
+  const asCore = steps.get('asCore')?.response?.body as ObjectWithMeta;
   const { metadata: _m3, ...coreExpected } = asCore;
   const { metadata: _m4, ...coreActual } = eventToCore(obj);
   assert.deepEqual(coreActual, coreExpected);
@@ -146,7 +146,7 @@ test('events.k8s.io Event: stored form, core view and the odd type message (even
 test('Lease: create and takeover validate (leases)', () => {
   const steps = golden('leases');
   const obj = create('coordination.k8s.io', 'Lease', body(steps.get('create')), 'kc-test');
-  assert.deepEqual(obj.spec, (steps.get('create')?.response?.body as KubeObject).spec);
+  assert.deepEqual(obj.spec, (steps.get('create')?.response?.body as ObjectWithMeta).spec);
   assert.deepEqual(validateBuiltin('coordination.k8s.io', 'Lease', obj), []);
   const next = body(steps.get('takeover'));
   next.metadata = { ...obj.metadata };
@@ -158,11 +158,11 @@ test('Lease: create and takeover validate (leases)', () => {
 test('Namespace: finalizer, phase and name label on create; kept on update (namespace-lifecycle)', () => {
   const steps = golden('namespace-lifecycle');
   const obj = create('', 'Namespace', body(steps.get('create')));
-  const expected = steps.get('create')?.response?.body as KubeObject;
+  const expected = steps.get('create')?.response?.body as ObjectWithMeta;
   assert.deepEqual(obj.spec, expected.spec);
   assert.deepEqual(obj.status, expected.status);
   assert.deepEqual(obj.metadata.labels, expected.metadata.labels);
-  const next: KubeObject = { metadata: { name: obj.metadata.name, labels: { 'kubernetes.io/metadata.name': 'other', a: 'b' } }, spec: { finalizers: [] }, status: { phase: 'Terminating' } };
+  const next: ObjectWithMeta = { metadata: { name: obj.metadata.name, labels: { 'kubernetes.io/metadata.name': 'other', a: 'b' } }, spec: { finalizers: [] }, status: { phase: 'Terminating' } };
   prepareForUpdate('', 'Namespace', next, obj);
   assert.deepEqual(next.spec, { finalizers: ['kubernetes'] });
   assert.deepEqual(next.status, { phase: 'Active' });
@@ -223,7 +223,7 @@ test('Service: defaults, cluster IP allocation, kept on update, immutable', () =
     ipFamilyPolicy: 'SingleStack',
   });
   assert.deepEqual(obj.status, { loadBalancer: {} });
-  const next: KubeObject = { metadata: { ...obj.metadata }, spec: { selector: { app: 'b' }, ports: [{ port: 80 }] } };
+  const next: ObjectWithMeta = { metadata: { ...obj.metadata }, spec: { selector: { app: 'b' }, ports: [{ port: 80 }] } };
   prepareForUpdate('', 'Service', next, obj);
   applyBuiltinDefaults('', 'Service', next);
   assert.equal((next.spec as { clusterIP: string }).clusterIP, '10.96.0.10');
@@ -234,7 +234,7 @@ test('Service: defaults, cluster IP allocation, kept on update, immutable', () =
 });
 
 test('labels and annotations syntax', () => {
-  const obj: KubeObject = { metadata: { name: 'c', namespace: 'ns', labels: { 'a/b/c': 'x', ok: 'bad value' } } };
+  const obj: ObjectWithMeta = { metadata: { name: 'c', namespace: 'ns', labels: { 'a/b/c': 'x', ok: 'bad value' } } };
   const fields = validateBuiltin('', 'ConfigMap', obj).map((e) => e.field);
   assert.deepEqual(fields, ['metadata.labels', 'metadata.labels']);
 });
@@ -249,7 +249,7 @@ test('Job: selector generated from the uid, restartPolicy must not be Always', (
 });
 
 test('dropEmptyFields drops empty maps that omitempty would', () => {
-  const obj: KubeObject = { metadata: { name: 'c', labels: {}, annotations: {} }, data: {} };
+  const obj: ObjectWithMeta = { metadata: { name: 'c', labels: {}, annotations: {} }, data: {} };
   dropEmptyFields('', 'ConfigMap', obj);
   assert.deepEqual(obj, { metadata: { name: 'c' } });
 });

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import type { KubeObject } from '../../../src/apiserver/types.js';
+import type { ObjectWithMeta } from '../../../src/kube/object.js';
 import { acceptedStatus, defaultCrd, storageVersion, terminatingCondition, validateCrd } from '../../../src/apiserver/crd/definition.js';
 
 const fixtures = new URL('../../../../test/fixtures/kube-conformance/', import.meta.url);
-type Step = { id?: string; body?: KubeObject; response?: { status: number; body: unknown } };
+type Step = { id?: string; body?: ObjectWithMeta; response?: { status: number; body: unknown } };
 const load = (dir: string, name: string): { steps: Step[] } => JSON.parse(readFileSync(new URL(`${dir}/${name}.json`, fixtures), 'utf8'));
 const normalizeTimes = (v: unknown): unknown => JSON.parse(JSON.stringify(v).replace(/"lastTransitionTime":"[^"]*"/g, '"lastTransitionTime":"<time>"'));
 
-const widgets = load('scenarios', 'crd-register-and-discover').steps[0].body as KubeObject;
+const widgets = load('scenarios', 'crd-register-and-discover').steps[0].body as ObjectWithMeta;
 
 test('golden crd-register-and-discover: conditions of an accepted CRD', () => {
   const expected = load('golden', 'crd-register-and-discover').steps.find((s) => s.id === 'crdGet')?.response?.body;
@@ -24,7 +24,7 @@ test('golden crd-apply-and-cleanup: defaults and the Terminating condition', () 
   const scenario = load('scenarios', 'crd-apply-and-cleanup');
   const golden = load('golden', 'crd-apply-and-cleanup');
   const withNs = (v: unknown): unknown => JSON.parse(JSON.stringify(v).replaceAll('{{ns}}', 'kc-test'));
-  const crd = withNs(scenario.steps[0].body) as KubeObject;
+  const crd = withNs(scenario.steps[0].body) as ObjectWithMeta;
   defaultCrd(crd);
   assert.deepEqual(crd.spec, withNs(golden.steps.find((s) => s.id === 'apply')?.response?.body));
   const name = crd.metadata.name ?? '';
@@ -38,7 +38,7 @@ test('acceptedStatus keeps transition times and reports name conflicts', () => {
   const first = acceptedStatus(structuredClone(widgets), 't1');
   const again = acceptedStatus({ ...structuredClone(widgets), status: first }, 't2');
   assert.deepEqual(again.conditions, first.conditions);
-  const rival: KubeObject = structuredClone(widgets);
+  const rival: ObjectWithMeta = structuredClone(widgets);
   rival.metadata.name = 'gadgets.conf.example.com';
   (rival.spec as { names: Record<string, unknown> }).names = { plural: 'gadgets', kind: 'Widget', listKind: 'GadgetList', singular: 'gadget' };
   const conflicted = acceptedStatus(rival, 't3', [{ ...widgets, status: first }]);

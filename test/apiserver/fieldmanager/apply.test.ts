@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { StatusError } from '../../../src/apiserver/errors.js';
-import type { JsonObject, KubeObject, ManagedFieldsEntry } from '../../../src/apiserver/types.js';
+import type { JsonObject } from '../../../src/kube/json.js';
+import type { ObjectWithMeta, ManagedFieldsEntry } from '../../../src/kube/object.js';
 import type { ApplyParams } from '../../../src/apiserver/fieldmanager/managed.js';
 import { applyPatch, recordUpdate } from '../../../src/apiserver/fieldmanager/managed.js';
 import { builtinSchema, schemaFromOpenAPI } from '../../../src/apiserver/fieldmanager/schema.js';
@@ -9,7 +10,7 @@ import { builtinSchema, schemaFromOpenAPI } from '../../../src/apiserver/fieldma
 const time = '2026-11-22T10:00:00Z';
 const cmSchema = builtinSchema('', 'ConfigMap');
 
-function apply(live: KubeObject | undefined, applied: KubeObject, manager: string, extra: Partial<ApplyParams> = {}): KubeObject {
+function apply(live: ObjectWithMeta | undefined, applied: ObjectWithMeta, manager: string, extra: Partial<ApplyParams> = {}): ObjectWithMeta {
   return applyPatch({
     live,
     applied,
@@ -23,7 +24,7 @@ function apply(live: KubeObject | undefined, applied: KubeObject, manager: strin
   });
 }
 
-function cm(data: JsonObject, labels?: Record<string, string>): KubeObject {
+function cm(data: JsonObject, labels?: Record<string, string>): ObjectWithMeta {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', ...(labels ? { labels } : {}) }, data };
 }
 
@@ -74,11 +75,11 @@ test('an applier owning nothing any more loses its entry; the fields it alone ow
 
 const deploymentSchema = builtinSchema('apps', 'Deployment');
 
-function deployment(containers: JsonObject[], extraSpec: JsonObject = {}): KubeObject {
+function deployment(containers: JsonObject[], extraSpec: JsonObject = {}): ObjectWithMeta {
   return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { ...extraSpec, template: { spec: { containers } } } };
 }
 
-function containersOf(o: KubeObject): JsonObject[] {
+function containersOf(o: ObjectWithMeta): JsonObject[] {
   return ((o.spec as JsonObject).template as { spec: { containers: JsonObject[] } }).spec.containers;
 }
 
@@ -111,7 +112,7 @@ test('a container released by its applier goes, with the defaults the server add
 });
 
 test('finalizers merge as a set across appliers', () => {
-  const withFinalizers = (f: string[]): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', finalizers: f } });
+  const withFinalizers = (f: string[]): ObjectWithMeta => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', finalizers: f } });
   const live = apply(undefined, withFinalizers(['x/a']), 'one');
   const out = apply(live, withFinalizers(['x/b']), 'two');
   assert.deepStrictEqual(out.metadata.finalizers, ['x/a', 'x/b']);
@@ -125,7 +126,7 @@ const widgetSchema = schemaFromOpenAPI({
 });
 
 test('status in a configuration for the main resource is ignored when the kind has a status subresource', () => {
-  const widget = (state: string): KubeObject => ({ apiVersion: 'conf.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 }, status: { state } });
+  const widget = (state: string): ObjectWithMeta => ({ apiVersion: 'conf.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 }, status: { state } });
   const out = apply(undefined, widget('Ready'), 'one', { apiVersion: 'conf.example.com/v1', schema: widgetSchema, statusSubresource: true });
   assert.equal(out.status, undefined);
   assert.deepStrictEqual((out.metadata.managedFields as ManagedFieldsEntry[])[0].fieldsV1, { 'f:spec': { 'f:size': {} } });

@@ -1,8 +1,8 @@
 // Replays the corpus scenarios that exercise field management and holds the results to the golden transcripts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { JsonObject, KubeObject } from '../../../src/apiserver/types.js';
-import { isPlainObject } from '../../../src/apiserver/types.js';
+import { type JsonObject, isPlainObject } from '../../../src/kube/json.js';
+import type { ObjectWithMeta } from '../../../src/kube/object.js';
 import { loadScenario } from '../../conformance/corpus.js';
 import { builtinSchema, schemaFromOpenAPI } from '../../../src/apiserver/fieldmanager/schema.js';
 import type { SchemaNode } from '../../../src/apiserver/fieldmanager/schema.js';
@@ -24,7 +24,7 @@ function widgetSchema(scenario: string): SchemaNode {
 }
 
 /** The defaults the real server filled in for the kinds these scenarios write. */
-function applyDefaults(obj: KubeObject): void {
+function applyDefaults(obj: ObjectWithMeta): void {
   const spec = obj.spec;
   if (obj.kind === 'Widget' && isPlainObject(spec)) {
     spec.channel ??= 'regular';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { JsonObject } from '../../../src/apiserver/types.js';
+import type { JsonObject } from '../../../src/kube/json.js';
 import { builtinSchema } from '../../../src/apiserver/fieldmanager/schema.js';
 import { strategicMergePatch } from '../../../src/apiserver/fieldmanager/strategic.js';
 

@@ -1,8 +1,8 @@
 // recordUpdate on single writes of the corpus: the objects the real server stored, and the managedFields it wrote.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { JsonObject, JsonValue, KubeObject, ManagedFieldsEntry } from '../../../src/apiserver/types.js';
-import { isPlainObject } from '../../../src/apiserver/types.js';
+import { type JsonObject, type JsonValue, isPlainObject } from '../../../src/kube/json.js';
+import type { ObjectWithMeta, ManagedFieldsEntry } from '../../../src/kube/object.js';
 import { loadGolden } from '../../conformance/corpus.js';
 import { recordUpdate } from '../../../src/apiserver/fieldmanager/managed.js';
 import { builtinSchema } from '../../../src/apiserver/fieldmanager/schema.js';
@@ -38,17 +38,17 @@ function withoutTimes(entries: ManagedFieldsEntry[]): JsonValue {
   return entries.map((e) => ({ ...e, time: '<time>' })) as unknown as JsonValue;
 }
 
-function create(group: string, kind: string, obj: KubeObject, apiVersion: string, manager = 'unknown'): ManagedFieldsEntry[] {
+function create(group: string, kind: string, obj: ObjectWithMeta, apiVersion: string, manager = 'unknown'): ManagedFieldsEntry[] {
   return recordUpdate({ oldObject: undefined, newObject: obj, previous: [], manager, apiVersion, time, schema: builtinSchema(group, kind) });
 }
 
 test('Namespace create: the defaulted name label is owned (spec and status are set after the field manager)', () => {
-  const ns: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kc-nslife-{{ns}}', labels: { 'kubernetes.io/metadata.name': 'kc-nslife-{{ns}}' } }, spec: {}, status: {} };
+  const ns: ObjectWithMeta = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kc-nslife-{{ns}}', labels: { 'kubernetes.io/metadata.name': 'kc-nslife-{{ns}}' } }, spec: {}, status: {} };
   assert.deepStrictEqual(withoutTimes(create('', 'Namespace', ns, 'v1')), withoutTimes(goldenManaged('namespace-lifecycle', 'create')));
 });
 
 test('ClusterRoleBinding create: generateName is tracked, roleRef and subjects are atomic', () => {
-  const crb: KubeObject = {
+  const crb: ObjectWithMeta = {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
     metadata: { generateName: 'admin-', name: 'admin-x1', labels: { 'reconciler.kyma-project.io/managed-by': 'kc-{{ns}}' } },
@@ -61,7 +61,7 @@ test('ClusterRoleBinding create: generateName is tracked, roleRef and subjects a
 });
 
 test('events.k8s.io Event create: regarding is one atomic field, no "." markers at the top', () => {
-  const ev: KubeObject = {
+  const ev: ObjectWithMeta = {
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
     metadata: { name: 'e1' },
@@ -78,7 +78,7 @@ test('events.k8s.io Event create: regarding is one atomic field, no "." markers 
 });
 
 test('Lease create: spec is in the zero object, so it gets no "." marker', () => {
-  const lease: KubeObject = {
+  const lease: ObjectWithMeta = {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: { name: 'leader' },
@@ -88,16 +88,16 @@ test('Lease create: spec is in the zero object, so it gets no "." marker', () =>
 });
 
 test('Secret create and merge of stringData: data keys and the defaulted type are owned', () => {
-  const secret: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's1', labels: { 'operator.kyma-project.io/kyma-name': 'k1' } }, data: { config: 'YXBpVmVyc2lvbjogdjEKa2luZDogQ29uZmlnCg==' }, type: 'Opaque' };
+  const secret: ObjectWithMeta = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's1', labels: { 'operator.kyma-project.io/kyma-name': 'k1' } }, data: { config: 'YXBpVmVyc2lvbjogdjEKa2luZDogQ29uZmlnCg==' }, type: 'Opaque' };
   const created = create('', 'Secret', secret, 'v1');
   assert.deepStrictEqual(withoutTimes(created), withoutTimes(goldenManaged('core-secret-stringdata', 'create')));
-  const merged: KubeObject = { ...secret, data: { ...(secret.data as JsonObject), extra: 'eA==' } };
+  const merged: ObjectWithMeta = { ...secret, data: { ...(secret.data as JsonObject), extra: 'eA==' } };
   const updated = recordUpdate({ oldObject: { ...secret, metadata: { ...secret.metadata, managedFields: created } }, newObject: merged, previous: created, manager: 'unknown', apiVersion: 'v1', time, schema: builtinSchema('', 'Secret') });
   assert.deepStrictEqual(withoutTimes(updated), withoutTimes(goldenManaged('core-secret-stringdata', 'mergeStringData')));
 });
 
 test('an update by another manager takes the changed field; the creator keeps the emptied map node', () => {
-  const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w1', labels: { 'operator.kyma-project.io/watched-by': 'kyma' } }, data: { a: '1' } };
+  const cm: ObjectWithMeta = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w1', labels: { 'operator.kyma-project.io/watched-by': 'kyma' } }, data: { a: '1' } };
   const created = create('', 'ConfigMap', cm, 'v1');
   const updated = recordUpdate({
     oldObject: cm,
@@ -115,14 +115,14 @@ test('an update by another manager takes the changed field; the creator keeps th
 });
 
 test('an update that changes nothing returns the previous entries untouched (times included)', () => {
-  const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } };
+  const cm: ObjectWithMeta = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } };
   const previous = create('', 'ConfigMap', cm, 'v1');
   const again = recordUpdate({ oldObject: cm, newObject: { ...cm, metadata: { ...cm.metadata, resourceVersion: '9' } }, previous, manager: 'other', apiVersion: 'v1', time: '2030-01-01T00:00:00Z', schema: builtinSchema('', 'ConfigMap') });
   assert.equal(again, previous);
 });
 
 test('Deployment create: containers start as null in the zero object, items and added maps get "." markers', () => {
-  const d: KubeObject = {
+  const d: ObjectWithMeta = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'd', labels: { app: 'd' } },

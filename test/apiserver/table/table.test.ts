@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import type { KubeObject } from '../../../src/apiserver/types.js';
+import type { ObjectWithMeta } from '../../../src/kube/object.js';
 import { humanDuration } from '../../../src/apiserver/table/age.js';
 import { evaluateJsonPath } from '../../../src/apiserver/table/jsonpath.js';
 import { builtinColumns, crdColumns, toTable } from '../../../src/apiserver/table/table.js';
@@ -18,8 +18,8 @@ const created = '2024-05-01T12:00:00Z';
 const ageToken = (cells: unknown[]) => cells.map((c) => (typeof c === 'string' && /^(\d+[smhdy])+$/.test(c) ? '<age>' : c));
 
 test('golden table-output: ConfigMap columns and rows', () => {
-  const rowObject = (expected('cmRows') as Array<{ object: { metadata: KubeObject['metadata'] } }>)[0].object;
-  const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...rowObject.metadata, creationTimestamp: created }, data: { a: '1', b: '2' } };
+  const rowObject = (expected('cmRows') as Array<{ object: { metadata: ObjectWithMeta['metadata'] } }>)[0].object;
+  const cm: ObjectWithMeta = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...rowObject.metadata, creationTimestamp: created }, data: { a: '1', b: '2' } };
   const columns = builtinColumns('', 'ConfigMap');
   const table = toTable(columns, [cm], { group: '', kind: 'ConfigMap', listMeta: { resourceVersion: '7' }, now });
   assert.deepEqual(table.columnDefinitions, expected('cmTable'));
@@ -31,8 +31,8 @@ test('golden table-output: ConfigMap columns and rows', () => {
 });
 
 test('golden table-output: custom resource with printer columns', () => {
-  const rowObject = (expected('crRows') as Array<{ object: { metadata: KubeObject['metadata'] } }>)[0].object;
-  const widget: KubeObject = { apiVersion: 'conf.example.com/v1', kind: 'Widget', metadata: { ...rowObject.metadata, creationTimestamp: created }, spec: { size: 1 }, status: { state: 'Ready' } };
+  const rowObject = (expected('crRows') as Array<{ object: { metadata: ObjectWithMeta['metadata'] } }>)[0].object;
+  const widget: ObjectWithMeta = { apiVersion: 'conf.example.com/v1', kind: 'Widget', metadata: { ...rowObject.metadata, creationTimestamp: created }, spec: { size: 1 }, status: { state: 'Ready' } };
   const columns = crdColumns(crdVersion);
   const table = toTable(columns, [widget], { group: 'conf.example.com', kind: 'Widget', listMeta: {}, now });
   assert.deepEqual(table.columnDefinitions, expected('crTable'));
@@ -61,7 +61,7 @@ test('CRD versions without printer columns get Age; date, integer and filtered c
       { name: 'Missing', type: 'string', jsonPath: '.status.nothing' },
     ],
   });
-  const o: KubeObject = { metadata: { name: 'x', creationTimestamp: '2024-05-01T11:54:58Z' }, spec: { replicas: 3 }, status: { conditions: [{ type: 'Synced', status: 'False' }, { type: 'Ready', status: 'True' }] } };
+  const o: ObjectWithMeta = { metadata: { name: 'x', creationTimestamp: '2024-05-01T11:54:58Z' }, spec: { replicas: 3 }, status: { conditions: [{ type: 'Synced', status: 'False' }, { type: 'Ready', status: 'True' }] } };
   const table = toTable(columns, [o], { group: 'g', kind: 'K', includeObject: 'None', now });
   const row = (table.rows as Array<{ cells: unknown[]; object: unknown }>)[0];
   assert.deepEqual(row.cells, ['x', 'True', 3, '5m2s', null]);
@@ -69,7 +69,7 @@ test('CRD versions without printer columns get Age; date, integer and filtered c
 });
 
 test('built-in printers: Deployment cells and Role "Created At"', () => {
-  const deployment: KubeObject = {
+  const deployment: ObjectWithMeta = {
     metadata: { name: 'web', creationTimestamp: '2024-04-28T12:00:00Z' },
     spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { spec: { containers: [{ name: 'c', image: 'nginx:1' }, { name: 's', image: 'envoy' }] } } },
     status: { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 },
@@ -80,7 +80,7 @@ test('built-in printers: Deployment cells and Role "Created At"', () => {
   );
   const t = toTable(builtinColumns('apps', 'Deployment'), [deployment], { group: 'apps', kind: 'Deployment', now });
   assert.deepEqual((t.rows as Array<{ cells: unknown[] }>)[0].cells, ['web', '2/3', 3, 2, '3d', 'c,s', 'nginx:1,envoy', 'app=web']);
-  const role: KubeObject = { metadata: { name: 'r', creationTimestamp: '2024-05-01T10:00:00.123Z' } };
+  const role: ObjectWithMeta = { metadata: { name: 'r', creationTimestamp: '2024-05-01T10:00:00.123Z' } };
   const rt = toTable(builtinColumns('rbac.authorization.k8s.io', 'Role'), [role], { group: 'rbac.authorization.k8s.io', kind: 'Role', now });
   assert.deepEqual((rt.rows as Array<{ cells: unknown[] }>)[0].cells, ['r', '2024-05-01T10:00:00Z']);
 });

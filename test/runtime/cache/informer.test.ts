@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../../src/apiserver/server.js';
-import type { KubeObject as ServerObject } from '../../../src/apiserver/types.js';
+import type { ObjectWithMeta as ServerObject, KubeObject } from '../../../src/kube/object.js';
+import { namespacedName } from '../../../src/kube/keys.js';
 import type { Store } from '../../../src/runtime/cache/store.js';
 import { clientFromKubeconfig, type HttpClient } from '../../../src/runtime/client/index.js';
 import { Informer } from '../../../src/runtime/cache/informer.js';
-import { keyOf, type KubeObject } from '../../../src/runtime/types.js';
 import { sleep } from '../../../src/util/sleep.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -30,7 +30,7 @@ function serverState(server: RunningApiServer, cluster: string, namespace: strin
 }
 
 function cacheState(store: Store): Map<string, string> {
-  return new Map([...store.values()].map((o) => [keyOf(o), o.metadata.resourceVersion ?? '']));
+  return new Map([...store.values()].map((o) => [namespacedName(o), o.metadata.resourceVersion ?? '']));
 }
 
 function sameState(a: Map<string, string>, b: Map<string, string>): boolean {
@@ -46,19 +46,19 @@ function mirror(informer: Informer) {
   let anomalies = 0;
   informer.addHandlers({
     onAdd: (o) => {
-      if (state.has(keyOf(o))) anomalies++;
-      state.set(keyOf(o), o.metadata.resourceVersion ?? '');
-      log.push(`add ${keyOf(o)}`);
+      if (state.has(namespacedName(o))) anomalies++;
+      state.set(namespacedName(o), o.metadata.resourceVersion ?? '');
+      log.push(`add ${namespacedName(o)}`);
     },
     onUpdate: (old, o) => {
-      if (state.get(keyOf(old)) !== old.metadata.resourceVersion) anomalies++;
+      if (state.get(namespacedName(old)) !== old.metadata.resourceVersion) anomalies++;
       if (old.metadata.resourceVersion === o.metadata.resourceVersion) anomalies++;
-      state.set(keyOf(o), o.metadata.resourceVersion ?? '');
-      log.push(`update ${keyOf(o)}`);
+      state.set(namespacedName(o), o.metadata.resourceVersion ?? '');
+      log.push(`update ${namespacedName(o)}`);
     },
     onDelete: (o) => {
-      if (!state.delete(keyOf(o))) anomalies++;
-      log.push(`delete ${keyOf(o)}`);
+      if (!state.delete(namespacedName(o))) anomalies++;
+      log.push(`delete ${namespacedName(o)}`);
     },
   });
   return { state, log, anomalies: () => anomalies };
@@ -96,9 +96,9 @@ describe('informer', () => {
     assert.ok(informer.hasSynced);
     assert.ok(informer.store.get('default/a'));
     assert.equal(informer.store.get('default/a')?.metadata.managedFields, undefined, 'managedFields are not cached');
-    assert.deepEqual(informer.store.list({ namespace: 'other' }).map(keyOf), ['other/c']);
-    assert.deepEqual(informer.store.list({ labelSelector: 'app=x' }).map(keyOf).sort(), ['default/a', 'other/c']);
-    assert.deepEqual(informer.store.list({ namespace: 'default', labelSelector: 'app in (x,y),!tier' }).map(keyOf), ['default/b']);
+    assert.deepEqual(informer.store.list({ namespace: 'other' }).map(namespacedName), ['other/c']);
+    assert.deepEqual(informer.store.list({ labelSelector: 'app=x' }).map(namespacedName).sort(), ['default/a', 'other/c']);
+    assert.deepEqual(informer.store.list({ namespace: 'default', labelSelector: 'app in (x,y),!tier' }).map(namespacedName), ['default/b']);
     assert.equal(informer.store.byIndex('byData', '1').filter((o) => o.metadata.name !== 'kube-root-ca.crt').length, 3);
 
     const events = mirror(informer);

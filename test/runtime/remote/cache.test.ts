@@ -8,7 +8,7 @@ import { createCA } from '../../../src/apiserver/pki.js';
 import { type RunningApiServer, startApiServer } from '../../../src/apiserver/server.js';
 import { clientFromKubeconfig, type HttpClient, isTlsError, isUnauthorized } from '../../../src/runtime/client/index.js';
 import { KubeconfigSecretError, kubeconfigFingerprint, RemoteClusterCache, type RemoteClusterCacheOptions } from '../../../src/runtime/remote/cache.js';
-import type { KubeObject } from '../../../src/runtime/types.js';
+import type { KubeObject } from '../../../src/kube/object.js';
 import { waitFor } from '../../support/wait.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };

@@ -10,7 +10,7 @@ import { silentLogger } from '../../../src/runtime/log.js';
 import { Manager, newControllerManagedBy } from '../../../src/runtime/manager.js';
 import { useSharding } from '../../../src/runtime/sharding/manager.js';
 import type { ShardManager } from '../../../src/runtime/sharding/shards.js';
-import { keyOf } from '../../../src/runtime/types.js';
+import { namespacedName } from '../../../src/kube/keys.js';
 import { waitFor } from '../../support/wait.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
@@ -47,7 +47,7 @@ describe('coordination wired into the manager', () => {
       .named('configmaps')
       .for(CONFIGMAP, { namespace: NS })
       .complete(async (req) => {
-        reconciled.push(keyOf(req));
+        reconciled.push(namespacedName(req));
       });
     return { manager, reconciled };
   }
