@@ -1,7 +1,8 @@
 // Watcher (operator.kyma-project.io/v1beta2): which runtime resources the runtime watcher reports, and to whom.
-import { defineKind, type ObjectOf } from '../crd.js';
-import { conditions, enumOf, type Infer, integer, map, object, req, string } from '../schema.js';
-import { GROUP, labelSelector, state, V1BETA2 } from './common.js';
+import { defineKind, type ObjectOf } from '../../crd.js';
+import { conditions, enumOf, type Infer, integer, map, object, req, string } from '../../schema.js';
+import { labelSelector } from './common.js';
+import { GROUP, state, V1BETA2 } from '../shared.js';
 
 export const watcherSpec = object(
   {

@@ -1,7 +1,7 @@
 // ModuleConfig (operator.kyma-project.io/v1alpha1): a runtime's module configuration, copied into the KCP.
-import { defineKind, type ObjectOf } from '../crd.js';
-import { conditions, embeddedResource, type Infer, integer, object, req, string } from '../schema.js';
-import { GROUP, lastOperation, MODULE_NAME_PATTERN, state, V1ALPHA1 } from './common.js';
+import { defineKind, type ObjectOf } from '../../crd.js';
+import { conditions, embeddedResource, type Infer, integer, object, req, string } from '../../schema.js';
+import { GROUP, lastOperation, MODULE_NAME_PATTERN, state, V1ALPHA1 } from '../shared.js';
 
 export const moduleConfigSpec = object(
   {

@@ -1,7 +1,7 @@
 // SyncResource (operator.kyma-project.io/v1alpha1): objects a module manager wants in one runtime.
-import { defineKind, type ObjectOf } from '../crd.js';
-import { array, conditions, embeddedResource, enumOf, type Infer, integer, object, req, string } from '../schema.js';
-import { GROUP, lastOperation, MODULE_NAME_PATTERN, state, V1ALPHA1 } from './common.js';
+import { defineKind, type ObjectOf } from '../../crd.js';
+import { array, conditions, embeddedResource, enumOf, type Infer, integer, object, req, string } from '../../schema.js';
+import { GROUP, lastOperation, MODULE_NAME_PATTERN, state, V1ALPHA1 } from '../shared.js';
 
 export const syncStrategyValues = ['CreateAndSync', 'CreateAndIgnore', 'Delete'] as const;
 export type SyncStrategy = (typeof syncStrategyValues)[number];

@@ -1,7 +1,8 @@
 // Kyma (operator.kyma-project.io/v1beta2): one per runtime; which modules it runs, from which channel.
-import { defineKind, type ObjectOf } from '../crd.js';
-import { array, boolean, conditions, type Infer, object, req, string } from '../schema.js';
-import { channel, customResourcePolicy, GROUP, lastOperation, MODULE_VERSION_PATTERN, state, trackingObject, V1BETA2 } from './common.js';
+import { defineKind, type ObjectOf } from '../../crd.js';
+import { array, boolean, conditions, type Infer, object, req, string } from '../../schema.js';
+import { channel, customResourcePolicy, MODULE_VERSION_PATTERN, trackingObject } from './common.js';
+import { GROUP, lastOperation, state, V1BETA2 } from '../shared.js';
 
 export const kymaModule = object(
   {

@@ -1,7 +1,8 @@
 // ModuleReleaseMeta (operator.kyma-project.io/v1beta2): which version of a module each channel offers.
-import { defineKind, type ObjectOf } from '../crd.js';
-import { array, boolean, type Infer, object, req, string } from '../schema.js';
-import { channel, GROUP, labelSelector, MODULE_NAME_PATTERN, MODULE_VERSION_PATTERN, OCM_COMPONENT_NAME_PATTERN, SEMVER_PATTERN, V1BETA2 } from './common.js';
+import { defineKind, type ObjectOf } from '../../crd.js';
+import { array, boolean, type Infer, object, req, string } from '../../schema.js';
+import { channel, labelSelector, MODULE_VERSION_PATTERN, OCM_COMPONENT_NAME_PATTERN, SEMVER_PATTERN } from './common.js';
+import { GROUP, MODULE_NAME_PATTERN, V1BETA2 } from '../shared.js';
 
 export const channelVersionAssignment = object(
   {

@@ -1,7 +1,8 @@
 // ModuleTemplate (operator.kyma-project.io/v1beta2): one version of one module, named `<module>-<version>`.
-import { defineKind, type ObjectOf } from '../crd.js';
-import { array, boolean, embeddedResource, freeObject, type Infer, object, req, string } from '../schema.js';
-import { GROUP, groupVersionKind, manager, MODULE_NAME_PATTERN, MODULE_VERSION_PATTERN, state, V1BETA2 } from './common.js';
+import { defineKind, type ObjectOf } from '../../crd.js';
+import { array, boolean, embeddedResource, freeObject, type Infer, object, req, string } from '../../schema.js';
+import { groupVersionKind, manager, MODULE_VERSION_PATTERN } from './common.js';
+import { GROUP, MODULE_NAME_PATTERN, state, V1BETA2 } from '../shared.js';
 
 export const moduleResource = object(
   {

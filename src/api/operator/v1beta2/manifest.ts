@@ -1,7 +1,8 @@
 // Manifest (operator.kyma-project.io/v1beta2): one module installed into one runtime.
-import { defineKind, type ObjectOf } from '../crd.js';
-import { array, boolean, conditions, embeddedResource, enumOf, freeObject, type Infer, object, req, string } from '../schema.js';
-import { customResourcePolicy, GROUP, labelSelector, lastOperation, manager, resourceRef, state, V1BETA2 } from './common.js';
+import { defineKind, type ObjectOf } from '../../crd.js';
+import { array, boolean, conditions, embeddedResource, enumOf, freeObject, type Infer, object, req, string } from '../../schema.js';
+import { customResourcePolicy, labelSelector, manager, resourceRef } from './common.js';
+import { GROUP, lastOperation, state, V1BETA2 } from '../shared.js';
 
 export const imageSpec = object(
   {

@@ -1,10 +1,6 @@
-// Schema pieces several operator.kyma-project.io kinds share (upstream api/shared and metav1 types).
-import { array, enumOf, integer, map, object, req, string } from '../schema.js';
-import { stateValues } from './constants.js';
-
-export const GROUP = 'operator.kyma-project.io';
-export const V1BETA2 = 'v1beta2';
-export const V1ALPHA1 = 'v1alpha1';
+// Schema pieces several v1beta2 kinds of operator.kyma-project.io share (upstream's v1beta2 and metav1
+// types); those the v1alpha1 kinds use too are in ../shared.ts.
+import { array, enumOf, integer, map, object, req, string } from '../../schema.js';
 
 /** Channel names: lower-case letters, 3 to 32 (Kyma, Kyma modules, ModuleReleaseMeta). */
 export const CHANNEL_PATTERN = '^[a-z]+$';
@@ -13,8 +9,6 @@ export const MODULE_VERSION_PATTERN = '^((0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9
 /** Full semantic version (semver.org's suggested expression), used for mandatory module versions. */
 export const SEMVER_PATTERN =
   '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$';
-/** Module names: lower-case words of at least three letters joined by dashes. */
-export const MODULE_NAME_PATTERN = '^([a-z]{3,}(-[a-z]{3,})*)?$';
 /** OCM component names, e.g. `kyma-project.io/module/keda`. */
 export const OCM_COMPONENT_NAME_PATTERN = '^[a-z][-a-z0-9]*([.][a-z][-a-z0-9]*)*[.][a-z]{2,}(/[a-z][-a-z0-9_]*([.][a-z][-a-z0-9_]*)*)+$';
 
@@ -22,23 +16,11 @@ export function channel(description: string) {
   return string({ description, pattern: CHANNEL_PATTERN, minLength: 3, maxLength: 32 });
 }
 
-export function state(description: string) {
-  return enumOf(stateValues, { description });
-}
-
 export const customResourcePolicy = enumOf(['CreateAndDelete', 'Ignore'] as const, {
   default: 'CreateAndDelete',
   description:
     'What happens to the module\'s default custom resource (ModuleTemplate.spec.data): `CreateAndDelete` creates it on installation and deletes it when the module is removed; `Ignore` leaves it to the user.',
 });
-
-export const lastOperation = object(
-  {
-    operation: req(string({ description: 'What the controller did last, or the error it met.' })),
-    lastUpdateTime: string({ format: 'date-time', description: 'When the operation was recorded.' }),
-  },
-  { description: 'The last operation of the control loop on this object.' },
-);
 
 /** metav1.GroupVersionKind. */
 export const groupVersionKind = object(
