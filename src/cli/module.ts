@@ -24,7 +24,8 @@ import { type CliContext, withKcp } from './connect.js';
 import { requireRuntime, runtimeKubeconfig, type RuntimeRecord } from './kubeconfig.js';
 import { MODULE_PUSH_SWITCHES, MODULE_PUSH_USAGE, runModulePush } from './module-push.js';
 import { type OutputFormat, renderData, renderTable, takeOutputFormat } from './output.js';
-import { parseDuration, waitWithProgress } from './progress.js';
+import { timeoutFlag } from './duration.js';
+import { waitWithProgress } from './progress.js';
 
 export const MODULE_USAGE = `Usage:
   kcp module list [--runtime RUNTIME]
@@ -48,14 +49,6 @@ const REMOTE_KYMA_KEY = { namespace: Namespaces.Remote, name: DEFAULT_REMOTE_KYM
 function switchOn(args: ParsedArgs, name: string): boolean {
   const v = args.flags.get(name);
   return v !== undefined && v !== 'false';
-}
-
-function timeoutOf(args: ParsedArgs): number {
-  const text = flagString(args, 'timeout');
-  if (text === undefined) return DEFAULT_TIMEOUT_MS;
-  const ms = parseDuration(text);
-  if (ms === undefined || ms <= 0) throw new UsageError(`--timeout must be a duration such as 90s or 5m, got ${JSON.stringify(text)}`);
-  return ms;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -243,7 +236,7 @@ async function enable(args: ParsedArgs, positionals: string[], format: OutputFor
   const version = flagString(args, 'version');
   if (channel && version) throw new UsageError('--channel and --version exclude each other: a pinned version does not follow a channel');
   const wait = switchOn(args, 'wait');
-  const timeoutMs = timeoutOf(args);
+  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
 
   const record = await requireRuntime(ctx, runtimeName, synopsis);
   const entry = await requireModule(ctx, module, record);
@@ -320,7 +313,7 @@ async function disable(args: ParsedArgs, positionals: string[], format: OutputFo
   if (!runtimeName || !module) throw new UsageError(`a runtime and a module are required: ${synopsis}`);
   if (positionals.length > 3) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[3])}: ${synopsis}`);
   const wait = switchOn(args, 'wait');
-  const timeoutMs = timeoutOf(args);
+  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
   const record = await requireRuntime(ctx, runtimeName, synopsis);
   await requireModule(ctx, module, record);
 

@@ -72,12 +72,3 @@ export async function waitWithProgress(opts: WaitOptions): Promise<string> {
     if (lineOpen) opts.output.err('\n');
   }
 }
-
-/** Parses a duration flag such as `10m`, `90s`, `1h` or plain seconds. */
-export function parseDuration(text: string): number | undefined {
-  const m = /^(\d+)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const unit = m[2] ?? 's';
-  return n * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000);
-}

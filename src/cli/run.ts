@@ -23,6 +23,7 @@ import { type Manager, newManager, signalHandler } from '../runtime/manager.js';
 import { useSharding } from '../runtime/sharding/manager.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
+import { parseDuration } from './duration.js';
 
 // ---------------------------------------------------------------------------------------------
 // Flags: one table drives parsing, unknown-flag errors, the usage text and docs/operations.md.
@@ -136,16 +137,6 @@ export interface RunConfig {
   health?: BindAddress;
   gracefulShutdownTimeoutMs: number;
   logLevel: LogLevel;
-}
-
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** Go-style durations: `500ms`, `30s`, `5m`, `1h30m`, `1.5h`. */
-export function parseDuration(text: string): number | undefined {
-  if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(text)) return text === '0' ? 0 : undefined;
-  let total = 0;
-  for (const m of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(m[1]) * DURATION_UNITS[m[2]];
-  return Math.round(total);
 }
 
 /** `:8080` (all interfaces), `host:port`, `[::1]:8080`; `0` turns the endpoint off. */
