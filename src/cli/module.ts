@@ -3,6 +3,7 @@
 // runtime's kubeconfig); the lifecycle manager carries the change into the KCP Kyma and installs or
 // removes the module. `push` is for module teams (src/cli/module-push.ts).
 import {
+  Annotations,
   DEFAULT_REMOTE_KYMA_NAME,
   isEnabled,
   Kyma,
@@ -41,9 +42,6 @@ ${MODULE_PUSH_USAGE.replace(/^Usage:\n/, '')}
 
 const SWITCHES: ReadonlySet<string> = new Set(['wait', 'help', ...MODULE_PUSH_SWITCHES]);
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
-/** KCP Kyma annotation the CLI touches after editing a runtime Kyma, so that the lifecycle manager looks now
- * instead of at its next requeue (upstream, the runtime watcher tells it). The value is a timestamp. */
-export const AnnotationRefreshRequested = 'cli.kcp.dev/refresh-requested-at';
 const REMOTE_KYMA_KEY = { namespace: Namespaces.Remote, name: DEFAULT_REMOTE_KYMA_NAME };
 
 function switchOn(args: ParsedArgs, name: string): boolean {
@@ -213,10 +211,10 @@ async function editRemoteModules(remote: Client, kyma: KymaObject, edit: (module
   }
 }
 
-/** Asks the lifecycle manager to look at the Kyma now (see AnnotationRefreshRequested). */
+/** Asks the lifecycle manager to look at the Kyma now (see Annotations.RefreshRequestedAt). */
 async function requestRefresh(ctx: CliContext, name: string): Promise<void> {
   try {
-    await ctx.kcp.patch(Kyma, { namespace: ctx.namespace, name }, 'merge', { metadata: { annotations: { [AnnotationRefreshRequested]: new Date().toISOString() } } }, { fieldManager: 'kcp-cli', signal: ctx.signal });
+    await ctx.kcp.patch(Kyma, { namespace: ctx.namespace, name }, 'merge', { metadata: { annotations: { [Annotations.RefreshRequestedAt]: new Date().toISOString() } } }, { fieldManager: 'kcp-cli', signal: ctx.signal });
   } catch (e) {
     // Without the nudge the change is still picked up at the next requeue.
     if (!isNotFound(e)) throw e;

@@ -9,7 +9,7 @@ import { after, describe, it } from 'node:test';
 import { Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
 import { DEFAULT_REMOTE_KYMA_NAME, Kyma, type KymaObject, Labels, ModuleReleaseMeta, type ModuleReleaseMetaObject, ModuleTemplate, Namespaces } from '../../src/api/operator/index.js';
 import { type EmbeddedLandscape, type EmbeddedLandscapeOptions, startEmbeddedLandscape } from '../../src/landscape/embedded.js';
-import { shootClusterName } from '../../src/landscape/index.js';
+import { DemoModuleGroups, shootClusterName } from '../../src/landscape/index.js';
 import { freePort } from '../../src/landscape/registry.js';
 import { clientFromKubeconfig, isNotFound } from '../../src/runtime/client/index.js';
 import { silentLogger } from '../../src/runtime/log.js';
@@ -19,7 +19,7 @@ import { waitFor } from '../support/wait.js';
 
 const NS = Namespaces.ControlPlane;
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' };
-const AUTOSCALER = { apiVersion: 'autoscaler.demo.kcp.dev/v1alpha1', kind: 'Autoscaler' };
+const AUTOSCALER = { apiVersion: `${DemoModuleGroups.autoscaler}/v1alpha1`, kind: 'Autoscaler' };
 
 /** Short simulated durations; everything else as `kcp up` runs it. */
 function fastOptions(dataDir: string): EmbeddedLandscapeOptions {

@@ -4,6 +4,7 @@
 // KubeconfigManagement condition, and deletes the Secret once the GardenerCluster is gone.
 import {
   AnnotationForceKubeconfigRotation,
+  AnnotationKubeconfigExpiration,
   AnnotationLastKubeconfigSync,
   ConditionReasonFailedToCreateSecret,
   ConditionReasonFailedToGetKubeconfig,
@@ -24,7 +25,7 @@ import type { Logger } from '../../runtime/log.js';
 import type { Gauge } from '../../runtime/metrics.js';
 import { namespacedName } from '../../kube/keys.js';
 import type { IssuedKubeconfig, KubeconfigProvider } from './admin-kubeconfig.js';
-import { AnnotationKubeconfigExpiration, formatLastSync, msUntilRotation, parseLastSync, rotationAfterMs, type RotationPolicy } from './rotation.js';
+import { formatLastSync, msUntilRotation, parseLastSync, rotationAfterMs, type RotationPolicy } from './rotation.js';
 import { kubeconfigIn, newKubeconfigSecret, rotatedSecret, SECRET_KIND, type SecretObject, secretSelector, type SyncedKubeconfig } from './secret.js';
 import { errorStatus, nextStatus, readyStatus, type StatusChange } from './status.js';
 

@@ -1,5 +1,6 @@
 // The kubeconfig Secret of a GardenerCluster: its desired shape, and finding it.
 import {
+  AnnotationKubeconfigExpiration,
   AnnotationLastKubeconfigSync,
   type GardenerClusterObject,
   LabelClusterCRName,
@@ -7,7 +8,6 @@ import {
   ManagedByInfrastructureManager,
 } from '../../api/infrastructuremanager/index.js';
 import type { KubeObject } from '../../kube/object.js';
-import { AnnotationKubeconfigExpiration } from './rotation.js';
 
 export const SECRET_KIND = { apiVersion: 'v1', kind: 'Secret' } as const;
 

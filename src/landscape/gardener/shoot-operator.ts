@@ -28,16 +28,9 @@ import { nowRfc3339 } from '../../apiserver/objects.js';
 import type { ResourceType } from '../../apiserver/resources.js';
 import type { RunningApiServer } from '../../apiserver/server.js';
 import type { ObjectWithMeta } from '../../kube/object.js';
+import { AnnotationFailMessage, AnnotationFailOperations, AnnotationFailRecover, AnnotationFailWith } from '../constants.js';
 import type { WorkResult } from '../keyed-loop.js';
-import {
-  AnnotationFailMessage,
-  AnnotationFailOperations,
-  AnnotationFailRecover,
-  AnnotationFailWith,
-  type GardenerSimulatorOptions,
-  shootClusterName,
-  SIMULATOR_FIELD_MANAGER,
-} from './options.js';
+import { type GardenerSimulatorOptions, shootClusterName, SIMULATOR_FIELD_MANAGER } from './options.js';
 import { healthLabel, lastOperation, shootConditions, shootConstraints } from './status.js';
 
 type ShootStatus = NonNullable<ShootObject['status']>;

@@ -10,11 +10,11 @@ import type { LogicalCluster } from '../../apiserver/cluster.js';
 import { invalid } from '../../apiserver/errors.js';
 import { createSelfSigned } from '../../apiserver/pki.js';
 import type { ObjectWithMeta } from '../../kube/object.js';
+import { SHOOT_WEBHOOK_NAME } from '../constants.js';
 import type { GardenerSimulatorOptions } from './options.js';
 import { deletionRefusal, validateShoot } from './validation.js';
 
 export const WEBHOOK_CONFIGURATION_NAME = 'gardener-simulator';
-export const SHOOT_WEBHOOK_NAME = 'validate.shoots.simulator.kcp.dev';
 const WEBHOOK_PATH = '/validate-shoots';
 
 interface AdmissionRequest {
