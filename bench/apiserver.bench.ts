@@ -7,7 +7,7 @@ import type { ClientRequest } from 'node:http';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startApiServer } from '../src/apiserver/server.js';
-import type { KubeObject } from '../src/apiserver/types.js';
+import type { ObjectWithMeta } from '../src/kube/object.js';
 
 interface LoadJob {
   url: string;
@@ -96,7 +96,7 @@ async function runWatch(job: LoadJob): Promise<LoadResult> {
               while ((nl = buf.indexOf('\n')) >= 0) {
                 const line = buf.slice(0, nl);
                 buf = buf.slice(nl + 1);
-                const ev = JSON.parse(line) as { object: KubeObject };
+                const ev = JSON.parse(line) as { object: ObjectWithMeta };
                 const at = sent.get(ev.object.metadata.name ?? '');
                 if (at !== undefined) {
                   latencies.push(performance.now() - at);

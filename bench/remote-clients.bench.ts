@@ -5,7 +5,7 @@
 // Run with --expose-gc so the memory figures are measured after a collection.
 import { startApiServer } from '../src/apiserver/server.js';
 import { clientFromKubeconfig } from '../src/runtime/client/index.js';
-import { RemoteClusterCache } from '../src/runtime/remote.js';
+import { RemoteClusterCache } from '../src/runtime/remote/cache.js';
 
 const CLUSTERS = Number(process.argv[2] ?? process.env.CLUSTERS ?? 10_000);
 const CONCURRENCY = 64;

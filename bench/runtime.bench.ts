@@ -4,9 +4,9 @@
 //  - no-op reconciles per second (a controller whose reconcile reads the object from the cache).
 // Run: node --expose-gc dist/bench/runtime.bench.js [count]
 import { startApiServer } from '../src/apiserver/server.js';
-import type { KubeObject as ServerObject } from '../src/apiserver/types.js';
+import type { ObjectWithMeta as ServerObject } from '../src/kube/object.js';
 import { clientFromKubeconfig } from '../src/runtime/client/index.js';
-import { Informer } from '../src/runtime/informer.js';
+import { Informer } from '../src/runtime/cache/informer.js';
 import { silentLogger } from '../src/runtime/log.js';
 import { Manager, newControllerManagedBy } from '../src/runtime/manager.js';
 

@@ -1,9 +1,7 @@
 // A kind of the control plane's APIs: its names, its schema (written once with schema.ts) and how
 // it prints. From it come the TypeScript type of its objects and its CustomResourceDefinition.
-import type { ObjectMeta } from '../runtime/types.js';
+import type { ObjectMeta } from '../kube/object.js';
 import type { CelRule, Infer, JSONSchemaProps, Schema } from './schema.js';
-
-export type { ObjectMeta };
 
 export interface PrinterColumn {
   name: string;

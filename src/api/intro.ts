@@ -17,4 +17,21 @@ Validation happens in three places, in this order of preference:
 
 Examples of every kind are in \`config/samples/\`; \`kubectl apply -f config/samples/\` into the embedded
 server succeeds once the CRDs are installed.
+
+## Names
+
+Every label, annotation, finalizer and API group name the project writes follows one rule:
+- **Upstream's name where upstream has one** (kyma-project/infrastructure-manager,
+  kyma-project/lifecycle-manager, Gardener), so existing tools keep working.
+- **The project's own extensions of a Kyma API group live under that group's domain**, and are
+  defined in the group's one constants file (\`src/api/<group>/constants.ts\`):
+  \`infrastructuremanager.kyma-project.io/kubeconfig-expiration\` (on kubeconfig Secrets, when the issued
+  credential expires) and \`operator.kyma-project.io/refresh-requested-at\` (on KCP Kymas, written by
+  \`kcp module\` to ask for a reconcile now).
+- **Names of the development-only embedded landscape** (the Gardener simulator's failure-injection
+  annotations \`simulator.example/fail-*\` and webhook \`validate.shoots.simulator.example\`, the demo
+  modules' API groups \`<module>.demo.example\` and OCM names \`demo.example/module/<module>\`) never
+  reach a real cluster and live under the reserved top-level domain \`.example\` (RFC 2606), in
+  \`src/landscape/constants.ts\`.
+- No name uses a domain the project does not own.
 `;

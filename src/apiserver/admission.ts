@@ -5,14 +5,15 @@ import type { LogicalCluster, UserInfo } from './cluster.js';
 import { StatusError } from './errors.js';
 import { newUid } from './objects.js';
 import { BUILTIN_TYPES, type ResourceType } from './resources.js';
-import { labelSelectorFromObject, matchesLabels } from './selectors.js';
-import { isPlainObject, type KubeObject } from './types.js';
+import { labelSelectorFromObject, matchesLabels } from '../kube/labels.js';
+import { isPlainObject } from '../kube/json.js';
+import type { ObjectWithMeta } from '../kube/object.js';
 
 export interface AdmissionAttributes {
   type: ResourceType;
   operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
-  object: KubeObject | undefined;
-  oldObject: KubeObject | undefined;
+  object: ObjectWithMeta | undefined;
+  oldObject: ObjectWithMeta | undefined;
   namespace: string;
   name: string;
   subresource: string;
@@ -84,7 +85,7 @@ export class WebhookAdmitter implements Admitter {
     if (a.type.group === 'admissionregistration.k8s.io') return;
     const calls: Promise<void>[] = [];
     for (const c of configs) {
-      const cfg = JSON.parse(c.json) as KubeObject;
+      const cfg = JSON.parse(c.json) as ObjectWithMeta;
       for (const wh of (cfg.webhooks as Webhook[] | undefined) ?? []) {
         if (!(wh.rules ?? []).some((r) => ruleMatches(r, a))) continue;
         if (!this.namespaceMatches(cluster, wh, a)) continue;

@@ -25,9 +25,11 @@ import { strategicMergePatch } from './fieldmanager/strategic.js';
 import { newUid, nowRfc3339, randomSuffix, serialize, servedJson } from './objects.js';
 import { jsonPatch, mergePatch } from './patch.js';
 import { BUILTIN_TYPES, groupVersion, resourceKey, type ResourceType, typesFromCrd } from './resources.js';
-import { type FieldRequirement, type LabelSelector, matchesFields, matchesLabels } from './selectors.js';
+import { type LabelSelector, matchesLabels } from '../kube/labels.js';
+import { type FieldRequirement, matchesFields } from './selectors.js';
 import { ObjectStore, type StoredObject } from './store.js';
-import { deepClone, isPlainObject, type JsonObject, jsonEqual, type KubeObject } from './types.js';
+import { deepClone, isPlainObject, type JsonObject, jsonEqual } from '../kube/json.js';
+import type { ObjectWithMeta } from '../kube/object.js';
 
 export interface UserInfo {
   username: string;
@@ -70,7 +72,7 @@ export interface ListResult {
 
 export interface WriteResult {
   code: number;
-  object: KubeObject;
+  object: ObjectWithMeta;
   /** False when a delete removed the object at once (the answer is then a Status). */
   exists: boolean;
 }
@@ -84,7 +86,7 @@ function refOf(t: ResourceType): ResourceRef {
 }
 
 /** Everything of an object except metadata and status: a change here bumps metadata.generation. */
-function specPart(o: KubeObject): Record<string, unknown> {
+function specPart(o: ObjectWithMeta): Record<string, unknown> {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
   return rest;
 }
@@ -96,7 +98,7 @@ export class LogicalCluster {
   private readonly schemaCache = new WeakMap<object, SchemaNode>();
   admitter: Admitter | undefined;
   /** Called after every committed change (the garbage collector and namespace controller listen). */
-  afterCommit: ((t: ResourceType, obj: KubeObject | undefined, old: KubeObject | undefined) => void) | undefined;
+  afterCommit: ((t: ResourceType, obj: ObjectWithMeta | undefined, old: ObjectWithMeta | undefined) => void) | undefined;
   private clusterIpCounter = 10;
 
   constructor(
@@ -142,7 +144,7 @@ export class LogicalCluster {
   private refreshCustomTypes(): void {
     this.customTypes.clear();
     for (const o of this.store.list(CRDS)) {
-      const crd = JSON.parse(o.json) as KubeObject;
+      const crd = JSON.parse(o.json) as ObjectWithMeta;
       const conds = ((crd.status as JsonObject | undefined)?.conditions as JsonObject[] | undefined) ?? [];
       const established = conds.some((c) => c.type === 'Established' && c.status === 'True');
       if (!established) continue;
@@ -172,12 +174,12 @@ export class LogicalCluster {
   // ---- reads -------------------------------------------------------------------------------
 
   /** A stored object as the type serves it (another version, or events.k8s.io's view of an Event). */
-  decode(t: ResourceType, json: string): KubeObject {
-    return JSON.parse(t.storedAs || (t.crd && t.crd.storageVersion !== t.version) ? servedJson(t, json) : json) as KubeObject;
+  decode(t: ResourceType, json: string): ObjectWithMeta {
+    return JSON.parse(t.storedAs || (t.crd && t.crd.storageVersion !== t.version) ? servedJson(t, json) : json) as ObjectWithMeta;
   }
 
   /** The stored form of an object and the type whose key and serialization it is stored under. */
-  private storedForm(t: ResourceType, obj: KubeObject): string {
+  private storedForm(t: ResourceType, obj: ObjectWithMeta): string {
     if (t.storedAs) {
       const core = BUILTIN_TYPES.find((x) => x.group === t.storedAs!.group && x.resource === t.storedAs!.resource)!;
       return serialize(core, eventToCore(obj));
@@ -191,11 +193,11 @@ export class LogicalCluster {
     return o;
   }
 
-  get(t: ResourceType, namespace: string, name: string): KubeObject {
+  get(t: ResourceType, namespace: string, name: string): ObjectWithMeta {
     return this.decode(t, this.getStored(t, namespace, name).json);
   }
 
-  tryGet(t: ResourceType, namespace: string, name: string): KubeObject | undefined {
+  tryGet(t: ResourceType, namespace: string, name: string): ObjectWithMeta | undefined {
     const o = this.store.get(resourceKey(t), t.namespaced ? namespace : '', name);
     return o ? this.decode(t, o.json) : undefined;
   }
@@ -242,7 +244,7 @@ export class LogicalCluster {
     const ns = this.store.get(NAMESPACES, '', namespace);
     if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
     if (creating && ns.json.includes('"deletionTimestamp"')) {
-      const o = JSON.parse(ns.json) as KubeObject;
+      const o = JSON.parse(ns.json) as ObjectWithMeta;
       if (o.metadata.deletionTimestamp) {
         const err = forbidden(refOf(t), name, `unable to create new content in namespace ${namespace} because it is being terminated`);
         err.details!.causes = [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }];
@@ -251,7 +253,7 @@ export class LogicalCluster {
     }
   }
 
-  private checkKind(t: ResourceType, obj: KubeObject): void {
+  private checkKind(t: ResourceType, obj: ObjectWithMeta): void {
     const gv = obj.apiVersion;
     const kind = obj.kind;
     if (kind === undefined || kind === '' || gv === undefined || gv === '') {
@@ -268,7 +270,7 @@ export class LogicalCluster {
   }
 
   /** Defaulting, pruning and validation of the object about to be stored. */
-  private validate(t: ResourceType, obj: KubeObject, old: KubeObject | undefined): void {
+  private validate(t: ResourceType, obj: ObjectWithMeta, old: ObjectWithMeta | undefined): void {
     const errs: FieldError[] = [];
     const name = obj.metadata.name ?? '';
     if (!old) for (const msg of validateName(t.group, t.kind, name)) errs.push(fieldErrors.invalid('metadata.name', name, msg));
@@ -294,7 +296,7 @@ export class LogicalCluster {
     if (errs.length > 0) throw invalid(t.kind, t.storedAs ? t.storedAs.group : t.group, name, errs);
   }
 
-  private normalizeContent(t: ResourceType, obj: KubeObject): void {
+  private normalizeContent(t: ResourceType, obj: ObjectWithMeta): void {
     if (t.crd) {
       const schema = this.openApiSchema(t);
       if (schema) {
@@ -311,7 +313,7 @@ export class LogicalCluster {
     return opts.fieldManager ?? 'unknown';
   }
 
-  async create(t: ResourceType, namespace: string, body: KubeObject, opts: WriteOptions = {}): Promise<WriteResult> {
+  async create(t: ResourceType, namespace: string, body: ObjectWithMeta, opts: WriteOptions = {}): Promise<WriteResult> {
     this.checkKind(t, body);
     const obj = deepClone(body);
     obj.apiVersion = groupVersion(t);
@@ -357,7 +359,7 @@ export class LogicalCluster {
     if (!t.crd) {
       prepareForCreate(t.group, t.kind, obj, { allocateClusterIP: () => this.allocateClusterIp() });
       if (t.kind === 'CustomResourceDefinition') {
-        const others = this.store.list(CRDS).map((o) => JSON.parse(o.json) as KubeObject);
+        const others = this.store.list(CRDS).map((o) => JSON.parse(o.json) as ObjectWithMeta);
         obj.status = acceptedStatus(obj, nowRfc3339(), others);
       }
       dropEmptyFields(t.group, t.kind, obj);
@@ -383,7 +385,7 @@ export class LogicalCluster {
   }
 
   /** Stores the object under a new resourceVersion and notifies listeners. */
-  private commit(t: ResourceType, obj: KubeObject, old: KubeObject | undefined): KubeObject {
+  private commit(t: ResourceType, obj: ObjectWithMeta, old: ObjectWithMeta | undefined): ObjectWithMeta {
     const rv = this.nextRv();
     obj.metadata.resourceVersion = String(rv);
     const json = this.storedForm(t, obj);
@@ -394,7 +396,7 @@ export class LogicalCluster {
     return t.crd && t.crd.storageVersion !== t.version ? { ...obj, apiVersion: groupVersion(t) } : obj;
   }
 
-  private removeNow(t: ResourceType, obj: KubeObject): void {
+  private removeNow(t: ResourceType, obj: ObjectWithMeta): void {
     const rv = this.nextRv();
     const final = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
     this.store.remove(resourceKey(t), obj.metadata.namespace ?? '', obj.metadata.name ?? '', this.storedForm(t, final), rv);
@@ -406,7 +408,7 @@ export class LogicalCluster {
    * PUT: full replacement. `subresource` 'status' replaces only status. A stale
    * metadata.resourceVersion conflicts; none means "whatever is there".
    */
-  async update(t: ResourceType, namespace: string, name: string, body: KubeObject, opts: WriteOptions & { subresource?: string } = {}): Promise<WriteResult> {
+  async update(t: ResourceType, namespace: string, name: string, body: ObjectWithMeta, opts: WriteOptions & { subresource?: string } = {}): Promise<WriteResult> {
     this.checkKind(t, body);
     if (!isPlainObject(body.metadata)) body.metadata = {};
     if (body.metadata.name !== undefined && body.metadata.name !== name) {
@@ -430,11 +432,11 @@ export class LogicalCluster {
    * default, validate, track field managers, skip no-ops, admit, store (or delete when the
    * last finalizer of a deleting object went away).
    */
-  private async finishUpdate(t: ResourceType, old: KubeObject, next: KubeObject, opts: WriteOptions, subresource: string | undefined, managed?: 'apply'): Promise<WriteResult> {
+  private async finishUpdate(t: ResourceType, old: ObjectWithMeta, next: ObjectWithMeta, opts: WriteOptions, subresource: string | undefined, managed?: 'apply'): Promise<WriteResult> {
     next.apiVersion = groupVersion(t);
     next.kind = t.kind;
     if (!isPlainObject(next.metadata)) next.metadata = {};
-    let obj: KubeObject;
+    let obj: ObjectWithMeta;
     if (subresource === 'status') {
       obj = { ...deepClone(old), status: next.status };
       if (next.status === undefined) delete obj.status;
@@ -521,7 +523,7 @@ export class LogicalCluster {
     else if (type === 'json') next = jsonPatch(base, patchBody);
     else next = strategicMergePatch(base, patchBody as JsonObject, this.schemaOf(t));
     if (!isPlainObject(next)) throw badRequest('the server rejected our request due to an error in our request');
-    const obj = next as KubeObject;
+    const obj = next as ObjectWithMeta;
     if (!isPlainObject(obj.metadata)) obj.metadata = {};
     const rv = obj.metadata.resourceVersion;
     if (rv !== undefined && rv !== old.metadata.resourceVersion) throw conflict(refOf(t), name, MODIFIED);
@@ -539,7 +541,7 @@ export class LogicalCluster {
     opts: WriteOptions & { subresource?: string; force?: boolean },
   ): Promise<WriteResult> {
     if (!isPlainObject(applied)) throw badRequest('the server rejected our request due to an error in our request');
-    const cfg = applied as KubeObject;
+    const cfg = applied as ObjectWithMeta;
     if (!isPlainObject(cfg.metadata)) cfg.metadata = {};
     if (cfg.metadata.name !== undefined && cfg.metadata.name !== name) {
       throw badRequest(`the name of the object (${String(cfg.metadata.name)}) does not match the name on the URL (${name})`);
@@ -573,7 +575,7 @@ export class LogicalCluster {
   }
 
   /** Create through server-side apply: the apply entry the field manager computed is kept. */
-  private async createApplied(t: ResourceType, namespace: string, obj: KubeObject, managedFields: KubeObject['metadata']['managedFields'] & object, opts: WriteOptions): Promise<WriteResult> {
+  private async createApplied(t: ResourceType, namespace: string, obj: ObjectWithMeta, managedFields: ObjectWithMeta['metadata']['managedFields'] & object, opts: WriteOptions): Promise<WriteResult> {
     const created = await this.create(t, namespace, { ...obj, metadata: { ...obj.metadata, managedFields: [] } }, { ...opts, dryRun: true });
     const o = created.object;
     o.metadata.managedFields = managedFields;
@@ -685,15 +687,15 @@ export class LogicalCluster {
   }
 
   /** Server-internal update (controllers): no admission, manager as given. */
-  async updateInternal(t: ResourceType, obj: KubeObject, manager: string): Promise<WriteResult> {
+  async updateInternal(t: ResourceType, obj: ObjectWithMeta, manager: string): Promise<WriteResult> {
     return this.update(t, obj.metadata.namespace ?? '', obj.metadata.name ?? '', obj, { fieldManager: manager, internal: true });
   }
 
   private async admit(
     t: ResourceType,
     operation: AdmissionAttributes['operation'],
-    obj: KubeObject | undefined,
-    old: KubeObject | undefined,
+    obj: ObjectWithMeta | undefined,
+    old: ObjectWithMeta | undefined,
     opts: WriteOptions,
     subresource?: string,
     deleteOptions?: DeleteOptions,
@@ -726,7 +728,7 @@ export class LogicalCluster {
  * Defaults a real server applies while decoding the request (so the writer owns the fields):
  * a Namespace's name label, a Secret's stringData folded into data, a CRD's conversion strategy.
  */
-function decodeDefaults(t: ResourceType, obj: KubeObject): void {
+function decodeDefaults(t: ResourceType, obj: ObjectWithMeta): void {
   if (t.crd) return;
   if (t.group === '' && t.kind === 'Namespace') {
     obj.metadata.labels = { ...(obj.metadata.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
@@ -741,7 +743,7 @@ function decodeDefaults(t: ResourceType, obj: KubeObject): void {
 }
 
 /** The condition kube-apiserver adds to a CRD whose deletion waits for its custom resources to go. */
-function markCrdTerminating(crd: KubeObject): void {
+function markCrdTerminating(crd: ObjectWithMeta): void {
   const status = isPlainObject(crd.status) ? (crd.status as JsonObject) : {};
   const conditions = Array.isArray(status.conditions) ? (status.conditions as JsonObject[]).filter((c) => c.type !== 'Terminating') : [];
   conditions.push(terminatingCondition(nowRfc3339()) as unknown as JsonObject);

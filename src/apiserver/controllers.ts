@@ -5,7 +5,9 @@ import type { LogicalCluster } from './cluster.js';
 import { StatusError } from './errors.js';
 import { nowRfc3339 } from './objects.js';
 import { BUILTIN_TYPES, type ResourceType } from './resources.js';
-import { deepClone, type JsonObject, type KubeObject, type OwnerReference } from './types.js';
+import { deepClone, type JsonObject } from '../kube/json.js';
+import type { ObjectWithMeta, OwnerReference } from '../kube/object.js';
+import { sleep } from '../util/sleep.js';
 
 const NAMESPACE = BUILTIN_TYPES.find((t) => t.kind === 'Namespace')!;
 const GC_MANAGER = 'kube-controller-manager';
@@ -30,7 +32,7 @@ export class ClusterControllers {
 
   /** Resolves once every queued job (and what they queued) ran: for tests and orderly shutdown. */
   async idle(): Promise<void> {
-    while (this.running || this.queue.length > 0) await new Promise((r) => setTimeout(r, 5));
+    while (this.running || this.queue.length > 0) await sleep(5);
   }
 
   private enqueue(job: Job): void {
@@ -55,7 +57,7 @@ export class ClusterControllers {
     this.running = false;
   }
 
-  private observe(t: ResourceType, obj: KubeObject | undefined, old: KubeObject | undefined): void {
+  private observe(t: ResourceType, obj: ObjectWithMeta | undefined, old: ObjectWithMeta | undefined): void {
     if (t.kind === 'Namespace' && t.group === '') {
       const ns = obj ?? old;
       if (obj?.metadata.deletionTimestamp) this.scheduleNamespace(obj.metadata.name ?? '');
@@ -93,7 +95,7 @@ export class ClusterControllers {
 
   // ---- garbage collection ------------------------------------------------------------------
 
-  private ownerExists(ref: OwnerReference, namespace: string | undefined): KubeObject | undefined {
+  private ownerExists(ref: OwnerReference, namespace: string | undefined): ObjectWithMeta | undefined {
     const t = this.cluster.typeForKind(ref.apiVersion, ref.kind);
     if (!t) return undefined;
     const o = this.cluster.tryGet(t, t.namespaced ? (namespace ?? '') : '', ref.name);
@@ -101,8 +103,8 @@ export class ClusterControllers {
   }
 
   /** Every stored object that names `uid` as an owner. */
-  private dependentsOf(uid: string, namespace: string | undefined): { t: ResourceType; obj: KubeObject }[] {
-    const out: { t: ResourceType; obj: KubeObject }[] = [];
+  private dependentsOf(uid: string, namespace: string | undefined): { t: ResourceType; obj: ObjectWithMeta }[] {
+    const out: { t: ResourceType; obj: ObjectWithMeta }[] = [];
     const needle = `"uid":"${uid}"`;
     for (const key of this.cluster.store.resources()) {
       const [group, resource] = key.split('/');
@@ -110,7 +112,7 @@ export class ClusterControllers {
       if (!t) continue;
       for (const o of this.cluster.store.list(key, t.namespaced && namespace ? namespace : undefined)) {
         if (!o.json.includes(needle)) continue;
-        const obj = JSON.parse(o.json) as KubeObject;
+        const obj = JSON.parse(o.json) as ObjectWithMeta;
         if ((obj.metadata.ownerReferences ?? []).some((r) => r.uid === uid)) out.push({ t, obj });
       }
     }
@@ -122,7 +124,7 @@ export class ClusterControllers {
   }
 
   /** Deletes a dependent whose owners are all gone; drops references to gone owners otherwise. */
-  private async collectIfOrphaned(t: ResourceType, obj: KubeObject): Promise<void> {
+  private async collectIfOrphaned(t: ResourceType, obj: ObjectWithMeta): Promise<void> {
     const refs = obj.metadata.ownerReferences ?? [];
     const alive = refs.filter((r) => this.ownerExists(r, obj.metadata.namespace));
     if (alive.length === refs.length) return;
@@ -137,13 +139,13 @@ export class ClusterControllers {
     await this.cluster.update(t, ns, obj.metadata.name ?? '', next, { internal: true, fieldManager: GC_MANAGER });
   }
 
-  private async checkOwners(t: ResourceType, obj: KubeObject): Promise<void> {
+  private async checkOwners(t: ResourceType, obj: ObjectWithMeta): Promise<void> {
     const fresh = this.cluster.tryGet(t, obj.metadata.namespace ?? '', obj.metadata.name ?? '');
     if (fresh && fresh.metadata.uid === obj.metadata.uid) await this.collectIfOrphaned(t, fresh);
   }
 
   /** Foreground: delete the dependents; once none that blocks is left, drop the finalizer. */
-  private async foreground(t: ResourceType, owner: KubeObject): Promise<void> {
+  private async foreground(t: ResourceType, owner: ObjectWithMeta): Promise<void> {
     const uid = owner.metadata.uid ?? '';
     const deps = this.dependentsOf(uid, owner.metadata.namespace);
     for (const { t: dt, obj } of deps) {
@@ -153,7 +155,7 @@ export class ClusterControllers {
     await this.finishForeground(t, owner);
   }
 
-  private async finishForeground(t: ResourceType, owner: KubeObject): Promise<void> {
+  private async finishForeground(t: ResourceType, owner: ObjectWithMeta): Promise<void> {
     const uid = owner.metadata.uid ?? '';
     const blocking = this.dependentsOf(uid, owner.metadata.namespace).filter(({ obj }) =>
       (obj.metadata.ownerReferences ?? []).some((r) => r.uid === uid && r.blockOwnerDeletion === true),
@@ -171,7 +173,7 @@ export class ClusterControllers {
     if (t) await this.finishForeground(t, owner);
   }
 
-  private async orphan(t: ResourceType, owner: KubeObject): Promise<void> {
+  private async orphan(t: ResourceType, owner: ObjectWithMeta): Promise<void> {
     const uid = owner.metadata.uid ?? '';
     for (const { t: dt, obj } of this.dependentsOf(uid, owner.metadata.namespace)) {
       const next = deepClone(obj);
@@ -183,7 +185,7 @@ export class ClusterControllers {
     if (fresh && fresh.metadata.uid === uid) await this.removeFinalizer(t, fresh, 'orphan');
   }
 
-  private async removeFinalizer(t: ResourceType, obj: KubeObject, finalizer: string): Promise<void> {
+  private async removeFinalizer(t: ResourceType, obj: ObjectWithMeta, finalizer: string): Promise<void> {
     const fins = obj.metadata.finalizers ?? [];
     if (!fins.includes(finalizer)) return;
     const next = deepClone(obj);
@@ -195,7 +197,7 @@ export class ClusterControllers {
   // ---- CRD cleanup -------------------------------------------------------------------------
 
   /** Deletes every custom resource of a deleting CRD; when none is left, the CRD goes. */
-  private async cleanupCrd(crdType: ResourceType, crd: KubeObject): Promise<void> {
+  private async cleanupCrd(crdType: ResourceType, crd: ObjectWithMeta): Promise<void> {
     const spec = crd.spec as { group?: string; names?: { plural?: string } } | undefined;
     const key = `${spec?.group ?? ''}/${spec?.names?.plural ?? ''}`;
     const t = this.cluster.typesOfResource(spec?.group ?? '', spec?.names?.plural ?? '')[0];
@@ -234,7 +236,7 @@ export class ClusterControllers {
       const t = this.cluster.typesOfResource(group, resource)[0];
       if (!t || !t.namespaced) continue;
       for (const o of this.cluster.store.list(key, name)) {
-        let obj = JSON.parse(o.json) as KubeObject;
+        let obj = JSON.parse(o.json) as ObjectWithMeta;
         if (!obj.metadata.deletionTimestamp) {
           const r = await this.cluster.delete(t, name, o.name, { propagationPolicy: 'Background' }, { internal: true }).catch(() => undefined);
           if (!r || !r.exists) continue;
@@ -260,7 +262,7 @@ function condition(prev: JsonObject[], type: string, status: string, reason: str
   return { type, status, lastTransitionTime, reason, message };
 }
 
-function namespaceStatus(ns: KubeObject, remaining: Map<string, number>, finalizers: Map<string, number>): JsonObject {
+function namespaceStatus(ns: ObjectWithMeta, remaining: Map<string, number>, finalizers: Map<string, number>): JsonObject {
   const prev = (((ns.status as JsonObject | undefined)?.conditions as JsonObject[] | undefined) ?? []);
   const sortedRemaining = [...remaining.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
   const sortedFinalizers = [...finalizers.entries()].sort(([a], [b]) => (a < b ? -1 : 1));

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LogicalCluster } from './cluster.js';
 import { StatusError } from './errors.js';
 import { sendStatus } from './handler.js';
+import { sleep } from '../util/sleep.js';
 
 export interface FaultConfig {
   /** Added to every request before it is served. */
@@ -50,7 +51,7 @@ export class FaultInjector {
       req.socket.destroy();
       return 'handled';
     }
-    if (c.latencyMs && c.latencyMs > 0) await new Promise((r) => setTimeout(r, c.latencyMs));
+    if (c.latencyMs && c.latencyMs > 0) await sleep(c.latencyMs);
     if (c.forceGoneOnResume && /[?&]resourceVersion=\d/.test(req.url ?? '') && /[?&]watch=(1|true)/.test(req.url ?? '')) this.cluster?.store.compact();
     if (c.errorRate && Math.random() < c.errorRate) {
       const codes = c.errorCodes && c.errorCodes.length > 0 ? c.errorCodes : [500];

@@ -7,9 +7,10 @@ import { apiGroupList, apiResourceList, apiVersions, type ExtensionVerbs, groupD
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './errors.js';
 import { listItemJson, servedJson, typePrefix } from './objects.js';
 import { groupVersion, type ResourceType } from './resources.js';
-import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { parseFieldSelector, parseLabelSelectorParam } from './selectors.js';
 import { builtinColumns, crdColumns, toTable } from './table/table.js';
-import { isPlainObject, type KubeObject } from './types.js';
+import { isPlainObject } from '../kube/json.js';
+import type { ObjectWithMeta } from '../kube/object.js';
 import { serveWatch } from './watch.js';
 
 export interface RequestContext {
@@ -148,7 +149,7 @@ function parseDryRun(q: URLSearchParams): boolean {
   return v.length > 0;
 }
 
-function decodeObject(t: ResourceType, body: Buffer, contentType: string): KubeObject {
+function decodeObject(t: ResourceType, body: Buffer, contentType: string): ObjectWithMeta {
   const ct = contentType.split(';')[0].trim();
   if (ct && ct !== 'application/json' && ct !== 'application/yaml' && ct !== '*/*') {
     // Protobuf is not spoken here (kubectl's typed generators such as `create configmap` send it).
@@ -158,7 +159,7 @@ function decodeObject(t: ResourceType, body: Buffer, contentType: string): KubeO
   if (/yaml/.test(contentType)) {
     try {
       const o = yaml.load(text);
-      if (isPlainObject(o)) return o as KubeObject;
+      if (isPlainObject(o)) return o as ObjectWithMeta;
     } catch (e) {
       throw badRequest(`the object provided is unrecognized (must be of type ${t.kind}): ${(e as Error).message}`);
     }
@@ -167,7 +168,7 @@ function decodeObject(t: ResourceType, body: Buffer, contentType: string): KubeO
   try {
     const o = JSON.parse(text) as unknown;
     if (!isPlainObject(o)) throw new SyntaxError('not an object');
-    return o as KubeObject;
+    return o as ObjectWithMeta;
   } catch {
     throw badRequest(`the object provided is unrecognized (must be of type ${t.kind}): couldn't get version/kind; json parse error: ${goJsonError(text)} (${text})`);
   }
@@ -200,7 +201,7 @@ function patchTypeOf(contentType: string, t: ResourceType): PatchType {
 }
 
 /** What DELETE answers when the object is gone at once: a success Status naming it. */
-function successStatus(t: ResourceType, obj: KubeObject): Record<string, unknown> {
+function successStatus(t: ResourceType, obj: ObjectWithMeta): Record<string, unknown> {
   const details: Record<string, unknown> = { name: obj.metadata.name };
   if (t.group) details.group = t.group;
   details.kind = t.resource;
@@ -208,7 +209,7 @@ function successStatus(t: ResourceType, obj: KubeObject): Record<string, unknown
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
 }
 
-function objectJson(t: ResourceType, obj: KubeObject): string {
+function objectJson(t: ResourceType, obj: ObjectWithMeta): string {
   const { kind: _k, apiVersion: _a, ...rest } = obj;
   return JSON.stringify({ kind: t.kind, apiVersion: groupVersion(t), ...rest });
 }
@@ -277,7 +278,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       }
       const stored = ctx.cluster.getStored(t, namespace, name);
       if (wantsTable(req.headers.accept)) {
-        const obj = JSON.parse(stored.json) as KubeObject;
+        const obj = JSON.parse(stored.json) as ObjectWithMeta;
         return sendJson(res, 200, tableFor(t, [obj], q, undefined));
       }
       return sendJson(res, 200, servedJson(t, stored.json));
@@ -363,7 +364,7 @@ function listOptions(ctx: RequestContext, t: ResourceType) {
   const q = ctx.query;
   const limit = q.get('limit') ? Number(q.get('limit')) : undefined;
   return {
-    labelSelector: q.get('labelSelector') ? parseLabelSelector(q.get('labelSelector') ?? '') : undefined,
+    labelSelector: q.get('labelSelector') ? parseLabelSelectorParam(q.get('labelSelector') ?? '') : undefined,
     fieldSelector: q.get('fieldSelector') ? parseFieldSelector(q.get('fieldSelector') ?? '', `${t.group}/${t.resource}`) : undefined,
     limit: limit && limit > 0 ? limit : undefined,
     continueToken: q.get('continue') ?? undefined,
@@ -378,7 +379,7 @@ function serveList(req: IncomingMessage, res: ServerResponse, ctx: RequestContex
   listMeta.resourceVersion = String(result.rv);
   if (result.remaining !== undefined) listMeta.remainingItemCount = result.remaining;
   if (wantsTable(req.headers.accept)) {
-    const objs = result.items.map((o) => JSON.parse(o.json) as KubeObject);
+    const objs = result.items.map((o) => JSON.parse(o.json) as ObjectWithMeta);
     return sendJson(res, 200, tableFor(t, objs, ctx.query, listMeta));
   }
   const items = result.items.map((o) => listItemJson(t, o.json)).join(',');
@@ -388,7 +389,7 @@ function serveList(req: IncomingMessage, res: ServerResponse, ctx: RequestContex
   sendJson(res, 200, `${head}${items}]}`);
 }
 
-function tableFor(t: ResourceType, objects: KubeObject[], q: URLSearchParams, listMeta: Record<string, unknown> | undefined): unknown {
+function tableFor(t: ResourceType, objects: ObjectWithMeta[], q: URLSearchParams, listMeta: Record<string, unknown> | undefined): unknown {
   const columns = t.crd ? crdColumns(t.crd.version) : builtinColumns(t.group, t.kind);
   const include = (q.get('includeObject') as 'None' | 'Metadata' | 'Object' | null) ?? 'Metadata';
   return toTable(columns, objects, { group: t.group, kind: t.kind, listMeta, includeObject: include, now: new Date() });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { ResourceType } from './resources.js';
 import { groupVersion } from './resources.js';
 import { eventFromCore } from './builtin/index.js';
-import type { KubeObject } from './types.js';
+import type { ObjectWithMeta } from '../kube/object.js';
 
 /** RFC 3339 with seconds, as metav1.Time serializes. */
 export function nowRfc3339(d = new Date()): string {
@@ -15,7 +15,7 @@ export function newUid(): string {
 }
 
 /** Serializes an object with `kind` and `apiVersion` first, as kube-apiserver writes built-in kinds. */
-export function serialize(t: ResourceType, obj: KubeObject, apiVersion = groupVersion(t)): string {
+export function serialize(t: ResourceType, obj: ObjectWithMeta, apiVersion = groupVersion(t)): string {
   const { kind: _k, apiVersion: _a, ...rest } = obj;
   return JSON.stringify({ kind: t.kind, apiVersion, ...rest });
 }
@@ -27,7 +27,7 @@ export function typePrefix(t: ResourceType, apiVersion = groupVersion(t)): strin
 
 /** The stored JSON as served for the type's version (custom resources may be stored under another version). */
 export function servedJson(t: ResourceType, json: string): string {
-  if (t.storedAs) return serialize(t, eventFromCore(JSON.parse(json) as KubeObject));
+  if (t.storedAs) return serialize(t, eventFromCore(JSON.parse(json) as ObjectWithMeta));
   if (!t.crd || t.crd.storageVersion === t.version) return json;
   return withApiVersion(json, groupVersion(t));
 }
@@ -42,7 +42,7 @@ export function listItemJson(t: ResourceType, json: string): string {
 
 /** The stored JSON served as another version of the same kind (conversion strategy None). */
 export function withApiVersion(json: string, apiVersion: string): string {
-  const o = JSON.parse(json) as KubeObject;
+  const o = JSON.parse(json) as ObjectWithMeta;
   o.apiVersion = apiVersion;
   const { kind, apiVersion: av, ...rest } = o;
   return JSON.stringify({ apiVersion: av, kind, ...rest });

@@ -1,6 +1,6 @@
 // JSON merge patch (RFC 7386) and JSON patch (RFC 6902) on plain JSON values.
 import { badRequest, StatusError } from './errors.js';
-import { isPlainObject, jsonEqual } from './types.js';
+import { isPlainObject, jsonEqual } from '../kube/json.js';
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return patch;

@@ -45,7 +45,7 @@ export class ObjectStore {
   }
 
   get(resource: string, namespace: string, name: string): StoredObject | undefined {
-    return this.byResource.get(resource)?.get(keyOf(namespace, name));
+    return this.byResource.get(resource)?.get(storeKey(namespace, name));
   }
 
   /**
@@ -78,7 +78,7 @@ export class ObjectStore {
     if (cached) return cached;
     const m = this.byResource.get(resource);
     cached = m ? [...m.values()] : [];
-    cached.sort((a, b) => (keyOf(a.namespace, a.name) < keyOf(b.namespace, b.name) ? -1 : 1));
+    cached.sort((a, b) => (storeKey(a.namespace, a.name) < storeKey(b.namespace, b.name) ? -1 : 1));
     this.sortedCache.set(resource, cached);
     return cached;
   }
@@ -109,7 +109,7 @@ export class ObjectStore {
   put(resource: string, obj: Omit<StoredObject, 'rv'>, rv: number): StoredObject {
     let m = this.byResource.get(resource);
     if (!m) this.byResource.set(resource, (m = new Map()));
-    const key = keyOf(obj.namespace, obj.name);
+    const key = storeKey(obj.namespace, obj.name);
     const previous = m.get(key);
     const stored: StoredObject = { ...obj, rv };
     this.sortedCache.delete(resource);
@@ -122,7 +122,7 @@ export class ObjectStore {
   /** Removes an object; `finalJson` is the object as the DELETED event shows it (with the new resourceVersion). */
   remove(resource: string, namespace: string, name: string, finalJson: string, rv: number): StoredObject | undefined {
     const m = this.byResource.get(resource);
-    const key = keyOf(namespace, name);
+    const key = storeKey(namespace, name);
     const previous = m?.get(key);
     if (!m || !previous) return undefined;
     m.delete(key);
@@ -137,14 +137,14 @@ export class ObjectStore {
   load(resource: string, obj: StoredObject): void {
     let m = this.byResource.get(resource);
     if (!m) this.byResource.set(resource, (m = new Map()));
-    m.set(keyOf(obj.namespace, obj.name), obj);
+    m.set(storeKey(obj.namespace, obj.name), obj);
     this.sortedCache.delete(resource);
     if (obj.rv > this.rv) this.rv = obj.rv;
     this.oldestRv = this.rv;
   }
 
   unload(resource: string, namespace: string, name: string): void {
-    this.byResource.get(resource)?.delete(keyOf(namespace, name));
+    this.byResource.get(resource)?.delete(storeKey(namespace, name));
     this.sortedCache.delete(resource);
   }
 
@@ -200,12 +200,13 @@ function lowerBound(sorted: StoredObject[], key: string): number {
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (keyOf(sorted[mid].namespace, sorted[mid].name) < key) lo = mid + 1;
+    if (storeKey(sorted[mid].namespace, sorted[mid].name) < key) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-export function keyOf(namespace: string, name: string): string {
+/** An object's key (and sort order) in the store of its resource: `namespace/name`, or `name` when the namespace is ''. */
+export function storeKey(namespace: string, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }

@@ -4,7 +4,8 @@ import { gone, StatusError } from './errors.js';
 import type { RequestContext } from './handler.js';
 import { servedJson } from './objects.js';
 import { groupVersion, resourceKey, type ResourceType } from './resources.js';
-import { type FieldRequirement, type LabelSelector, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { type LabelSelector, matchesLabels } from '../kube/labels.js';
+import { type FieldRequirement, matchesFields, parseFieldSelector, parseLabelSelectorParam } from './selectors.js';
 import type { StoredObject, StoreEvent } from './store.js';
 
 /** How often a watch that asked for bookmarks gets one (kube: about once a minute). */
@@ -59,7 +60,7 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, ctx: Reque
   const q = ctx.query;
   const filter: Filter = {
     namespace: t.namespaced ? namespace : undefined,
-    labels: q.get('labelSelector') ? parseLabelSelector(q.get('labelSelector') ?? '') : undefined,
+    labels: q.get('labelSelector') ? parseLabelSelectorParam(q.get('labelSelector') ?? '') : undefined,
     fields: q.get('fieldSelector') ? parseFieldSelector(q.get('fieldSelector') ?? '', `${t.group}/${t.resource}`) : undefined,
   };
   const rvParam = q.get('resourceVersion') ?? '';

@@ -4,6 +4,7 @@
 import { type BindAddress, type ControlPlaneConfig, DEFAULT_LEASE, defaultControlPlaneConfig } from '../controlplane/config.js';
 import type { LogLevel } from '../runtime/log.js';
 import { type ParsedArgs, UsageError } from './args.js';
+import { parseDuration } from './duration.js';
 
 export type FlagType = 'bool' | 'string' | 'path' | 'int' | 'duration' | 'ratio' | 'address' | 'level';
 
@@ -108,16 +109,6 @@ export function flagsUsage(table: readonly Flag[]): string[] {
     lines.push(`  --${f.name}${alias}`, `      ${f.help}${f.default ? ` [${f.default}]` : ''}`);
   }
   return lines;
-}
-
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** Go-style durations: `500ms`, `30s`, `5m`, `1h30m`, `1.5h`. */
-export function parseDuration(text: string): number | undefined {
-  if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(text)) return text === '0' ? 0 : undefined;
-  let total = 0;
-  for (const m of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(m[1]) * DURATION_UNITS[m[2]];
-  return Math.round(total);
 }
 
 /** `:8080` (all interfaces), `host:port`, `[::1]:8080`; `0` turns the endpoint off. */

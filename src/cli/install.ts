@@ -9,10 +9,11 @@ import { GardenerCluster, Runtime } from '../api/infrastructuremanager/index.js'
 import { Kyma, Manifest, ModuleConfig, ModuleReleaseMeta, ModuleTemplate, Namespaces, SyncResource, Watcher } from '../api/operator/index.js';
 import { renderCrds } from '../api/render.js';
 import type { Client } from '../runtime/client/index.js';
-import type { KubeObject } from '../runtime/types.js';
+import type { KubeObject } from '../kube/object.js';
 import { flagString, type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
 import { clientFromKubeconfigFlag } from './run.js';
+import { sleep } from '../util/sleep.js';
 
 export const INSTALL_FIELD_MANAGER = 'kcp-install';
 /** Name of the ServiceAccount, Role, RoleBinding; the cluster-scoped ones add the namespace. */
@@ -171,7 +172,7 @@ export async function install(client: Client, opts: InstallOptions = {}): Promis
     const name = crd.metadata.name ?? '';
     for (let current = crd; !isEstablished(current); ) {
       if (Date.now() > deadline) throw new Error(`CRD ${name} is not Established`);
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
       current = await client.get(crd, { name }, { signal: opts.signal });
     }
   }

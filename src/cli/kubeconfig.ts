@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { DefaultKubeconfigSecretKey, kubeconfigSecretName, LabelKymaRuntimeID, Runtime, type RuntimeObject } from '../api/infrastructuremanager/index.js';
 import { Kyma, type KymaObject } from '../api/operator/index.js';
 import { findObject, isNoKindMatch } from '../runtime/client/index.js';
-import type { KindRef, KubeObject } from '../runtime/types.js';
+import type { KindRef, KubeObject } from '../kube/object.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
 import { type CliContext, kcpKubeconfigPath, withKcp } from './connect.js';

@@ -6,7 +6,7 @@ import { readModuleDir } from '../lifecycle/artifacts/module-dir.js';
 import { defaultRepository, moduleReleaseMetaFor, moduleTemplateFor, packageModule, pushModule } from '../lifecycle/artifacts/push.js';
 import { hostOf, isLoopbackHost } from '../lifecycle/artifacts/reference.js';
 import { clientFromKubeconfig, findObject } from '../runtime/client/index.js';
-import type { KubeObject } from '../runtime/types.js';
+import type { KubeObject } from '../kube/object.js';
 import { flagString, type ParsedArgs, UsageError } from './args.js';
 
 export const MODULE_PUSH_USAGE = `Usage:

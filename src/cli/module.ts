@@ -3,6 +3,7 @@
 // runtime's kubeconfig); the lifecycle manager carries the change into the KCP Kyma and installs or
 // removes the module. `push` is for module teams (src/cli/module-push.ts).
 import {
+  Annotations,
   DEFAULT_REMOTE_KYMA_NAME,
   isEnabled,
   Kyma,
@@ -24,7 +25,8 @@ import { type CliContext, withKcp } from './connect.js';
 import { requireRuntime, runtimeKubeconfig, type RuntimeRecord } from './kubeconfig.js';
 import { MODULE_PUSH_SWITCHES, MODULE_PUSH_USAGE, runModulePush } from './module-push.js';
 import { type OutputFormat, renderData, renderTable, takeOutputFormat } from './output.js';
-import { parseDuration, waitWithProgress } from './progress.js';
+import { timeoutFlag } from './duration.js';
+import { waitWithProgress } from './progress.js';
 
 export const MODULE_USAGE = `Usage:
   kcp module list [--runtime RUNTIME]
@@ -40,22 +42,11 @@ ${MODULE_PUSH_USAGE.replace(/^Usage:\n/, '')}
 
 const SWITCHES: ReadonlySet<string> = new Set(['wait', 'help', ...MODULE_PUSH_SWITCHES]);
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
-/** KCP Kyma annotation the CLI touches after editing a runtime Kyma, so that the lifecycle manager looks now
- * instead of at its next requeue (upstream, the runtime watcher tells it). The value is a timestamp. */
-export const AnnotationRefreshRequested = 'cli.kcp.dev/refresh-requested-at';
 const REMOTE_KYMA_KEY = { namespace: Namespaces.Remote, name: DEFAULT_REMOTE_KYMA_NAME };
 
 function switchOn(args: ParsedArgs, name: string): boolean {
   const v = args.flags.get(name);
   return v !== undefined && v !== 'false';
-}
-
-function timeoutOf(args: ParsedArgs): number {
-  const text = flagString(args, 'timeout');
-  if (text === undefined) return DEFAULT_TIMEOUT_MS;
-  const ms = parseDuration(text);
-  if (ms === undefined || ms <= 0) throw new UsageError(`--timeout must be a duration such as 90s or 5m, got ${JSON.stringify(text)}`);
-  return ms;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,10 +211,10 @@ async function editRemoteModules(remote: Client, kyma: KymaObject, edit: (module
   }
 }
 
-/** Asks the lifecycle manager to look at the Kyma now (see AnnotationRefreshRequested). */
+/** Asks the lifecycle manager to look at the Kyma now (see Annotations.RefreshRequestedAt). */
 async function requestRefresh(ctx: CliContext, name: string): Promise<void> {
   try {
-    await ctx.kcp.patch(Kyma, { namespace: ctx.namespace, name }, 'merge', { metadata: { annotations: { [AnnotationRefreshRequested]: new Date().toISOString() } } }, { fieldManager: 'kcp-cli', signal: ctx.signal });
+    await ctx.kcp.patch(Kyma, { namespace: ctx.namespace, name }, 'merge', { metadata: { annotations: { [Annotations.RefreshRequestedAt]: new Date().toISOString() } } }, { fieldManager: 'kcp-cli', signal: ctx.signal });
   } catch (e) {
     // Without the nudge the change is still picked up at the next requeue.
     if (!isNotFound(e)) throw e;
@@ -243,7 +234,7 @@ async function enable(args: ParsedArgs, positionals: string[], format: OutputFor
   const version = flagString(args, 'version');
   if (channel && version) throw new UsageError('--channel and --version exclude each other: a pinned version does not follow a channel');
   const wait = switchOn(args, 'wait');
-  const timeoutMs = timeoutOf(args);
+  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
 
   const record = await requireRuntime(ctx, runtimeName, synopsis);
   const entry = await requireModule(ctx, module, record);
@@ -320,7 +311,7 @@ async function disable(args: ParsedArgs, positionals: string[], format: OutputFo
   if (!runtimeName || !module) throw new UsageError(`a runtime and a module are required: ${synopsis}`);
   if (positionals.length > 3) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[3])}: ${synopsis}`);
   const wait = switchOn(args, 'wait');
-  const timeoutMs = timeoutOf(args);
+  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
   const record = await requireRuntime(ctx, runtimeName, synopsis);
   await requireModule(ctx, module, record);
 

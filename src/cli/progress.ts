@@ -1,6 +1,7 @@
 // `--wait`: polls until something is done or failed and keeps a person informed with one progress line
 // (state, the latest condition message, elapsed time). On a terminal the line is rewritten in place;
 // otherwise a new line is printed only when the state or message changes.
+import { sleep } from '../util/sleep.js';
 import { elapsed, type CliOutput } from './output.js';
 
 /** One look at the thing waited for. */
@@ -24,21 +25,6 @@ export interface WaitOptions {
   timeoutMs: number;
   pollMs?: number;
   now?: () => number;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Polls `observe` until done (returns the last status) or failed / timed out (throws). */
@@ -85,13 +71,4 @@ export async function waitWithProgress(opts: WaitOptions): Promise<string> {
   } finally {
     if (lineOpen) opts.output.err('\n');
   }
-}
-
-/** Parses a duration flag such as `10m`, `90s`, `1h` or plain seconds. */
-export function parseDuration(text: string): number | undefined {
-  const m = /^(\d+)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const unit = m[2] ?? 's';
-  return n * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000);
 }

@@ -9,7 +9,8 @@ import type { Command } from './command.js';
 import { type CliContext, withKcp } from './connect.js';
 import { lookupRuntime, requireRuntime, type RuntimeRecord } from './kubeconfig.js';
 import { age, forDisplay, type OutputFormat, renderData, renderTable, takeOutputFormat } from './output.js';
-import { parseDuration, waitWithProgress } from './progress.js';
+import { timeoutFlag } from './duration.js';
+import { waitWithProgress } from './progress.js';
 import { buildRuntimeAndKyma, providerProfiles, validateRuntimeRequest } from './runtime-spec.js';
 
 export const RUNTIME_USAGE = `Usage:
@@ -34,14 +35,6 @@ const DEFAULT_ADMIN = 'admin@example.com';
 function switchOn(args: ParsedArgs, name: string): boolean {
   const v = args.flags.get(name);
   return v !== undefined && v !== 'false';
-}
-
-function timeoutOf(args: ParsedArgs): number {
-  const text = flagString(args, 'timeout');
-  if (text === undefined) return DEFAULT_TIMEOUT_MS;
-  const ms = parseDuration(text);
-  if (ms === undefined || ms <= 0) throw new UsageError(`--timeout must be a duration such as 90s or 10m, got ${JSON.stringify(text)}`);
-  return ms;
 }
 
 function rejectExtra(positionals: string[], from: number, synopsis: string): void {
@@ -140,7 +133,7 @@ async function create(args: ParsedArgs, positionals: string[], format: OutputFor
     channel: flagString(args, 'channel', DEFAULT_CHANNEL) ?? DEFAULT_CHANNEL,
   });
   const wait = switchOn(args, 'wait');
-  const timeoutMs = timeoutOf(args);
+  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
   if (await lookupRuntime(ctx, name)) throw new UsageError(`runtime ${name} already exists`);
 
   const { runtime, kyma } = buildRuntimeAndKyma(request, ctx.namespace);
@@ -295,7 +288,7 @@ function indent(table: string): string {
 
 async function deleteRuntime(args: ParsedArgs, record: RuntimeRecord, format: OutputFormat, ctx: CliContext): Promise<void> {
   const wait = switchOn(args, 'wait');
-  const timeoutMs = timeoutOf(args);
+  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
   const { name } = record;
   const ignoreNotFound = (e: unknown) => {
     if (!isNotFound(e)) throw e;

@@ -4,7 +4,7 @@
 import { DEFAULT_EXPIRATION_SECONDS, DEFAULT_MINIMAL_ROTATION_TIME_RATIO, DEFAULT_ROTATION_PERIOD_RATIO } from '../infrastructure/gardener-cluster/rotation.js';
 import { defaultRuntimeTiming, type RuntimeTiming } from '../infrastructure/index.js';
 import { DEFAULT_INTERVALS, DEFAULT_MANIFEST_INTERVALS, DEFAULT_PURGE_GRACE_MS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, type ManifestRequeueIntervals, type RequeueIntervals } from '../lifecycle/index.js';
-import { DEFAULT_TIMING as DEFAULT_LEASE_TIMING } from '../runtime/leader.js';
+import { DEFAULT_TIMING as DEFAULT_LEASE_TIMING } from '../runtime/leader/election.js';
 
 /** A listen address: `:8080` is `{ host: '0.0.0.0', port: 8080 }`; port 0 picks a free port. */
 export interface BindAddress {

@@ -18,13 +18,13 @@ import { type LifecycleManager, setupLifecycleManager } from '../lifecycle/index
 import type { Client } from '../runtime/client/interface.js';
 import type { KeySource } from '../runtime/controller.js';
 import { startOperationsServer, type OperationsServer } from '../runtime/health.js';
-import { useLeaderElection } from '../runtime/leader-manager.js';
+import { useLeaderElection } from '../runtime/leader/manager.js';
 import { createLogger, type Logger } from '../runtime/log.js';
 import { type Manager, newManager } from '../runtime/manager.js';
 import type { Registry } from '../runtime/metrics.js';
-import { kubeconfigRefOfKey, RemoteClusterCache } from '../runtime/remote.js';
-import { SECRET_KIND, type Secret } from '../runtime/remote-secret.js';
-import { useSharding } from '../runtime/sharding-manager.js';
+import { kubeconfigRefOfKey, RemoteClusterCache } from '../runtime/remote/cache.js';
+import { SECRET_KIND, type Secret } from '../runtime/remote/secret.js';
+import { useSharding } from '../runtime/sharding/manager.js';
 import { LabelKymaManagedBy, ManagedByInfrastructureManager } from '../api/infrastructuremanager/index.js';
 import { type ControlPlaneConfig, runtimeTimingOf } from './config.js';
 

@@ -6,7 +6,7 @@
 import type { Client } from '../runtime/client/interface.js';
 import type { Logger } from '../runtime/log.js';
 import type { Manager } from '../runtime/manager.js';
-import type { RemoteClusterCache } from '../runtime/remote.js';
+import type { RemoteClusterCache } from '../runtime/remote/cache.js';
 import type { ConverterConfig } from './converter/index.js';
 import { type GardenerClusterControllerHandle, type GardenerClusterControllerOptions, setupGardenerClusterController } from './gardener-cluster/index.js';
 import type { RuntimeTiming } from './runtime/machine.js';

@@ -26,7 +26,7 @@ import { defaultRepository, moduleReleaseMetaFor, moduleTemplateFor, packageModu
 import { formatOciReference } from '../lifecycle/artifacts/reference.js';
 import { type Client, clientFromKubeconfig, findObject } from '../runtime/client/index.js';
 import { createLogger, type Logger, type LogLevel, type LogSink } from '../runtime/log.js';
-import type { KubeObject } from '../runtime/types.js';
+import type { KubeObject } from '../kube/object.js';
 import { embeddedSimulatorOptions, GARDEN_CLUSTER, type GardenerSimulator, type GardenerSimulatorConfig } from './gardener/index.js';
 import { DEFAULT_PROJECT, type GardenLandscape, startGardenLandscape } from './index.js';
 import type { KubeletOptions, KubeletSimulator } from './kubelet.js';

@@ -5,6 +5,7 @@ import type { RunningApiServer } from '../apiserver/server.js';
 import { GARDEN_CLUSTER, GardenerSimulator, type GardenerSimulatorConfig } from './gardener/index.js';
 import { KubeletSimulator, type KubeletOptions } from './kubelet.js';
 
+export * from './constants.js';
 export * from './gardener/index.js';
 export { KubeletSimulator, defaultKubeletOptions, readyStatus, type KubeletOptions } from './kubelet.js';
 export { KeyedLoop } from './keyed-loop.js';

@@ -11,7 +11,8 @@ import { StatusError } from '../apiserver/errors.js';
 import { nowRfc3339 } from '../apiserver/objects.js';
 import type { ResourceType } from '../apiserver/resources.js';
 import type { RunningApiServer } from '../apiserver/server.js';
-import type { JsonObject, KubeObject } from '../apiserver/types.js';
+import type { JsonObject } from '../kube/json.js';
+import type { ObjectWithMeta } from '../kube/object.js';
 import { KeyedLoop } from './keyed-loop.js';
 
 export interface KubeletOptions {
@@ -77,11 +78,11 @@ export class KubeletSimulator {
     }
     const unsubscribe = cluster.store.onCommit((ev) => {
       const w = workloadOf(ev.resource);
-      if (w && ev.type !== 'DELETED') this.loop.enqueueAfter(keyOf(name, w, ev.namespace, ev.name), this.options.readyDelayMs);
+      if (w && ev.type !== 'DELETED') this.loop.enqueueAfter(workloadKey(name, w, ev.namespace, ev.name), this.options.readyDelayMs);
     });
     this.attached.set(name, { cluster, types, unsubscribe });
     for (const w of WORKLOADS) {
-      for (const o of cluster.store.list(`apps/${w}`)) this.loop.enqueueAfter(keyOf(name, w, o.namespace, o.name), this.options.readyDelayMs);
+      for (const o of cluster.store.list(`apps/${w}`)) this.loop.enqueueAfter(workloadKey(name, w, o.namespace, o.name), this.options.readyDelayMs);
     }
   }
 
@@ -132,7 +133,8 @@ export class KubeletSimulator {
   }
 }
 
-function keyOf(cluster: string, w: Workload, namespace: string, name: string): string {
+/** The kubelet loop's key of one workload: logical cluster, workload resource, namespace, name. */
+function workloadKey(cluster: string, w: Workload, namespace: string, name: string): string {
   return `${cluster}|${w}|${namespace}|${name}`;
 }
 
@@ -143,18 +145,18 @@ function workloadOf(resourceKey: string): Workload | undefined {
 }
 
 /** A short, stable hash of the pod template (as the pod-template-hash / controller revision). */
-function templateHash(obj: KubeObject): string {
+function templateHash(obj: ObjectWithMeta): string {
   const spec = (obj.spec ?? {}) as JsonObject;
   return createHash('sha256').update(JSON.stringify(spec.template ?? {})).digest('hex').slice(0, 10);
 }
 
-function replicasOf(obj: KubeObject): number {
+function replicasOf(obj: ObjectWithMeta): number {
   const r = ((obj.spec ?? {}) as JsonObject).replicas;
   return typeof r === 'number' ? r : 1;
 }
 
 /** The status the workload's controller writes once every pod is running and ready. */
-export function readyStatus(workload: Workload, obj: KubeObject, nodes: number): JsonObject {
+export function readyStatus(workload: Workload, obj: ObjectWithMeta, nodes: number): JsonObject {
   const generation = obj.metadata.generation ?? 1;
   const previous = (obj.status ?? {}) as JsonObject;
   if (workload === 'deployments') {

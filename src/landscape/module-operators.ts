@@ -13,7 +13,7 @@ import type { LogicalCluster } from '../apiserver/cluster.js';
 import { resourceKey, typesFromCrd, type ResourceType } from '../apiserver/resources.js';
 import type { RunningApiServer } from '../apiserver/server.js';
 import type { StoreEvent } from '../apiserver/store.js';
-import type { KubeObject } from '../apiserver/types.js';
+import type { ObjectWithMeta } from '../kube/object.js';
 import { MANAGED_BY_DECLARATIVE } from '../lifecycle/manifest/constants.js';
 
 export type SimulatedModuleState = 'Ready' | 'Processing' | 'Error' | 'Warning';
@@ -95,7 +95,7 @@ export class ModuleOperators {
     const a: Attached = { cluster, kinds: new Map(), detach: () => undefined };
     a.detach = cluster.store.onCommit((ev) => this.onCommit(clusterName, a, ev));
     this.attached.set(clusterName, a);
-    for (const stored of cluster.store.list(CRDS)) this.learnCrd(clusterName, a, JSON.parse(stored.json) as KubeObject);
+    for (const stored of cluster.store.list(CRDS)) this.learnCrd(clusterName, a, JSON.parse(stored.json) as ObjectWithMeta);
   }
 
   stop(): void {
@@ -120,15 +120,15 @@ export class ModuleOperators {
 
   private onCommit(clusterName: string, a: Attached, ev: StoreEvent): void {
     if (ev.resource === CRDS) {
-      if (ev.type !== 'DELETED') this.learnCrd(clusterName, a, JSON.parse(ev.object.json) as KubeObject);
+      if (ev.type !== 'DELETED') this.learnCrd(clusterName, a, JSON.parse(ev.object.json) as ObjectWithMeta);
       return;
     }
     const kind = a.kinds.get(ev.resource);
     if (!kind || ev.type === 'DELETED') return;
-    this.consider(clusterName, a, kind, JSON.parse(ev.object.json) as KubeObject);
+    this.consider(clusterName, a, kind, JSON.parse(ev.object.json) as ObjectWithMeta);
   }
 
-  private learnCrd(clusterName: string, a: Attached, crd: KubeObject): void {
+  private learnCrd(clusterName: string, a: Attached, crd: ObjectWithMeta): void {
     const labels = crd.metadata.labels ?? {};
     const spec = crd.spec as { group?: string; names?: { kind?: string } } | undefined;
     const groupKind = `${spec?.group ?? ''}/${spec?.names?.kind ?? ''}`;
@@ -146,7 +146,7 @@ export class ModuleOperators {
   }
 
   private scanKind(a: Attached, kind: ModuleKind, clusterName = a.cluster.name): void {
-    for (const stored of a.cluster.store.list(resourceKey(kind.type))) this.consider(clusterName, a, kind, JSON.parse(stored.json) as KubeObject);
+    for (const stored of a.cluster.store.list(resourceKey(kind.type))) this.consider(clusterName, a, kind, JSON.parse(stored.json) as ObjectWithMeta);
   }
 
   private behaviourOf(kind: ModuleKind): Required<ModuleBehaviour> {
@@ -155,7 +155,7 @@ export class ModuleOperators {
   }
 
   /** Schedules a status report when the CR's state is not (yet) the one its operator reports. */
-  private consider(clusterName: string, a: Attached, kind: ModuleKind, cr: KubeObject): void {
+  private consider(clusterName: string, a: Attached, kind: ModuleKind, cr: ObjectWithMeta): void {
     if (this.stopped || cr.metadata.deletionTimestamp) return;
     const want = this.behaviourOf(kind);
     const status = (cr.status ?? {}) as { state?: string };

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { sha256Digest } from '../lifecycle/artifacts/digest.js';
 import { OCI_MANIFEST } from '../lifecycle/artifacts/media-types.js';
 import { type ModuleArtifact, pushModule } from '../lifecycle/artifacts/push.js';
+import { sleep } from '../util/sleep.js';
 
 export const DOCKER_REGISTRY_BINARY = process.env.DOCKER_REGISTRY_BIN ?? '/usr/bin/docker-registry';
 
@@ -102,7 +103,7 @@ export async function startDockerRegistry(opts: RegistryStartOptions & { binary?
       await stop();
       throw new Error(`docker-registry did not answer on http://${host}/v2/ within 20 s: ${stderr.trim()}`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   return {
     kind: 'docker-registry',

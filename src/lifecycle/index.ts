@@ -4,10 +4,10 @@
 //
 //   const lm = setupLifecycleManager(manager, { secrets, remoteClients, fetcher });
 import { Namespaces } from '../api/operator/index.js';
-import type { Store } from '../runtime/cache.js';
+import type { Store } from '../runtime/cache/store.js';
 import type { KeySource } from '../runtime/controller.js';
 import type { Manager } from '../runtime/manager.js';
-import type { RemoteClusterCache } from '../runtime/remote.js';
+import type { RemoteClusterCache } from '../runtime/remote/cache.js';
 import type { ArtifactFetcher } from './artifacts/types.js';
 import { setupKymaController } from './kyma/controller.js';
 import type { RequeueIntervals } from './kyma/options.js';

@@ -5,12 +5,13 @@
 // Events of the watched kinds become keys (`namespace/name` of the For kind) in a rate-limited,
 // de-duplicating work queue; workers call the reconciler, and its result (or error) decides when
 // the key is looked at again.
-import type { Informer } from './informer.js';
+import type { Informer } from './cache/informer.js';
 import type { Client } from './client/interface.js';
 import type { Logger } from './log.js';
 import { reconcileMetrics, workQueueMetrics, type ReconcileMetrics, type Registry } from './metrics.js';
 import { admits, type ObjectEvent, type Predicate } from './predicates.js';
-import { keyOf, parseKey, splitApiVersion, type KindRef, type KubeObject, type ObjectKey } from './types.js';
+import { namespacedName, parseNamespacedName, type ObjectKey } from '../kube/keys.js';
+import { splitApiVersion, type KindRef, type KubeObject } from '../kube/object.js';
 import { WorkQueue, type RateLimiter } from './workqueue.js';
 
 export interface ReconcileResult {
@@ -164,7 +165,7 @@ export class Controller {
 
   /** Queues a reconcile of one object of the For kind. */
   enqueue(key: ObjectKey | string): void {
-    this.queue.add(typeof key === 'string' ? key : keyOf(key));
+    this.queue.add(typeof key === 'string' ? key : namespacedName(key));
   }
 
   /** Queues every object of the For kind in the cache (e.g. after this replica gained a shard or leadership). */
@@ -207,7 +208,7 @@ export class Controller {
     const pass = (ev: ObjectEvent) => w.predicates.every((p) => admits(p, ev));
     const enqueueFor = (...objs: KubeObject[]) => {
       const keys = new Set<string>();
-      for (const o of objs) for (const k of w.toKeys(o)) keys.add(typeof k === 'string' ? k : keyOf(k));
+      for (const o of objs) for (const k of w.toKeys(o)) keys.add(typeof k === 'string' ? k : namespacedName(k));
       for (const k of keys) this.queue.add(k);
     };
     return informer.addHandlers({
@@ -257,7 +258,7 @@ export class Controller {
   }
 
   private async process(key: string, signal: AbortSignal): Promise<void> {
-    const req = parseKey(key);
+    const req = parseNamespacedName(key);
     if (!this.host.mayReconcile(this.name, this.forKind, req)) {
       this.queue.forget(key);
       return;
@@ -349,7 +350,7 @@ export class ControllerBuilder {
     // `controller` is assigned before any watch fires (handlers attach in start()).
     const built: { controller?: Controller } = {};
     const watches: KindWatch[] = [
-      { kind: forKind, scope: scope(this.forOpts), predicates: [...this.filters, ...(this.forOpts.predicates ?? [])], toKeys: (o) => [keyOf(o)] },
+      { kind: forKind, scope: scope(this.forOpts), predicates: [...this.filters, ...(this.forOpts.predicates ?? [])], toKeys: (o) => [namespacedName(o)] },
       ...this.extra.map(
         (e): KindWatch => ({
           kind: e.kind,

@@ -5,7 +5,7 @@
 import type { Client } from './client/interface.js';
 import { isNotFound } from './client/errors.js';
 import { silentLogger, type Logger } from './log.js';
-import type { KindRef, KubeObject } from './types.js';
+import type { KindRef, KubeObject } from '../kube/object.js';
 
 export type EventType = 'Normal' | 'Warning';
 

@@ -11,15 +11,16 @@
 // either way, so a replica that takes over starts with warm caches.
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
-import type { Store } from './cache.js';
+import type { Store } from './cache/store.js';
 import type { Client } from './client/interface.js';
 import { Controller, ControllerBuilder, type ControllerHost, type InformerScope, type Request } from './controller.js';
 import { EventRecorder } from './events.js';
 import { startOperationsServer, type Check, type OperationsServer } from './health.js';
-import { Informer, sleep, type BackoffOptions } from './informer.js';
+import { Informer, type BackoffOptions } from './cache/informer.js';
 import { createLogger, type Logger } from './log.js';
 import { Registry } from './metrics.js';
-import type { KindRef, KubeObject } from './types.js';
+import type { KindRef, KubeObject } from '../kube/object.js';
+import { pause, untilAborted } from '../util/sleep.js';
 
 /** Answers whether this replica may reconcile `req` of `controller` now (leader election, sharding). */
 export type ReconcileGate = (controller: string, kind: KindRef, req: Request) => boolean;
@@ -29,6 +30,13 @@ export interface Runnable {
   name: string;
   /** Runs until the signal aborts. */
   start(signal: AbortSignal): Promise<void>;
+}
+
+/** The part of the Manager that leader election and sharding plug into (structural, so tests can pass a stand-in). */
+export interface GatedHost {
+  add(r: Runnable): void;
+  setGate(gate: ReconcileGate | undefined): void;
+  requeueAll(): void;
 }
 
 export interface ManagerOptions {
@@ -214,10 +222,7 @@ export class Manager implements ControllerHost {
       this.resolveReady();
       log.info('caches synced, controllers running', { controllers: this.controllers.length, informers: this.informers.size });
     }
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await untilAborted(signal);
     await this.shutdown(run, runnableRuns);
   }
 
@@ -237,13 +242,13 @@ export class Manager implements ControllerHost {
     const timeoutMs = this.opts.gracefulShutdownTimeoutMs ?? 30_000;
     const deadline = new AbortController();
     const drained = Promise.all(run.controllerRuns).then(() => 'drained' as const);
-    const timedOut = sleep(timeoutMs, deadline.signal).then(() => 'timeout' as const);
+    const timedOut = pause(timeoutMs, deadline.signal).then(() => 'timeout' as const);
     if ((await Promise.race([drained, timedOut])) === 'timeout') {
       log.warn('in-flight reconciles did not finish in time; aborting them', { timeoutMs });
       run.reconcileStop.abort();
       // Reconcilers that ignore their signal are not waited for forever.
       const grace = new AbortController();
-      await Promise.race([drained, sleep(5_000, grace.signal)]);
+      await Promise.race([drained, pause(5_000, grace.signal)]);
       grace.abort();
     }
     deadline.abort();
@@ -251,7 +256,7 @@ export class Manager implements ControllerHost {
     await Promise.all(run.informerRuns);
     await Promise.all(runnableRuns);
     const flushDeadline = new AbortController();
-    await Promise.race([this.events.flush(), sleep(2_000, flushDeadline.signal)]);
+    await Promise.race([this.events.flush(), pause(2_000, flushDeadline.signal)]);
     flushDeadline.abort();
     await this.server?.close();
     this.server = undefined;

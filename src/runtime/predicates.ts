@@ -1,6 +1,6 @@
 // Event filters for controllers (controller-runtime's predicates): which informer events
 // enqueue a reconcile. A missing method lets the event through.
-import type { KubeObject } from './types.js';
+import type { KubeObject } from '../kube/object.js';
 
 export interface Predicate<T extends KubeObject = KubeObject> {
   create?(obj: T): boolean;

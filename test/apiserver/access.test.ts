@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import { KubeClient } from '../conformance/http.js';
+import { sleep } from '../../src/util/sleep.js';
 
 const cm = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } });
 
@@ -91,7 +92,7 @@ describe('access to the embedded API server', () => {
     assert.ok(Date.parse(expirationTimestamp) > Date.now());
     const c = new KubeClient({ url: server.clusterAccess('short').url, token, caPem: server.caPem });
     assert.equal((await c.request('GET', '/api/v1/namespaces')).status, 200);
-    await new Promise((r) => setTimeout(r, 1200));
+    await sleep(1200);
     assert.equal((await c.request('GET', '/api/v1/namespaces')).status, 401);
     c.close();
   });

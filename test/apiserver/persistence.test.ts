@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { KubeClient } from '../conformance/http.js';
+import { sleep } from '../../src/util/sleep.js';
 
 const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -56,7 +57,7 @@ describe('persistence', () => {
       }
     };
     const writers = [0, 1, 2, 3].map(writer);
-    await new Promise((r) => setTimeout(r, 1500));
+    await sleep(1500);
     first.child.kill('SIGKILL');
     stop = true;
     await Promise.all(writers);

@@ -9,7 +9,7 @@ import { Kyma, type KymaObject, Labels, Manifest, type ManifestObject, ModuleRel
 import { clusterRules, namespacedRules, type PolicyRule } from '../../src/cli/install.js';
 import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
 import { type Client, isNotFound } from '../../src/runtime/client/index.js';
-import type { KindRef, KubeObject } from '../../src/runtime/types.js';
+import type { KindRef, KubeObject } from '../../src/kube/object.js';
 import { testRuntime } from '../infrastructure/runtime-harness.js';
 import { waitFor } from '../support/wait.js';
 import { startRunEnv } from './run-env.js';

@@ -11,7 +11,7 @@ import { parseArgs, UsageError } from '../../src/cli/args.js';
 import { clusterScopedName, CONTROLLERS_NAME, controlPlaneCrdFiles, INSTALL_SWITCHES, installObjects, runInstall } from '../../src/cli/install.js';
 import { startApiServer } from '../../src/apiserver/server.js';
 import { clientFromKubeconfig } from '../../src/runtime/client/index.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 
 const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
 

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { operatorKinds } from '../../src/api/operator/index.js';
 import { parseArgs, UsageError } from '../../src/cli/args.js';
-import { parseDuration } from '../../src/cli/controller-flags.js';
+import { parseDuration } from '../../src/cli/duration.js';
 import { parseRunConfig, RUN_SWITCHES, startControllers } from '../../src/cli/run.js';
 import { startWithKinds, type AnyKind } from '../support/api.js';
 import { waitFor } from '../support/wait.js';

@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Shoot, type ShootObject } from '../../src/api/gardener/index.js';
-import { LEASE_KIND, type Lease } from '../../src/runtime/leader-lease.js';
+import { LEASE_KIND, type Lease } from '../../src/runtime/leader/lease.js';
 import { testRuntime } from '../infrastructure/runtime-harness.js';
 import { waitFor } from '../support/wait.js';
 import { parseArgs } from '../../src/cli/args.js';
 import { parseRunConfig, RUN_SWITCHES, startControllers } from '../../src/cli/run.js';
-import { SHARD_GROUP_LABEL, SHARD_ROLE_LABEL } from '../../src/runtime/sharding.js';
+import { SHARD_GROUP_LABEL, SHARD_ROLE_LABEL } from '../../src/runtime/sharding/shards.js';
 import type { Client } from '../../src/runtime/client/index.js';
 import { FAST_FLAGS, httpGet, startRunEnv } from './run-env.js';
 

@@ -1,7 +1,7 @@
 // Step-by-step comparison of a normalized transcript with its golden one (README "Comparing"):
 // deep equality ignoring key order, where symbols (uid#N, rv#N) must correspond one-to-one
 // across the whole scenario instead of carrying the same number.
-import { isPlainObject } from '../../src/apiserver/types.js';
+import { isPlainObject } from '../../src/kube/json.js';
 import type { JsonValue, Transcript, TranscriptStep } from './types.js';
 
 export interface Difference {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isPlainObject } from '../../src/apiserver/types.js';
+import { isPlainObject } from '../../src/kube/json.js';
 import { loadGolden, loadScenario, scenarioNames } from './corpus.js';
 import { Normalizer, normalizeTranscript, normalizeWatchPath } from './normalize.js';
 import type { JsonValue, RawTranscript, Transcript, TranscriptStep } from './types.js';

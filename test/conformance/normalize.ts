@@ -1,6 +1,6 @@
 // Normalization of transcripts (README "Normalization"): hides what differs from run to run
 // (times, uids, resourceVersions, namespace and webhook addresses) and nothing else.
-import { isPlainObject } from '../../src/apiserver/types.js';
+import { isPlainObject } from '../../src/kube/json.js';
 import type {
   JsonValue,
   RawTranscript,

@@ -4,7 +4,8 @@ import { KubeClient, parseBody, type Target, type WatchStream } from './http.js'
 import { normalizeTranscript } from './normalize.js';
 import { selectPath } from './select.js';
 import { renderBody, renderPath, type TemplateContext } from './template.js';
-import { AdmissionWebhook, sleep } from './webhook.js';
+import { sleep } from '../../src/util/sleep.js';
+import { AdmissionWebhook } from './webhook.js';
 import { isRequestStep } from './types.js';
 import type {
   CollectStep,

@@ -1,5 +1,5 @@
 // The `select` expressions of scenarios: keep one part of a response body.
-import { isPlainObject } from '../../src/apiserver/types.js';
+import { isPlainObject } from '../../src/kube/json.js';
 import type { JsonValue } from './types.js';
 
 const FILTER = /^([^[\]]*)\[([^=\]]+)=([^\]]*)\]$/;

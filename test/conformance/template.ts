@@ -1,5 +1,5 @@
 // `{{...}}` references in scenario paths and bodies.
-import { isPlainObject } from '../../src/apiserver/types.js';
+import { isPlainObject } from '../../src/kube/json.js';
 import { selectPath } from './select.js';
 import type { JsonValue } from './types.js';
 

@@ -1,6 +1,6 @@
 // Shapes of the conformance corpus (test/fixtures/kube-conformance/README.md): scenarios going in,
 // transcripts coming out.
-import type { JsonObject, JsonValue } from '../../src/apiserver/types.js';
+import type { JsonObject, JsonValue } from '../../src/kube/json.js';
 
 export type { JsonObject, JsonValue };
 

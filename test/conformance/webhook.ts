@@ -3,10 +3,11 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isPlainObject } from '../../src/apiserver/types.js';
+import { isPlainObject } from '../../src/kube/json.js';
 import { createSelfSigned } from '../../src/apiserver/pki.js';
 import { parseBody } from './http.js';
 import type { JsonObject, JsonValue, RecordedReview } from './types.js';
+import { sleep } from '../../src/util/sleep.js';
 
 export class AdmissionWebhook {
   private readonly received: RecordedReview[] = [];
@@ -73,8 +74,4 @@ export class AdmissionWebhook {
       this.server.closeAllConnections();
     });
   }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

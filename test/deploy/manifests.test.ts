@@ -8,7 +8,7 @@ import yaml from 'js-yaml';
 import { parseArgs } from '../../src/cli/args.js';
 import { CONTROLLERS_NAME, controlPlaneCrdFiles, rbacObjects } from '../../src/cli/install.js';
 import { parseRunConfig, RUN_FLAGS, RUN_SWITCHES } from '../../src/cli/run.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (path: string): string => readFileSync(`${root}${path}`, 'utf8');

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import { KubeClient } from '../conformance/http.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
+import { sleep } from '../../src/util/sleep.js';
 
 const MANIFEST = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -125,7 +126,7 @@ describe('kubectl against the embedded API server', () => {
 
   it('waits for a condition set through the status subresource', async () => {
     const waiting = kubectl(kc, ['wait', '--for=condition=Ready', 'gadget/g2', '-n', 'demo', '--timeout=20s']);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     // A controller sets the condition through the status subresource (kubectl before 1.24 has no
     // --subresource flag, and CI may have Debian's older kubectl).
     const client = new KubeClient({ url: server.url, token: server.adminToken, caPem: server.caPem });
@@ -141,7 +142,7 @@ describe('kubectl against the embedded API server', () => {
   it('deletes with --wait, holding on a finalizer until it is removed', async () => {
     await kubectlOk(kc, ['patch', 'gadget', 'g1', '-n', 'demo', '--type=merge', '-p', '{"metadata":{"finalizers":["demo.example.com/hold"]}}']);
     const deleting = kubectl(kc, ['delete', 'gadget', 'g1', '-n', 'demo', '--wait=true', '--timeout=20s']);
-    await new Promise((r) => setTimeout(r, 700));
+    await sleep(700);
     const during = JSON.parse(await kubectlOk(kc, ['get', 'gadget', 'g1', '-n', 'demo', '-o', 'json'])) as { metadata: { deletionTimestamp?: string } };
     assert.ok(during.metadata.deletionTimestamp, 'object is marked for deletion while its finalizer holds it');
     await kubectlOk(kc, ['patch', 'gadget', 'g1', '-n', 'demo', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);

@@ -8,8 +8,9 @@ import { Shoot, type ShootObject } from '../../src/api/gardener/index.js';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import { planShootPatch, toShoot } from '../../src/infrastructure/converter/index.js';
 import { clientFromKubeconfig, type HttpClient, isNoKindMatch, isNotFound } from '../../src/runtime/client/index.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { converterConfig, IMAGE_VERSION, runtimeFor } from './converter-fixtures.js';
+import { sleep } from '../../src/util/sleep.js';
 
 const project = 'kyma-dev';
 
@@ -119,7 +120,7 @@ describe('against the embedded API server', () => {
       } catch (err) {
         if (!isNoKindMatch(err) && !isNotFound(err)) throw err;
         if (i > 100) throw err;
-        await new Promise((r) => setTimeout(r, 20));
+        await sleep(20);
       }
     }
   });

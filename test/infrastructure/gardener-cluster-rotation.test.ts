@@ -9,8 +9,9 @@ import { msUntilRotation, rotationAfterMs, rotationPolicy, setupGardenerClusterC
 import { clientFromKubeconfig, isUnauthorized } from '../../src/runtime/client/index.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import { newManager } from '../../src/runtime/manager.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { type Landscape, startLandscape, testShoot, waitFor } from '../support/landscape.js';
+import { sleep } from '../../src/util/sleep.js';
 
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
 const NAMESPACE = 'kcp-system';
@@ -60,7 +61,7 @@ describe('kubeconfig rotation before expiry', () => {
       seen.add(kubeconfig);
       syncs.add(secret.metadata.annotations?.[AnnotationLastKubeconfigSync] ?? '');
       // The consumer acts on what it read a moment later (a cache's lag): the kubeconfig must still be valid then.
-      await new Promise((r) => setTimeout(r, CONSUMER_LAG_MS));
+      await sleep(CONSUMER_LAG_MS);
       const consumer = clientFromKubeconfig(kubeconfig, { retries: 0 });
       try {
         await consumer.list({ apiVersion: 'v1', kind: 'Namespace' });

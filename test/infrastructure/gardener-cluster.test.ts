@@ -14,7 +14,7 @@ import { setupGardenerClusterController } from '../../src/infrastructure/gardene
 import { clientFromKubeconfig, isNotFound } from '../../src/runtime/client/index.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import { newManager } from '../../src/runtime/manager.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { type Landscape, startLandscape, testShoot, waitFor } from '../support/landscape.js';
 
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };

@@ -18,7 +18,8 @@ import {
   PROVISIONING_INFO_CONFIGMAP,
 } from '../../src/infrastructure/preparation/index.js';
 import { clientFromKubeconfig, type HttpClient, isNotFound } from '../../src/runtime/client/index.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import { waitFor } from '../support/wait.js';
 
 function testRuntime(name: string, administrators: string[], oidc?: { issuerURL: string; clientID: string }[]): RuntimeObject {
   return {
@@ -68,14 +69,6 @@ const openIDConnectCrd = {
     versions: [{ name: 'v1alpha1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
   },
 };
-
-async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('cluster preparation', () => {
   let server: RunningApiServer;

@@ -6,6 +6,7 @@ import { Shoot } from '../../src/api/gardener/index.js';
 import { Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
 import { AnnotationFailWith } from '../../src/landscape/index.js';
 import { condition, type Harness, NAMESPACE, startHarness, testRuntime, waitFor, waitForRuntime } from './runtime-harness.js';
+import { sleep } from '../../src/util/sleep.js';
 
 describe('runtime failures', () => {
   let h: Harness;
@@ -55,7 +56,7 @@ describe('runtime failures', () => {
     assert.deepEqual(failed.status?.shootLastErrors?.[0].codes, ['ERR_INFRA_UNAUTHORIZED']);
 
     // It stays Failed: nothing is retried until the Runtime changes.
-    await new Promise((r) => setTimeout(r, 800));
+    await sleep(800);
     assert.equal((await h.runtime('rt-final'))?.status?.state, 'Failed');
 
     // The credentials are fixed on the infrastructure side, and the Runtime is edited.

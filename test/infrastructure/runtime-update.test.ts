@@ -6,6 +6,7 @@ import type { ShootObject } from '../../src/api/gardener/index.js';
 import { AnnotationForcePatchReconciliation, AnnotationSuspendPatchReconciliation, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
 import { ShootRuntimeGenerationAnnotation } from '../../src/infrastructure/converter/index.js';
 import { condition, type Harness, NAMESPACE, startHarness, testRuntime, waitFor, waitForRuntime } from './runtime-harness.js';
+import { sleep } from '../../src/util/sleep.js';
 
 const CRB = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' };
 const ID = 'rt-update';
@@ -91,7 +92,7 @@ describe('runtime updates', () => {
       rt.metadata.annotations = { ...rt.metadata.annotations, [AnnotationSuspendPatchReconciliation]: 'true' };
       rt.spec.shoot.provider.workers[0].maximum = 5;
     });
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000);
     const shoot = await h.shoot(SHOOT);
     assert.notEqual(shoot?.metadata.annotations?.[ShootRuntimeGenerationAnnotation], String(suspended.metadata.generation), 'not patched while suspended');
     assert.equal(shoot?.spec.provider.workers?.[0].maximum, 3);

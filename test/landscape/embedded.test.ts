@@ -17,11 +17,11 @@ import { clientLimitsFrom, controlPlaneConfigFrom, FlagReader } from '../../src/
 import { parseRunConfig, RUN_SWITCHES, startControllers } from '../../src/cli/run.js';
 import { UP_FLAGS } from '../../src/cli/up.js';
 import { type EmbeddedLandscape, type EmbeddedLandscapeOptions, startEmbeddedLandscape } from '../../src/landscape/embedded.js';
-import { shootClusterName } from '../../src/landscape/index.js';
+import { DemoModuleGroups, shootClusterName } from '../../src/landscape/index.js';
 import { freePort } from '../../src/landscape/registry.js';
 import { clientFromKubeconfig, isNotFound } from '../../src/runtime/client/index.js';
 import { silentLogger } from '../../src/runtime/log.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { DEFAULT_CONVERTER_CONFIG, startUp } from '../../src/up/index.js';
 import { FAST_FLAGS } from '../cli/run-env.js';
 import { testRuntime } from '../infrastructure/runtime-harness.js';
@@ -29,7 +29,7 @@ import { waitFor } from '../support/wait.js';
 
 const NS = Namespaces.ControlPlane;
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' };
-const AUTOSCALER = { apiVersion: 'autoscaler.demo.kcp.dev/v1alpha1', kind: 'Autoscaler' };
+const AUTOSCALER = { apiVersion: `${DemoModuleGroups.autoscaler}/v1alpha1`, kind: 'Autoscaler' };
 
 /** Short simulated durations; everything else as `kcp up` runs it. */
 function fastOptions(dataDir: string): EmbeddedLandscapeOptions {

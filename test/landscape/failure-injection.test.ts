@@ -15,6 +15,7 @@ import {
 import { AnnotationFailOperations, AnnotationFailRecover, AnnotationFailWith } from '../../src/landscape/index.js';
 import { isNotFound } from '../../src/runtime/client/index.js';
 import { assertInOrder, type Landscape, startLandscape, testShoot, waitFor, followShoot } from '../support/landscape.js';
+import { sleep } from '../../src/util/sleep.js';
 
 describe('Gardener simulator failure injection', () => {
   let l: Landscape;
@@ -51,7 +52,7 @@ describe('Gardener simulator failure injection', () => {
     const failed = await follow('quota', (op) => op?.state === 'Failed');
     assert.equal(failed.status?.lastOperation?.type, 'Create');
     assert.deepEqual(failed.status?.lastErrors?.[0]?.codes, [ErrorInfraQuotaExceeded]);
-    await new Promise((r) => setTimeout(r, 1_200)); // twice recoverAfterMs
+    await sleep(1_200); // twice recoverAfterMs
     assert.equal((await getShoot('quota')).status?.lastOperation?.state, 'Failed', 'Failed is final without a retry');
 
     await l.garden.patch(Shoot, { namespace: l.projectNamespace, name: 'quota' }, 'merge', { metadata: { annotations: { [AnnotationFailWith]: null, [AnnotationGardenerOperation]: 'retry' } } });
@@ -67,7 +68,7 @@ describe('Gardener simulator failure injection', () => {
     await follow('fixed', (op) => op?.state === 'Succeeded', seen);
     assert.ok(seen.includes('Create/Failed'), `saw ${seen.join(' -> ')}`);
     await follow('stuck', (op) => op?.state === 'Error');
-    await new Promise((r) => setTimeout(r, 1_200));
+    await sleep(1_200);
     assert.equal((await getShoot('stuck')).status?.lastOperation?.state, 'Error');
   });
 
@@ -78,7 +79,7 @@ describe('Gardener simulator failure injection', () => {
       metadata: { annotations: { [AnnotationConfirmationDeletion]: 'true', [AnnotationFailWith]: ErrorRetryableInfraDependencies, [AnnotationFailOperations]: 'Delete' } },
     });
     // A metadata-only change starts no operation.
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     assert.equal((await getShoot('sticky')).status?.lastOperation?.type, 'Create');
     await l.garden.delete(Shoot, { namespace: l.projectNamespace, name: 'sticky' });
     const errored = await follow('sticky', (op) => op?.type === 'Delete' && op.state === 'Error');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Shoot, type ShootObject } from '../../src/api/gardener/index.js';
 import { type Client, clientFromKubeconfig } from '../../src/runtime/client/index.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { type Landscape, startLandscape, testShoot, waitFor } from '../support/landscape.js';
 
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' };

@@ -12,7 +12,7 @@ import { OciArtifactFetcher } from '../../src/lifecycle/artifacts/fetcher.js';
 import { readModuleDir } from '../../src/lifecycle/artifacts/module-dir.js';
 import { packageModule, pushModule } from '../../src/lifecycle/artifacts/push.js';
 import { ArtifactError } from '../../src/lifecycle/artifacts/types.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { startRegistry, startRegistryProxy, type TestRegistry, writeSampleModule } from '../support/registry.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');

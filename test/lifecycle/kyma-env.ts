@@ -8,10 +8,11 @@ import { ArtifactError } from '../../src/lifecycle/artifacts/types.js';
 import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
 import { clientFromKubeconfig, isNotFound, type HttpClient } from '../../src/runtime/client/index.js';
 import { silentLogger } from '../../src/runtime/log.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { startWithKinds, type AnyKind, type ApiTestEnv } from '../support/api.js';
 import { createTestRuntime, type TestRuntime } from '../support/skr.js';
 import { waitFor } from '../support/wait.js';
+import { sleep } from '../../src/util/sleep.js';
 
 export const NS = Namespaces.ControlPlane;
 
@@ -141,7 +142,7 @@ export function fakeManifestReadiness(env: KymaEnv, signal: AbortSignal): Promis
             if (!isNotFound(e)) throw e;
           });
       }
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
   })();
 }

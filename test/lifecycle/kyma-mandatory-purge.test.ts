@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Kyma, Labels, LabelValues, ModuleReleaseMeta, ModuleTemplate, Namespaces } from '../../src/api/operator/index.js';
 import { isNotFound } from '../../src/runtime/client/index.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { NS, startKymaEnv, waitFor, type KymaEnv } from './kyma-env.js';
+import { sleep } from '../../src/util/sleep.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event' };
@@ -59,7 +60,7 @@ describe('lifecycle manager: mandatory modules, purge, metrics', () => {
     await rt.remote.patch(CONFIGMAP, { namespace: Namespaces.Remote, name: 'plain-info' }, 'merge', { metadata: { finalizers: ['example.com/keep'] } });
     const started = Date.now();
     await env.kcp.delete(Kyma, { namespace: NS, name: rt.kymaName });
-    await new Promise((r) => setTimeout(r, PURGE_GRACE_MS - TIMESTAMP_SLACK_MS - 1_000));
+    await sleep(PURGE_GRACE_MS - TIMESTAMP_SLACK_MS - 1_000);
     const stuck = await rt.remote.get<KubeObject>(CONFIGMAP, { namespace: Namespaces.Remote, name: 'plain-info' });
     assert.deepEqual(stuck.metadata.finalizers, ['example.com/keep'], 'nothing is purged within the grace period');
     await waitFor('the Kyma gone', async () => env.kyma(rt.kymaName).then(() => false, (e: unknown) => isNotFound(e)), 30_000);

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { Kyma, Labels, LabelValues, Namespaces, type ManifestObject } from '../../src/api/operator/index.js';
 import { manifestName } from '../../src/lifecycle/kyma/manifest-builder.js';
 import { fakeManifestReadiness, moduleLink, NS, startKymaEnv, waitFor, type KymaEnv } from './kyma-env.js';
+import { sleep } from '../../src/util/sleep.js';
 
 describe('Kyma controller: modules', () => {
   let env: KymaEnv;
@@ -151,7 +152,7 @@ describe('Kyma controller: modules', () => {
       metadata: { name: 'skipped', namespace: NS, labels: { [Labels.SkipReconciliation]: 'true', [Labels.KymaName]: 'skipped' } },
       spec: { channel: 'regular', modules: [{ name: 'keda' }] },
     });
-    await new Promise((r) => setTimeout(r, 800));
+    await sleep(800);
     const k = await env.kyma('skipped');
     assert.equal(k.status?.state, undefined);
     assert.equal(k.metadata.finalizers, undefined);

@@ -10,8 +10,8 @@ import { clientFromKubeconfig, type HttpClient, isNotFound } from '../../src/run
 import type { Client } from '../../src/runtime/client/interface.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import { Manager } from '../../src/runtime/manager.js';
-import { RemoteClusterCache } from '../../src/runtime/remote.js';
-import type { KindRef, KubeObject } from '../../src/runtime/types.js';
+import { RemoteClusterCache } from '../../src/runtime/remote/cache.js';
+import type { KindRef, KubeObject } from '../../src/kube/object.js';
 import { type AnyKind, startWithKinds } from '../support/api.js';
 import { createTestRuntime } from '../support/skr.js';
 import { waitFor } from '../support/wait.js';

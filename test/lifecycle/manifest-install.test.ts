@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { States } from '../../src/api/operator/index.js';
 import { KubeletSimulator } from '../../src/landscape/kubelet.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { CONFIGMAP, CRD, DEFAULT_CR, DEPLOYMENT, type Env, exists, markDeploymentReady, MODULE_NS, SAMPLE, SERVICE, sampleModule, startEnv, waitFor } from './manifest-env.js';
+import { sleep } from '../../src/util/sleep.js';
 
 const LINK = 'https://modules.example.test/sample/1.0.0/raw-manifest.yaml';
 
@@ -86,7 +87,7 @@ describe('manifest installation', () => {
     await waitFor('the manager Deployment', () => exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS));
     await markDeploymentReady(rt, MODULE_NS, 'sample-manager');
     await env.waitState('install-4-sample', States.Ready);
-    await new Promise((r) => setTimeout(r, 500)); // a few more reconciles
+    await sleep(500); // a few more reconciles
     assert.equal(await exists(rt, SAMPLE, 'default', MODULE_NS), false);
   });
 
@@ -111,9 +112,9 @@ describe('manifest installation', () => {
     const fetchesBefore = env.fetcher.calls;
     const counter = env.requests.get('install-5');
     assert.ok(counter);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     counter.reset();
-    await new Promise((r) => setTimeout(r, 2_000));
+    await sleep(2_000);
     const n = counter.count();
     // Success interval 400 ms: about 5 reconciles, each one read per object (10) plus the default CR.
     const perReconcile = sampleModule().length + 1;

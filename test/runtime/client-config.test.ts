@@ -19,7 +19,7 @@ import {
   loadKubeconfig,
   loadKubeconfigFile,
 } from '../../src/runtime/client/index.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
 
 const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
 const b64 = (s: string) => Buffer.from(s).toString('base64');

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import { ApiError, createClient, type HttpClient, isUnreachable, isNoKindMatch, loadKubeconfig, RestMapper, TokenBucket } from '../../src/runtime/client/index.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import { sleep } from '../../src/util/sleep.js';
 
 const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
@@ -29,7 +30,7 @@ async function eventually<T>(what: string, fn: () => Promise<T>, timeoutMs = 10_
       return await fn();
     } catch (e) {
       if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`, { cause: e });
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
   }
 }
@@ -187,7 +188,7 @@ describe('client resilience', () => {
     let calls = 0;
     const mapper = new RestMapper(async (path) => {
       calls++;
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
       assert.equal(path, '/apis/x.example.com/v1');
       return { resources: [{ name: 'things', kind: 'Thing', namespaced: true, verbs: ['get'] }, { name: 'things/status', kind: 'Thing', namespaced: true }] };
     });

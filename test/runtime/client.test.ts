@@ -20,7 +20,9 @@ import {
   staticToken,
   typed,
 } from '../../src/runtime/client/index.js';
-import type { KubeObject, WatchEvent } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import type { WatchEvent } from '../../src/runtime/client/interface.js';
+import { sleep } from '../../src/util/sleep.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
@@ -67,7 +69,7 @@ async function eventually<T>(what: string, fn: () => Promise<T>, timeoutMs = 10_
       return await fn();
     } catch (e) {
       if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`, { cause: e });
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
   }
 }

@@ -10,20 +10,15 @@ import { KeyChannel, type ReconcileResult, type Request } from '../../src/runtim
 import { silentLogger } from '../../src/runtime/log.js';
 import { Manager, newControllerManagedBy } from '../../src/runtime/manager.js';
 import { and, annotationsChanged, generationChanged, labelsChanged, not, or } from '../../src/runtime/predicates.js';
-import { keyOf, type KubeObject } from '../../src/runtime/types.js';
+import { namespacedName } from '../../src/kube/keys.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { ExponentialBackoffLimiter } from '../../src/runtime/workqueue.js';
+import { sleep } from '../../src/util/sleep.js';
+import { waitFor } from '../support/wait.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
 const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
-
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const obj = (kind: { apiVersion: string; kind: string }, name: string, extra: Partial<KubeObject> = {}, namespace: string | undefined = 'default'): KubeObject => ({
   ...kind,
@@ -91,16 +86,16 @@ describe('controller', () => {
       .watchesChannel(emitter)
       .withOptions({ maxConcurrentReconciles: 2 })
       .complete(async (req: Request) => {
-        rec.seen.push(keyOf(req));
+        rec.seen.push(namespacedName(req));
       });
     const parent = await client.create(obj(CONFIGMAP, 'parent', { data: { a: '1' } }));
     await start();
-    await waitFor(() => rec.count('default/parent') === 1, 'initial reconcile of an existing object');
+    await waitFor('initial reconcile of an existing object', () => rec.count('default/parent') === 1);
 
     // Predicates: a data-only update is filtered out, a label change passes.
     const p1 = await client.update({ ...parent, data: { a: '2' } });
     const p2 = await client.update({ ...p1, metadata: { ...p1.metadata, labels: { changed: 'yes' } } });
-    await waitFor(() => rec.count('default/parent') === 2, 'reconcile after a label change');
+    await waitFor('reconcile after a label change', () => rec.count('default/parent') === 2);
 
     // Owns: a Secret controlled by the parent maps to the parent; one without a controller reference does not.
     await client.create(
@@ -113,17 +108,17 @@ describe('controller', () => {
         metadata: { name: 'not-controlled', namespace: 'default', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'other', uid: 'x' }] },
       }),
     );
-    await waitFor(() => rec.count('default/parent') === 3, 'reconcile of the owner');
+    await waitFor('reconcile of the owner', () => rec.count('default/parent') === 3);
 
     // Watches with a map function.
     await client.create(obj(NAMESPACE, 'team-a', {}, undefined));
-    await waitFor(() => rec.count('team-a/root') >= 1, 'mapped namespace event');
+    await waitFor('mapped namespace event', () => rec.count('team-a/root') >= 1);
 
     // External sources.
     channel.send('default/from-channel');
     channel.send({ namespace: 'ns', name: 'from-channel-key' });
     emitter.emit('key', 'default/from-emitter');
-    await waitFor(() => rec.count('default/from-channel') === 1 && rec.count('ns/from-channel-key') === 1 && rec.count('default/from-emitter') === 1, 'channel keys');
+    await waitFor('channel keys', () => rec.count('default/from-channel') === 1 && rec.count('ns/from-channel-key') === 1 && rec.count('default/from-emitter') === 1);
     assert.equal(rec.count('default/other'), 0);
     await stop();
     assert.equal(emitter.listenerCount('key'), 0, 'emitter listener removed on stop');
@@ -149,8 +144,8 @@ describe('controller', () => {
     await client.create(obj(CONFIGMAP, 'again-later'));
     await client.create(obj(CONFIGMAP, 'again-soon'));
     await start();
-    await waitFor(() => calls.get('fails-twice') === 3 && calls.get('again-later') === 2 && calls.get('again-soon') === 2, 'retries');
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor('retries', () => calls.get('fails-twice') === 3 && calls.get('again-later') === 2 && calls.get('again-soon') === 2);
+    await sleep(100);
     assert.equal(calls.get('fails-twice'), 3, 'no retry after success');
     const text = manager.registry.render();
     assert.match(text, /^controller_runtime_reconcile_errors_total\{controller="flaky"\} 2$/m);
@@ -170,17 +165,17 @@ describe('controller', () => {
       .named('gated')
       .for(CONFIGMAP)
       .complete(async (req) => {
-        rec.seen.push(keyOf(req));
+        rec.seen.push(namespacedName(req));
       });
     await client.create(obj(CONFIGMAP, 'always'));
     await client.create(obj(CONFIGMAP, 'when-leader'));
     await start();
-    await waitFor(() => rec.count('default/always') === 1, 'allowed key');
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor('allowed key', () => rec.count('default/always') === 1);
+    await sleep(100);
     assert.equal(rec.count('default/when-leader'), 0);
     leader = true;
     manager.requeueAll({ kind: CONFIGMAP });
-    await waitFor(() => rec.count('default/when-leader') === 1, 'key reconciled after the gate opened');
+    await waitFor('key reconciled after the gate opened', () => rec.count('default/when-leader') === 1);
     await stop();
   });
 
@@ -191,11 +186,11 @@ describe('controller', () => {
       .named('gone')
       .for(CONFIGMAP, { namespace: 'default', predicates: [or(generationChanged, not(labelsChanged))] })
       .complete(async (req) => {
-        rec.seen.push(keyOf(req));
+        rec.seen.push(namespacedName(req));
       });
     for (let i = 0; i < 10; i++) await client.create(obj(CONFIGMAP, `cm-${i}`));
     await start();
-    await waitFor(() => rec.seen.filter((k) => k.startsWith('default/cm-')).length === 10, 'initial reconciles');
+    await waitFor('initial reconciles', () => rec.seen.filter((k) => k.startsWith('default/cm-')).length === 10);
     rec.seen.length = 0;
     server.setFaults(name, { unreachable: true });
     const cl = server.cluster(name);
@@ -205,9 +200,9 @@ describe('controller', () => {
     await cl.update(t, 'default', 'cm-0', { ...o, data: { v: 'changed' } }, { internal: true });
     await cl.delete(t, 'default', 'cm-1', {}, { internal: true });
     server.setFaults(name, { forceGoneOnResume: true });
-    await waitFor(() => rec.count('default/cm-0') === 1 && rec.count('default/cm-1') === 1, 'reconciles of the changes');
+    await waitFor('reconciles of the changes', () => rec.count('default/cm-0') === 1 && rec.count('default/cm-1') === 1);
     server.setFaults(name, undefined);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     assert.deepEqual([...rec.seen].sort(), ['default/cm-0', 'default/cm-1']);
     const informer = manager.informer(CONFIGMAP, { namespace: 'default' });
     assert.equal(informer.stats.lists, 2);
@@ -252,11 +247,11 @@ describe('controller', () => {
     const running = manager.start(ac.signal);
     void start; // this test drives start itself to own the signal
     await manager.ready();
-    await waitFor(() => started, 'reconcile in flight');
+    await waitFor('reconcile in flight', () => started);
     ac.abort();
     let stopped = false;
     void running.then(() => (stopped = true));
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
     assert.equal(stopped, false, 'shutdown waits for the in-flight reconcile');
     release();
     await running;

@@ -7,18 +7,11 @@ import { type RunningApiServer, startApiServer } from '../../src/apiserver/serve
 import { clientFromKubeconfig } from '../../src/runtime/client/index.js';
 import { createLogger, silentLogger } from '../../src/runtime/log.js';
 import { Manager, newControllerManagedBy } from '../../src/runtime/manager.js';
-import type { KubeObject } from '../../src/runtime/types.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import { waitFor } from '../support/wait.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event' };
-
-async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!(await cond())) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function httpGet(url: string): Promise<{ status: number; text: string; type: string }> {
   const res = await fetch(url);
@@ -46,7 +39,7 @@ describe('manager', () => {
       .complete(async () => undefined);
     const ac = new AbortController();
     const running = manager.start(ac.signal);
-    await waitFor(() => manager.operationsUrl !== undefined, 'operations server');
+    await waitFor('operations server', () => manager.operationsUrl !== undefined);
     const base = manager.operationsUrl ?? '';
     assert.equal((await httpGet(`${base}/healthz`)).status, 200);
     const notReady = await httpGet(`${base}/readyz`);
@@ -58,7 +51,7 @@ describe('manager', () => {
     assert.equal(ready.status, 200);
     assert.match(ready.text, /\[\+\]informers ok/);
     await client.create({ ...CONFIGMAP, metadata: { name: 'x', namespace: 'default' } });
-    await waitFor(() => manager.registry.render().includes('controller_runtime_reconcile_total{controller="ops-controller",result="success"} 1'), 'a reconcile');
+    await waitFor('a reconcile', () => manager.registry.render().includes('controller_runtime_reconcile_total{controller="ops-controller",result="success"} 1'));
     const metrics = await httpGet(`${base}/metrics`);
     assert.equal(metrics.status, 200);
     assert.match(metrics.type, /^text\/plain; version=0\.0\.4/);
@@ -145,7 +138,7 @@ describe('manager', () => {
     const running = manager.start(ac.signal);
     await manager.ready();
     await client.create({ ...CONFIGMAP, metadata: { name: 'both', namespace: 'default' } });
-    await waitFor(() => seen.includes('one:both') && seen.includes('two:both'), 'both controllers reconcile');
+    await waitFor('both controllers reconcile', () => seen.includes('one:both') && seen.includes('two:both'));
     assert.equal(manager.informer(CONFIGMAP).stats.lists, 1);
     ac.abort();
     await running;

@@ -4,14 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Registry, workQueueMetrics } from '../../src/runtime/metrics.js';
 import { ExponentialBackoffLimiter, MaxOfLimiter, TokenBucketLimiter, WorkQueue } from '../../src/runtime/workqueue.js';
-
-async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { sleep } from '../../src/util/sleep.js';
+import { waitFor } from '../support/wait.js';
 
 describe('work queue', () => {
   it('de-duplicates keys that are queued several times', async () => {
@@ -59,8 +53,8 @@ describe('work queue', () => {
     q.add('k');
     assert.equal(q.length, 0, 'a key in flight is not handed to another worker');
     release();
-    await waitFor(() => calls === 2 && q.inFlight === 0);
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor('two calls and none in flight', () => calls === 2 && q.inFlight === 0);
+    await sleep(20);
     assert.equal(calls, 2);
     assert.equal(maxRunning, 1);
     await q.shutDown();
@@ -76,14 +70,14 @@ describe('work queue', () => {
       async () => {
         running++;
         maxRunning = Math.max(maxRunning, running);
-        await new Promise((r) => setTimeout(r, 5));
+        await sleep(5);
         running--;
         done++;
       },
       new AbortController().signal,
     );
     for (let i = 0; i < 30; i++) q.add(`k${i}`);
-    await waitFor(() => done === 30);
+    await waitFor('30 items done', () => done === 30);
     assert.equal(maxRunning, 3);
     await q.shutDown();
     await run;
@@ -149,11 +143,11 @@ describe('work queue', () => {
     q.add('first');
     q.add('second');
     q.addAfter('later', 60_000);
-    await waitFor(() => q.inFlight === 1);
+    await waitFor('one item in flight', () => q.inFlight === 1);
     let shutDownResolved = false;
     const stopping = q.shutDown().then(() => (shutDownResolved = true));
     q.add('ignored');
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
     assert.equal(shutDownResolved, false, 'waits for the in-flight item');
     release();
     await stopping;

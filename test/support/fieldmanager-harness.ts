@@ -1,8 +1,8 @@
 // Test support: replays the write requests of a conformance scenario through this module alone (an
 // in-memory stand-in for the API server core), so tests can hold managedFields and merged objects to the golden.
 import { StatusError } from '../../src/apiserver/errors.js';
-import type { JsonObject, JsonValue, KubeObject } from '../../src/apiserver/types.js';
-import { isPlainObject } from '../../src/apiserver/types.js';
+import { type JsonObject, type JsonValue, isPlainObject } from '../../src/kube/json.js';
+import type { ObjectWithMeta } from '../../src/kube/object.js';
 import { loadGolden, loadScenario } from '../conformance/corpus.js';
 import { applyPatch, recordUpdate } from '../../src/apiserver/fieldmanager/managed.js';
 import { copyJson } from '../../src/apiserver/fieldmanager/merge.js';
@@ -17,7 +17,7 @@ export interface Response {
 export interface ReplayOptions {
   schemaFor: (apiVersion: string, resource: string) => SchemaNode;
   /** Server defaulting for the kinds the scenario writes (run before managed fields are computed, as the server does on create/update). */
-  applyDefaults?: (obj: KubeObject) => void;
+  applyDefaults?: (obj: ObjectWithMeta) => void;
   statusSubresource?: (resource: string) => boolean;
 }
 
@@ -94,7 +94,7 @@ export function replay(scenario: string, opts: ReplayOptions): { answers: Map<st
   for (const s of loadGolden(scenario).steps as unknown as { id?: string; response?: Response }[]) {
     if (s.id && s.response) golden.set(s.id, s.response);
   }
-  const store = new Map<string, KubeObject>();
+  const store = new Map<string, ObjectWithMeta>();
   const answers = new Map<string, Response>();
   const uids = new Map<string, string>();
   for (const raw of sc.steps as unknown as Record<string, unknown>[]) {
@@ -110,14 +110,14 @@ export function replay(scenario: string, opts: ReplayOptions): { answers: Map<st
     const path = String(raw.path).replaceAll('{{ns}}', 'ns');
     const req = parsePath(path);
     if (req.resource === 'customresourcedefinitions' || req.resource === 'namespaces') continue;
-    const key = method === 'POST' ? `${req.collection}/${(body as KubeObject).metadata.name}` : `${req.collection}/${req.name}`;
+    const key = method === 'POST' ? `${req.collection}/${(body as ObjectWithMeta).metadata.name}` : `${req.collection}/${req.name}`;
     const live = store.get(key);
     const schema = opts.schemaFor(req.apiVersion, req.resource);
     const statusSub = opts.statusSubresource?.(req.resource) ?? false;
     const manager = req.query.get('fieldManager') ?? 'unknown';
     const time = '2026-11-22T10:00:00Z';
     try {
-      let result: KubeObject;
+      let result: ObjectWithMeta;
       let status = 200;
       if (method === 'GET') {
         if (!live || expected?.status !== 200) continue;
@@ -137,7 +137,7 @@ export function replay(scenario: string, opts: ReplayOptions): { answers: Map<st
         if (!req.query.get('fieldManager')) continue;
         result = applyPatch({
           live,
-          applied: body as KubeObject,
+          applied: body as ObjectWithMeta,
           previous: live?.metadata.managedFields ?? [],
           manager,
           apiVersion: req.apiVersion,
@@ -154,15 +154,15 @@ export function replay(scenario: string, opts: ReplayOptions): { answers: Map<st
         }
         store.set(key, result);
       } else {
-        let next: KubeObject;
-        if (method === 'POST') next = copyJson(body as KubeObject);
-        else if (method === 'PUT') next = copyJson(body as KubeObject);
-        else if (raw.contentType === 'application/json-patch+json') next = jsonPatch(live as unknown as JsonObject, body!) as unknown as KubeObject;
-        else if (raw.contentType === 'application/strategic-merge-patch+json') next = strategicMergePatch(copyJson(live) as unknown as JsonObject, body as JsonObject, schema) as unknown as KubeObject;
-        else next = mergePatch(copyJson(live) as unknown as JsonValue, body!) as unknown as KubeObject;
+        let next: ObjectWithMeta;
+        if (method === 'POST') next = copyJson(body as ObjectWithMeta);
+        else if (method === 'PUT') next = copyJson(body as ObjectWithMeta);
+        else if (raw.contentType === 'application/json-patch+json') next = jsonPatch(live as unknown as JsonObject, body!) as unknown as ObjectWithMeta;
+        else if (raw.contentType === 'application/strategic-merge-patch+json') next = strategicMergePatch(copyJson(live) as unknown as JsonObject, body as JsonObject, schema) as unknown as ObjectWithMeta;
+        else next = mergePatch(copyJson(live) as unknown as JsonValue, body!) as unknown as ObjectWithMeta;
         if (statusSub && req.subresource === 'status' && live) {
           // Writes to /status change nothing but status.
-          next = { ...copyJson(live), status: next.status } as KubeObject;
+          next = { ...copyJson(live), status: next.status } as ObjectWithMeta;
           if (next.status === undefined) delete next.status;
         }
         if (statusSub && !live) delete next.status;

@@ -17,6 +17,7 @@ import {
 } from '../../src/landscape/index.js';
 import { type Client, clientFromKubeconfig, type ClientOptions } from '../../src/runtime/client/index.js';
 import { waitFor } from './wait.js';
+import { sleep } from '../../src/util/sleep.js';
 
 export interface LandscapeOptions {
   /** Gardener project; the namespace in the garden cluster is `garden-<project>`. Default `kyma-dev`. */
@@ -112,7 +113,7 @@ async function installCrds(server: RunningApiServer, kcp: Client): Promise<void>
   for (const k of controlPlaneKinds) {
     while (!kcpCluster.resolve(k.group, k.version, k.plural)) {
       if (Date.now() > deadline) throw new Error(`the CRD of ${k.kind} was not served within 10 s`);
-      await new Promise((r) => setTimeout(r, 10));
+      await sleep(10);
     }
   }
 }

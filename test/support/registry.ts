@@ -7,6 +7,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, killAndWait, probeHttp } from '../../src/landscape/registry.js';
+import { sleep } from '../../src/util/sleep.js';
 
 export const REGISTRY_BINARY = process.env.DOCKER_REGISTRY_BIN ?? '/usr/bin/docker-registry';
 
@@ -86,7 +87,7 @@ async function startOnce(port: number, opts: RegistryOptions): Promise<TestRegis
       await stop();
       throw new Error(`docker-registry did not answer on ${url}/v2/ within 20 s: ${stderr.trim()}`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }
 

@@ -1,3 +1,4 @@
+import { sleep } from '../../src/util/sleep.js';
 // Polling for tests: wait until a probe returns a truthy value.
 
 /** Polls `probe` until it returns a truthy value or `timeoutMs` passes; errors thrown meanwhile count as "not yet". */
@@ -12,6 +13,6 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | null
       last = e;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
+    await sleep(intervalMs);
   }
 }

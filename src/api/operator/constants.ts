@@ -88,6 +88,12 @@ export const Annotations = {
   SkrDomain: 'skr-domain',
   /** How to reach a runtime: `local-secret` (default, kubeconfig Secret) or `local-client` (same cluster, tests). */
   SyncStrategy: 'sync-strategy',
+  /**
+   * The project's own (docs/api.md, "Names"): a timestamp `kcp module` writes on a KCP Kyma after
+   * editing its runtime Kyma, so that the lifecycle manager looks now instead of at its next requeue
+   * (upstream, the runtime watcher tells it).
+   */
+  RefreshRequestedAt: `${OPERATOR_GROUP}/refresh-requested-at`,
 } as const;
 
 export const SyncStrategies = { LocalSecret: 'local-secret', LocalClient: 'local-client' } as const;

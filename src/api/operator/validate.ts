@@ -1,16 +1,16 @@
 // Checks the API server cannot make: labels (CEL sees only metadata.name and generateName), names
 // derived from spec fields, and rules across objects' fields. Controllers run these before acting
 // on an object and report the problems in its status instead of acting.
-import type { ObjectMeta } from '../crd.js';
+import type { ObjectMeta } from '../../kube/object.js';
 import { Labels, NONE_CHANNEL, RAW_MANIFEST_RESOURCE } from './constants.js';
-import { MODULE_VERSION_PATTERN, SEMVER_PATTERN } from './common.js';
-import type { KymaObject } from './kyma.js';
-import type { ManifestObject } from './manifest.js';
-import type { ModuleConfigObject } from './moduleconfig.js';
-import type { ModuleReleaseMetaObject } from './modulereleasemeta.js';
-import type { ModuleTemplateObject } from './moduletemplate.js';
-import type { SyncResourceObject } from './syncresource.js';
-import type { WatcherObject } from './watcher.js';
+import { MODULE_VERSION_PATTERN, SEMVER_PATTERN } from './v1beta2/common.js';
+import type { KymaObject } from './v1beta2/kyma.js';
+import type { ManifestObject } from './v1beta2/manifest.js';
+import type { ModuleConfigObject } from './v1alpha1/moduleconfig.js';
+import type { ModuleReleaseMetaObject } from './v1beta2/modulereleasemeta.js';
+import type { ModuleTemplateObject } from './v1beta2/moduletemplate.js';
+import type { SyncResourceObject } from './v1alpha1/syncresource.js';
+import type { WatcherObject } from './v1beta2/watcher.js';
 
 export interface FieldProblem {
   /** Path of the offending field, e.g. `metadata.labels[operator.kyma-project.io/kyma-name]` or `spec.modules[0].channel`. */

@@ -1,6 +1,6 @@
 // admissionregistration.k8s.io/v1 Validating- and MutatingWebhookConfiguration.
 import { fieldErrors, type FieldError } from '../errors.js';
-import type { KubeObject } from '../types.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
 import { asArr, asObj, asStr, objItems, setDefault, type Obj } from './json.js';
 import type { KindBehaviour } from './kinds.js';
 import { validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate, type MetaRules } from './meta.js';
@@ -118,7 +118,7 @@ function validateReviewVersions(versions: unknown, at: string): FieldError[] {
   return errs;
 }
 
-function validateConfiguration(obj: KubeObject, old: KubeObject | undefined): FieldError[] {
+function validateConfiguration(obj: ObjectWithMeta, old: ObjectWithMeta | undefined): FieldError[] {
   const errs = validateObjectMeta(obj, META);
   const names = new Set<string>();
   objItems(obj.webhooks).forEach((hook, i) => {

@@ -1,7 +1,8 @@
 // Core v1 kinds without a family of their own: Namespace, ConfigMap, Secret, ServiceAccount,
 // Endpoints, PersistentVolumeClaim, Pod.
 import { fieldErrors, type FieldError } from '../errors.js';
-import { jsonEqual, type KubeObject } from '../types.js';
+import { jsonEqual } from '../../kube/json.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
 import { asArr, asObj, asStr, ensureObj, objItems, setDefault, sortedKeys, type Obj } from './json.js';
 import { NAMESPACED_SUBDOMAIN, type KindBehaviour } from './kinds.js';
 import { validateObjectMeta, validateObjectMetaUpdate, type MetaRules } from './meta.js';
@@ -19,7 +20,7 @@ const NAMESPACE_META: MetaRules = { name: 'label', namespaced: false, kubeFinali
 const NAME_LABEL = 'kubernetes.io/metadata.name';
 
 /** The server keeps kubernetes.io/metadata.name equal to the name, whatever the client sent. */
-function labelNamespace(obj: KubeObject): void {
+function labelNamespace(obj: ObjectWithMeta): void {
   const name = asStr(obj.metadata.name);
   if (!name) return;
   obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [NAME_LABEL]: name };
@@ -68,7 +69,7 @@ function dataSize(m: Obj | undefined): number {
   return n;
 }
 
-function validateConfigMap(obj: KubeObject): FieldError[] {
+function validateConfigMap(obj: ObjectWithMeta): FieldError[] {
   const errs = validateObjectMeta(obj, NAMESPACED_SUBDOMAIN);
   const data = asObj(obj.data);
   const binary = asObj(obj.binaryData);
@@ -101,7 +102,7 @@ export const configMap: KindBehaviour = {
 // --- Secret
 
 /** stringData is write-only: merged into data (base64) and dropped, as the v1 conversion does. */
-export function foldStringData(obj: KubeObject): void {
+export function foldStringData(obj: ObjectWithMeta): void {
   const stringData = asObj(obj.stringData);
   if (stringData) {
     const data = ensureObj(obj, 'data');
@@ -110,7 +111,7 @@ export function foldStringData(obj: KubeObject): void {
   delete obj.stringData;
 }
 
-function validateSecret(obj: KubeObject): FieldError[] {
+function validateSecret(obj: ObjectWithMeta): FieldError[] {
   const errs = validateObjectMeta(obj, NAMESPACED_SUBDOMAIN);
   const data = asObj(obj.data) ?? {};
   let size = 0;
@@ -170,7 +171,7 @@ export const secret: KindBehaviour = {
 
 // --- ServiceAccount
 
-function validateServiceAccount(obj: KubeObject): FieldError[] {
+function validateServiceAccount(obj: ObjectWithMeta): FieldError[] {
   return validateObjectMeta(obj, NAMESPACED_SUBDOMAIN);
 }
 
@@ -188,7 +189,7 @@ function isIp(v: string): boolean {
   return IPV4.test(v) || (v.includes(':') && /^[0-9a-fA-F:.]+$/.test(v));
 }
 
-function validateEndpoints(obj: KubeObject): FieldError[] {
+function validateEndpoints(obj: ObjectWithMeta): FieldError[] {
   const errs = validateObjectMeta(obj, NAMESPACED_SUBDOMAIN);
   objItems(obj.subsets).forEach((subset, i) => {
     const at = `subsets[${i}]`;

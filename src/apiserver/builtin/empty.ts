@@ -1,5 +1,5 @@
 // Go's `omitempty`: empty maps and slices that a real server would not write back.
-import type { KubeObject } from '../types.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
 import { asObj, isEmptyValue, objItems, type Obj } from './json.js';
 
 function dropEmpty(o: Obj | undefined, keys: readonly string[]): void {
@@ -30,7 +30,7 @@ function dropEmptyTemplate(template: unknown): void {
 }
 
 /** Kind-specific top-level and nested keys, by `group/kind`. */
-const BY_KIND: Record<string, (obj: KubeObject) => void> = {
+const BY_KIND: Record<string, (obj: ObjectWithMeta) => void> = {
   '/ConfigMap': (o) => dropEmpty(o, ['data', 'binaryData']),
   '/Secret': (o) => dropEmpty(o, ['data', 'stringData']),
   '/ServiceAccount': (o) => dropEmpty(o, ['secrets', 'imagePullSecrets']),
@@ -53,7 +53,7 @@ const BY_KIND: Record<string, (obj: KubeObject) => void> = {
   'admissionregistration.k8s.io/MutatingWebhookConfiguration': (o) => dropEmpty(o, ['webhooks']),
 };
 
-export function dropEmptyFor(group: string, kind: string, obj: KubeObject): void {
+export function dropEmptyFor(group: string, kind: string, obj: ObjectWithMeta): void {
   dropEmptyMeta(obj.metadata);
   BY_KIND[`${group}/${kind}`]?.(obj);
 }

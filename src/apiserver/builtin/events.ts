@@ -1,6 +1,6 @@
 // Events (core v1 and events.k8s.io/v1, two views of one object) and coordination.k8s.io Leases.
 import { fieldErrors, type FieldError } from '../errors.js';
-import type { KubeObject } from '../types.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
 import { asObj, asStr, ensureObj, setDefault, type Obj } from './json.js';
 import { NAMESPACED_SUBDOMAIN, type KindBehaviour } from './kinds.js';
 import { validateObjectMeta, validateObjectMetaUpdate, type MetaRules } from './meta.js';
@@ -21,8 +21,8 @@ const TO_CORE: Record<string, string> = {
 };
 const FROM_CORE: Record<string, string> = Object.fromEntries(Object.entries(TO_CORE).map(([k, v]) => [v, k]));
 
-function renamed(obj: KubeObject, names: Record<string, string>, apiVersion: string): KubeObject {
-  const out: KubeObject = { kind: 'Event', apiVersion, metadata: obj.metadata };
+function renamed(obj: ObjectWithMeta, names: Record<string, string>, apiVersion: string): ObjectWithMeta {
+  const out: ObjectWithMeta = { kind: 'Event', apiVersion, metadata: obj.metadata };
   for (const [k, v] of Object.entries(obj)) {
     if (k === 'kind' || k === 'apiVersion' || k === 'metadata') continue;
     out[names[k] ?? k] = v;
@@ -31,7 +31,7 @@ function renamed(obj: KubeObject, names: Record<string, string>, apiVersion: str
 }
 
 /** Fields that Go always serializes for core v1 Events (structs and non-omitempty strings). */
-export function fillCoreEvent(obj: KubeObject): void {
+export function fillCoreEvent(obj: ObjectWithMeta): void {
   setDefault(obj, 'involvedObject', {});
   setDefault(obj, 'source', {});
   setDefault(obj, 'firstTimestamp', null);
@@ -42,7 +42,7 @@ export function fillCoreEvent(obj: KubeObject): void {
 }
 
 /** The same for events.k8s.io/v1. */
-export function fillEventsV1Event(obj: KubeObject): void {
+export function fillEventsV1Event(obj: ObjectWithMeta): void {
   setDefault(obj, 'eventTime', null);
   setDefault(obj, 'regarding', {});
   setDefault(obj, 'deprecatedSource', {});
@@ -51,14 +51,14 @@ export function fillEventsV1Event(obj: KubeObject): void {
 }
 
 /** An events.k8s.io/v1 Event as core v1 serves it. */
-export function eventToCore(obj: KubeObject): KubeObject {
+export function eventToCore(obj: ObjectWithMeta): ObjectWithMeta {
   const out = renamed(obj, TO_CORE, 'v1');
   fillCoreEvent(out);
   return out;
 }
 
 /** A core v1 Event as events.k8s.io/v1 serves it (empty reporting fields are omitted there). */
-export function eventFromCore(obj: KubeObject): KubeObject {
+export function eventFromCore(obj: ObjectWithMeta): ObjectWithMeta {
   const out = renamed(obj, FROM_CORE, 'events.k8s.io/v1');
   if (out.reportingController === '') delete out.reportingController;
   if (out.reportingInstance === '') delete out.reportingInstance;
@@ -71,7 +71,7 @@ function tooMany(field: string, max: number): FieldError {
 }
 
 /** legacyValidateEvent on the core view; `strictNames` is for events.k8s.io requests. */
-function legacyValidate(core: KubeObject, eventsApi: boolean): FieldError[] {
+function legacyValidate(core: ObjectWithMeta, eventsApi: boolean): FieldError[] {
   const errs: FieldError[] = [];
   const ns = asStr(core.metadata.namespace);
   const involvedNs = asStr(asObj(core.involvedObject)?.namespace);
@@ -99,7 +99,7 @@ function legacyValidate(core: KubeObject, eventsApi: boolean): FieldError[] {
   return errs;
 }
 
-function validateSeries(core: KubeObject): FieldError[] {
+function validateSeries(core: ObjectWithMeta): FieldError[] {
   const series = asObj(core.series);
   if (!series) return [];
   const errs: FieldError[] = [];
@@ -110,7 +110,7 @@ function validateSeries(core: KubeObject): FieldError[] {
 }
 
 /** ValidateEventCreate for events.k8s.io/v1, which adds the strict checks (with its odd wording). */
-function validateEventsV1Create(obj: KubeObject): FieldError[] {
+function validateEventsV1Create(obj: ObjectWithMeta): FieldError[] {
   const core = eventToCore(obj);
   const errs = legacyValidate(core, true);
   errs.push(...validateObjectMeta(obj, NAMESPACED_SUBDOMAIN));
@@ -126,7 +126,7 @@ function validateEventsV1Create(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-function validateEventsV1Update(obj: KubeObject, old: KubeObject): FieldError[] {
+function validateEventsV1Update(obj: ObjectWithMeta, old: ObjectWithMeta): FieldError[] {
   const core = eventToCore(obj);
   const oldCore = eventToCore(old);
   const errs = legacyValidate(core, true);

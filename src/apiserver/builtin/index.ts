@@ -1,7 +1,7 @@
 // Entry points the API server core calls for built-in kinds: defaulting, create/update
 // strategies, validation and omitempty cleanup, dispatched by group and kind.
 import type { FieldError } from '../errors.js';
-import type { KubeObject } from '../types.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
 import { mutatingWebhookConfiguration, validatingWebhookConfiguration } from './admission.js';
 import { configMap, endpoints, namespace, persistentVolumeClaim, pod, secret, serviceAccount } from './core.js';
 import { dropEmptyFor } from './empty.js';
@@ -52,17 +52,17 @@ function behaviourOf(group: string, kind: string): KindBehaviour | undefined {
 }
 
 /** kube-apiserver's defaulting (SetDefaults_*) for the kind, plus fields Go always serializes. Mutates obj. */
-export function applyBuiltinDefaults(group: string, kind: string, obj: KubeObject): void {
+export function applyBuiltinDefaults(group: string, kind: string, obj: ObjectWithMeta): void {
   behaviourOf(group, kind)?.defaults?.(obj);
 }
 
 /** The kind's strategy on create (status reset, server-owned fields, allocations). Mutates obj. */
-export function prepareForCreate(group: string, kind: string, obj: KubeObject, ctx: CreateContext): void {
+export function prepareForCreate(group: string, kind: string, obj: ObjectWithMeta, ctx: CreateContext): void {
   behaviourOf(group, kind)?.prepareCreate?.(obj, ctx);
 }
 
 /** The kind's strategy on update of the main resource: keeps what is immutable or server-owned. Mutates obj. */
-export function prepareForUpdate(group: string, kind: string, obj: KubeObject, old: KubeObject): void {
+export function prepareForUpdate(group: string, kind: string, obj: ObjectWithMeta, old: ObjectWithMeta): void {
   behaviourOf(group, kind)?.prepareUpdate?.(obj, old);
 }
 
@@ -70,14 +70,14 @@ export function prepareForUpdate(group: string, kind: string, obj: KubeObject, o
  * The kind's validation, as kube-apiserver v1.24 words it. The metadata.name format is left to
  * validateName(), which the core runs first on create (the name cannot change on update).
  */
-export function validateBuiltin(group: string, kind: string, obj: KubeObject, old?: KubeObject): FieldError[] {
+export function validateBuiltin(group: string, kind: string, obj: ObjectWithMeta, old?: ObjectWithMeta): FieldError[] {
   const b = behaviourOf(group, kind);
   if (!b?.validate) return [];
   return b.validate(obj, old);
 }
 
 /** Drops empty maps and slices that Go's omitempty would not serialize. Mutates obj. */
-export function dropEmptyFields(group: string, kind: string, obj: KubeObject): void {
+export function dropEmptyFields(group: string, kind: string, obj: ObjectWithMeta): void {
   dropEmptyFor(group, kind, obj);
 }
 

@@ -1,5 +1,5 @@
 // Small accessors for walking object JSON without casts at every step.
-import { isPlainObject } from '../types.js';
+import { isPlainObject } from '../../kube/json.js';
 
 export type Obj = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 // What each built-in kind contributes: its name rule and strategy hooks. index.ts dispatches on these.
 import type { FieldError } from '../errors.js';
-import type { KubeObject } from '../types.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
 import type { MetaRules } from './meta.js';
 
 export interface CreateContext {
@@ -13,12 +13,12 @@ export interface KindBehaviour {
   meta: MetaRules;
   /** Name checks beyond the rule (e.g. CronJob's length limit). */
   extraName?(name: string): string[];
-  defaults?(obj: KubeObject): void;
-  prepareCreate?(obj: KubeObject, ctx: CreateContext): void;
-  prepareUpdate?(obj: KubeObject, old: KubeObject): void;
+  defaults?(obj: ObjectWithMeta): void;
+  prepareCreate?(obj: ObjectWithMeta, ctx: CreateContext): void;
+  prepareUpdate?(obj: ObjectWithMeta, old: ObjectWithMeta): void;
   /** The kind's validation, ObjectMeta included; `old` is set on update. */
-  validate?(obj: KubeObject, old?: KubeObject): FieldError[];
-  dropEmpty?(obj: KubeObject): void;
+  validate?(obj: ObjectWithMeta, old?: ObjectWithMeta): FieldError[];
+  dropEmpty?(obj: ObjectWithMeta): void;
 }
 
 export const NAMESPACED_SUBDOMAIN: MetaRules = { name: 'subdomain', namespaced: true, kubeFinalizers: true };

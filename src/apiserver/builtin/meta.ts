@@ -1,8 +1,8 @@
 // ObjectMeta validation as the kinds' strategies run it (pkg/apis/core/validation.ValidateObjectMeta
 // and its update counterpart), plus labels, annotations and label selectors.
-import { labelSelectorFromObject, matchesLabels } from '../selectors.js';
+import { labelSelectorFromObject, matchesLabels } from '../../kube/labels.js';
 import { fieldErrors, type FieldError } from '../errors.js';
-import type { KubeObject } from '../types.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
 import { asArr, asObj, asStr, objItems, sortedKeys, type Obj } from './json.js';
 import { checkName, isDns1123Label, isQualifiedName, isValidLabelValue, NEGATIVE_ERROR, type NameRule } from './names.js';
 import { goStringSlice, invalidRendered, tooLong } from './render.js';
@@ -107,7 +107,7 @@ function validateFinalizers(finalizers: unknown, field: string, kube: boolean): 
  * ValidateObjectMeta of a kind's strategy, for create and as part of most update validations.
  * The name itself is checked by validateName(), which the core runs first on create.
  */
-export function validateObjectMeta(obj: KubeObject, rules: MetaRules): FieldError[] {
+export function validateObjectMeta(obj: ObjectWithMeta, rules: MetaRules): FieldError[] {
   const meta = obj.metadata ?? {};
   const errs: FieldError[] = [];
   const generateName = asStr(meta.generateName);
@@ -128,7 +128,7 @@ export function validateObjectMeta(obj: KubeObject, rules: MetaRules): FieldErro
 }
 
 /** ValidateObjectMetaUpdate: what may not change, and no new finalizers once deletion started. */
-export function validateObjectMetaUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+export function validateObjectMetaUpdate(obj: ObjectWithMeta, old: ObjectWithMeta): FieldError[] {
   const meta = obj.metadata ?? {};
   const oldMeta = old.metadata ?? {};
   const errs: FieldError[] = [];

@@ -1,7 +1,7 @@
 // policy, scheduling, autoscaling and networking kinds: PodDisruptionBudget, PriorityClass,
 // HorizontalPodAutoscaler, NetworkPolicy, Ingress.
 import { fieldErrors, type FieldError } from '../errors.js';
-import type { KubeObject } from '../types.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
 import { asArr, asObj, asStr, ensureObj, objItems, setDefault, type Obj } from './json.js';
 import { CLUSTER_SUBDOMAIN, NAMESPACED_SUBDOMAIN, type KindBehaviour } from './kinds.js';
 import { validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate } from './meta.js';
@@ -9,7 +9,7 @@ import { isValidPercent, NEGATIVE_ERROR } from './names.js';
 import { invalidRendered } from './render.js';
 import { goIntOrString } from './selector.js';
 
-function metaErrors(obj: KubeObject, old: KubeObject | undefined, rules = NAMESPACED_SUBDOMAIN): FieldError[] {
+function metaErrors(obj: ObjectWithMeta, old: ObjectWithMeta | undefined, rules = NAMESPACED_SUBDOMAIN): FieldError[] {
   return old ? [...validateObjectMetaUpdate(obj, old), ...validateObjectMeta(obj, rules)] : validateObjectMeta(obj, rules);
 }
 

@@ -1,6 +1,6 @@
 // rbac.authorization.k8s.io/v1: Role, ClusterRole, RoleBinding, ClusterRoleBinding.
 import { fieldErrors, type FieldError } from '../errors.js';
-import type { KubeObject } from '../types.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
 import { asArr, asObj, asStr, objItems, setDefault, type Obj } from './json.js';
 import type { KindBehaviour } from './kinds.js';
 import { validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate, type MetaRules } from './meta.js';
@@ -11,7 +11,7 @@ const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const NAMESPACED: MetaRules = { name: 'pathSegment', namespaced: true, kubeFinalizers: true };
 const CLUSTER: MetaRules = { name: 'pathSegment', namespaced: false, kubeFinalizers: true };
 
-function validateRules(obj: KubeObject, namespaced: boolean): FieldError[] {
+function validateRules(obj: ObjectWithMeta, namespaced: boolean): FieldError[] {
   const errs: FieldError[] = [];
   objItems(obj.rules).forEach((rule, i) => {
     const at = `rules[${i}]`;
@@ -30,7 +30,7 @@ function validateRules(obj: KubeObject, namespaced: boolean): FieldError[] {
   return errs;
 }
 
-function validateRole(obj: KubeObject, old: KubeObject | undefined, meta: MetaRules): FieldError[] {
+function validateRole(obj: ObjectWithMeta, old: ObjectWithMeta | undefined, meta: MetaRules): FieldError[] {
   const errs = validateObjectMeta(obj, meta);
   errs.push(...validateRules(obj, meta.namespaced));
   const aggregation = asObj(obj.aggregationRule);
@@ -69,7 +69,7 @@ function goRoleRef(ref: Obj): string {
   return `rbac.RoleRef{APIGroup:${JSON.stringify(asStr(ref.apiGroup))}, Kind:${JSON.stringify(asStr(ref.kind))}, Name:${JSON.stringify(asStr(ref.name))}}`;
 }
 
-function validateBinding(obj: KubeObject, old: KubeObject | undefined, meta: MetaRules): FieldError[] {
+function validateBinding(obj: ObjectWithMeta, old: ObjectWithMeta | undefined, meta: MetaRules): FieldError[] {
   const errs = validateObjectMeta(obj, meta);
   const ref = asObj(obj.roleRef) ?? {};
   const apiGroup = asStr(ref.apiGroup);
@@ -90,14 +90,14 @@ function validateBinding(obj: KubeObject, old: KubeObject | undefined, meta: Met
 }
 
 /** SetDefaults_Subject: User and Group subjects belong to the RBAC group. */
-function defaultSubjects(obj: KubeObject): void {
+function defaultSubjects(obj: ObjectWithMeta): void {
   for (const s of objItems(obj.subjects)) {
     if (!s.apiGroup && (s.kind === 'User' || s.kind === 'Group')) s.apiGroup = RBAC_GROUP;
   }
 }
 
 /** `rules` has no omitempty: a role without rules serializes `"rules": null`. */
-function defaultRules(obj: KubeObject): void {
+function defaultRules(obj: ObjectWithMeta): void {
   setDefault(obj, 'rules', null);
 }
 

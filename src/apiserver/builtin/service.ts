@@ -1,6 +1,6 @@
 // Service: defaults, cluster IP and node port allocation, what updates keep, validation.
 import { fieldErrors, type FieldError } from '../errors.js';
-import type { KubeObject } from '../types.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
 import { asArr, asObj, asStr, ensureObj, objItems, setDefault, type Obj } from './json.js';
 import type { CreateContext, KindBehaviour } from './kinds.js';
 import { validateLabels, validateObjectMeta, validateObjectMetaUpdate, type MetaRules } from './meta.js';
@@ -11,11 +11,11 @@ const SERVICE_META: MetaRules = { name: 'dns1035', namespaced: true, kubeFinaliz
 const SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 
-function spec(obj: KubeObject): Obj {
+function spec(obj: ObjectWithMeta): Obj {
   return ensureObj(obj, 'spec');
 }
 
-function defaultService(obj: KubeObject): void {
+function defaultService(obj: ObjectWithMeta): void {
   const s = spec(obj);
   if (!s.sessionAffinity) s.sessionAffinity = 'None';
   if (s.sessionAffinity === 'None') delete s.sessionAffinityConfig;
@@ -39,7 +39,7 @@ function randomNodePort(): number {
   return 30000 + Math.floor(Math.random() * 2768);
 }
 
-function allocate(obj: KubeObject, ctx: CreateContext): void {
+function allocate(obj: ObjectWithMeta, ctx: CreateContext): void {
   const s = spec(obj);
   const type = asStr(s.type) || 'ClusterIP';
   if (type === 'ExternalName') return;
@@ -63,7 +63,7 @@ function allocate(obj: KubeObject, ctx: CreateContext): void {
 }
 
 /** Update keeps what the server allocated when the client leaves it out. */
-function keepAllocated(obj: KubeObject, old: KubeObject): void {
+function keepAllocated(obj: ObjectWithMeta, old: ObjectWithMeta): void {
   const s = spec(obj);
   const o = asObj(old.spec) ?? {};
   if (s.type === 'ExternalName' || o.type === 'ExternalName') return;
@@ -113,7 +113,7 @@ function validatePorts(s: Obj): FieldError[] {
   return errs;
 }
 
-function validateService(obj: KubeObject): FieldError[] {
+function validateService(obj: ObjectWithMeta): FieldError[] {
   const errs = validateObjectMeta(obj, SERVICE_META);
   const s = asObj(obj.spec) ?? {};
   const type = asStr(s.type);

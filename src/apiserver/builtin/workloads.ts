@@ -1,7 +1,8 @@
 // apps/v1 and batch/v1 kinds: Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob.
 import { randomUUID } from 'node:crypto';
 import { fieldErrors, type FieldError } from '../errors.js';
-import { jsonEqual, type KubeObject } from '../types.js';
+import { jsonEqual } from '../../kube/json.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
 import { asObj, asStr, ensureObj, setDefault, type Obj } from './json.js';
 import { NAMESPACED_SUBDOMAIN, type KindBehaviour } from './kinds.js';
 import { isEmptySelector, selectorMatches, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate } from './meta.js';
@@ -10,7 +11,7 @@ import { defaultPodTemplate, templateLabels, validatePodTemplateSpec } from './p
 import { goStringMap, invalidRendered } from './render.js';
 import { goIntOrString, goLabelSelector } from './selector.js';
 
-function spec(obj: KubeObject): Obj {
+function spec(obj: ObjectWithMeta): Obj {
   return ensureObj(obj, 'spec');
 }
 
@@ -58,7 +59,7 @@ function validateReplicatedTemplate(s: Obj, what: string): FieldError[] {
   return errs;
 }
 
-function selectorImmutable(obj: KubeObject, old: KubeObject): FieldError[] {
+function selectorImmutable(obj: ObjectWithMeta, old: ObjectWithMeta): FieldError[] {
   const now = asObj(spec(obj).selector);
   const before = asObj(asObj(old.spec)?.selector);
   return jsonEqual(now, before) ? [] : [invalidRendered('spec.selector', goLabelSelector(now), 'field is immutable')];
@@ -66,7 +67,7 @@ function selectorImmutable(obj: KubeObject, old: KubeObject): FieldError[] {
 
 // --- Deployment
 
-function defaultDeployment(obj: KubeObject): void {
+function defaultDeployment(obj: ObjectWithMeta): void {
   const s = spec(obj);
   setDefault(s, 'replicas', 1);
   const strategy = ensureObj(s, 'strategy');
@@ -148,7 +149,7 @@ export const replicaSet: KindBehaviour = {
 
 // --- StatefulSet
 
-function defaultStatefulSet(obj: KubeObject): void {
+function defaultStatefulSet(obj: ObjectWithMeta): void {
   const s = spec(obj);
   if (!s.podManagementPolicy) s.podManagementPolicy = 'OrderedReady';
   const strategy = ensureObj(s, 'updateStrategy');
@@ -318,7 +319,7 @@ function validateJobSpec(s: Obj): FieldError[] {
   return [...common.slice(0, cut), ...selectorErrs, ...common.slice(cut)];
 }
 
-function generateJobSelector(obj: KubeObject): void {
+function generateJobSelector(obj: ObjectWithMeta): void {
   const s = spec(obj);
   if (s.manualSelector === true) return;
   if (!obj.metadata.uid) obj.metadata.uid = randomUUID();

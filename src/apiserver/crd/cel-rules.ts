@@ -1,7 +1,7 @@
 // Runs x-kubernetes-validations rules over a custom resource, node by node, as the CEL
 // validator of kube-apiserver does (rules skip absent values; transition rules need oldSelf).
 import type { FieldError } from '../errors.js';
-import { isPlainObject } from '../types.js';
+import { isPlainObject } from '../../kube/json.js';
 import { CelCompileError, CelEvalError, type CelMap, type CelValue, type Expr } from './cel/ast.js';
 import { evaluate } from './cel/eval.js';
 import { checkReferences, parseCel, usesOldSelf } from './cel/parser.js';
@@ -213,10 +213,10 @@ class RuleRunner {
 function correlateItems(s: JSONSchemaProps, value: unknown[], old: unknown): unknown[] {
   if (s['x-kubernetes-list-type'] !== 'map' || !Array.isArray(old)) return [];
   const keys = Array.isArray(s['x-kubernetes-list-map-keys']) ? (s['x-kubernetes-list-map-keys'] as string[]) : [];
-  const keyOf = (x: unknown) => (isPlainObject(x) ? JSON.stringify(keys.map((k) => x[k] ?? null)) : '');
+  const mapKeyOf = (x: unknown) => (isPlainObject(x) ? JSON.stringify(keys.map((k) => x[k] ?? null)) : '');
   const byKey = new Map<string, unknown>();
-  for (const o of old) byKey.set(keyOf(o), o);
-  return value.map((v) => byKey.get(keyOf(v)));
+  for (const o of old) byKey.set(mapKeyOf(o), o);
+  return value.map((v) => byKey.get(mapKeyOf(v)));
 }
 
 const hasRulesCache = new WeakMap<object, boolean>();

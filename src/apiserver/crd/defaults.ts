@@ -1,6 +1,6 @@
 // Structural defaulting: fills `default` values of a CRD schema into a custom resource, as
 // kube-apiserver does on create/update and when reading from storage.
-import { isPlainObject } from '../types.js';
+import { isPlainObject } from '../../kube/json.js';
 import { additionalProperties, isNullable, items, properties, type JSONSchemaProps } from './schema-access.js';
 
 /** Applies `default` values. Mutates obj. */

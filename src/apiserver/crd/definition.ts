@@ -1,7 +1,8 @@
 // The CustomResourceDefinition object itself: defaulting, validation on create/update, and the
 // status the apiextensions controllers set once a CRD is accepted.
 import type { FieldError } from '../errors.js';
-import { isPlainObject, type KubeObject } from '../types.js';
+import { isPlainObject } from '../../kube/json.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
 import { isDns1035Label, isDns1123Subdomain } from './dns-names.js';
 import { errs } from './field-errors.js';
 import { validateStructuralSchema } from './structural.js';
@@ -12,22 +13,22 @@ const obj = (v: unknown): Json => (isPlainObject(v) ? v : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-export function crdSpec(crd: KubeObject): Json {
+export function crdSpec(crd: ObjectWithMeta): Json {
   return obj(crd.spec);
 }
 
-export function crdVersions(crd: KubeObject): Json[] {
+export function crdVersions(crd: ObjectWithMeta): Json[] {
   return arr(crdSpec(crd).versions).map(obj);
 }
 
 /** The name of the version marked `storage: true`, or undefined. */
-export function storageVersion(crd: KubeObject): string | undefined {
+export function storageVersion(crd: ObjectWithMeta): string | undefined {
   const v = crdVersions(crd).find((x) => x.storage === true);
   return v === undefined ? undefined : str(v.name);
 }
 
 /** Defaults kube-apiserver applies to a v1 CRD: singular, listKind, conversion strategy. Mutates crd. */
-export function defaultCrd(crd: KubeObject): void {
+export function defaultCrd(crd: ObjectWithMeta): void {
   if (!isPlainObject(crd.spec)) return;
   const spec = crd.spec;
   if (isPlainObject(spec.names)) {
@@ -135,7 +136,7 @@ function validateConversion(conversion: unknown, out: FieldError[]): void {
   }
 }
 
-function validateStoredVersions(crd: KubeObject, out: FieldError[]): void {
+function validateStoredVersions(crd: ObjectWithMeta, out: FieldError[]): void {
   const status = obj(crd.status);
   if (!Array.isArray(status.storedVersions)) return;
   const stored = status.storedVersions.map(str);
@@ -157,7 +158,7 @@ function validateStoredVersions(crd: KubeObject, out: FieldError[]): void {
  * metadata.name, spec (group, scope, versions and their schemas, names, conversion), storedVersions.
  * Generic ObjectMeta checks (name syntax, labels, ...) are left to the caller.
  */
-export function validateCrd(crd: KubeObject, old?: KubeObject): FieldError[] {
+export function validateCrd(crd: ObjectWithMeta, old?: ObjectWithMeta): FieldError[] {
   const out: FieldError[] = [];
   const spec = crdSpec(crd);
   const names = obj(spec.names);
@@ -177,7 +178,7 @@ export function validateCrd(crd: KubeObject, old?: KubeObject): FieldError[] {
   return out;
 }
 
-function isEstablished(crd: KubeObject): boolean {
+function isEstablished(crd: ObjectWithMeta): boolean {
   return arr(obj(crd.status).conditions).some((c) => isPlainObject(c) && c.type === 'Established' && c.status === 'True');
 }
 
@@ -201,7 +202,7 @@ function acceptedNamesOf(names: Json): Json {
 }
 
 /** Which of this CRD's names another CRD of the same group already serves, as the naming controller reports it. */
-function nameConflict(crd: KubeObject, others: KubeObject[]): { reason: string; message: string } | undefined {
+function nameConflict(crd: ObjectWithMeta, others: ObjectWithMeta[]): { reason: string; message: string } | undefined {
   const spec = crdSpec(crd);
   const group = str(spec.group);
   const names = obj(spec.names);
@@ -235,7 +236,7 @@ function setCondition(conditions: CrdCondition[], next: CrdCondition): void {
  * Terminating are kept; lastTransitionTime only moves when a condition's status changes).
  * `others` are the other CRDs, to detect name conflicts within the group.
  */
-export function acceptedStatus(crd: KubeObject, now: string, others: KubeObject[] = []): Record<string, unknown> {
+export function acceptedStatus(crd: ObjectWithMeta, now: string, others: ObjectWithMeta[] = []): Record<string, unknown> {
   const status = obj(crd.status);
   const conditions: CrdCondition[] = arr(status.conditions).filter(isPlainObject).map((c) => ({ ...(c as unknown as CrdCondition) }));
   const conflict = nameConflict(crd, others);

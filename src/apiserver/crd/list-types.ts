@@ -1,6 +1,6 @@
 // Uniqueness of x-kubernetes-list-type set / map lists, checked after the OpenAPI schema.
 import type { FieldError } from '../errors.js';
-import { isPlainObject, jsonEqual } from '../types.js';
+import { isPlainObject, jsonEqual } from '../../kube/json.js';
 import { errs } from './field-errors.js';
 import { additionalProperties, items, property, type JSONSchemaProps } from './schema-access.js';
 

@@ -1,7 +1,7 @@
 // OpenAPI v3 schema validation of a custom resource, with go-openapi's messages and the
 // order in which its validators run (type, string, format, number, slice, enum, object).
 import type { FieldError } from '../errors.js';
-import { isPlainObject, jsonEqual } from '../types.js';
+import { isPlainObject, jsonEqual } from '../../kube/json.js';
 import { errs } from './field-errors.js';
 import { violatesFormat } from './formats.js';
 import { additionalProperties, isEmbeddedResource, isNullable, items, properties, type JSONSchemaProps } from './schema-access.js';

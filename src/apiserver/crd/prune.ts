@@ -1,6 +1,6 @@
 // Structural pruning: drops fields a CRD schema does not specify, as kube-apiserver does when it
 // decodes a custom resource (request bodies and storage reads alike).
-import { isPlainObject } from '../types.js';
+import { isPlainObject } from '../../kube/json.js';
 import { additionalProperties, hasDefault, isEmbeddedResource, isNullable, items, preservesUnknown, property, type JSONSchemaProps } from './schema-access.js';
 
 const resourceMetaFields = new Set(['apiVersion', 'kind', 'metadata']);

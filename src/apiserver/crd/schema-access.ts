@@ -1,5 +1,5 @@
 // Typed reads of a JSONSchemaProps node held as plain JSON.
-import { isPlainObject } from '../types.js';
+import { isPlainObject } from '../../kube/json.js';
 
 export type JSONSchemaProps = Record<string, unknown>;
 

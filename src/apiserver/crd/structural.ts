@@ -1,7 +1,7 @@
 // Checks that a CRD version schema is structural (required for apiextensions.k8s.io/v1) and that
 // its x-kubernetes-* extensions and CEL rules are usable. Paths use field.Path notation.
 import type { FieldError } from '../errors.js';
-import { isPlainObject } from '../types.js';
+import { isPlainObject } from '../../kube/json.js';
 import { CelCompileError } from './cel/ast.js';
 import { compileRule } from './cel-rules.js';
 import { errs } from './field-errors.js';

@@ -1,7 +1,6 @@
 // A set of field paths, stored as the tree that `fieldsV1` serializes. Child keys are fieldsV1 path
 // elements: `f:<name>`, `k:<json of list-map keys>`, `v:<json of a set element>`, `i:<index>`.
-import type { JsonObject, JsonValue } from '../types.js';
-import { isPlainObject } from '../types.js';
+import { type JsonObject, type JsonValue, isPlainObject } from '../../kube/json.js';
 
 export class FieldSet {
   /** The path ending here is itself in the set (serialized as `".": {}` when it also has children). */

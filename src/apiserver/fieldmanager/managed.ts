@@ -1,6 +1,6 @@
 // managedFields bookkeeping for writes: who owns which fields after an update, and server-side apply.
-import type { KubeObject, ManagedFieldsEntry } from '../types.js';
-import { isPlainObject } from '../types.js';
+import type { ObjectWithMeta, ManagedFieldsEntry } from '../../kube/object.js';
+import { isPlainObject } from '../../kube/json.js';
 import type { Conflict, ManagerIdentity } from './conflicts.js';
 import { applyConflictError, conflictsOf } from './conflicts.js';
 import type { FieldSet } from './fieldset.js';
@@ -12,8 +12,8 @@ import type { Comparison } from './typed.js';
 import { compare, isSame, toFieldSet } from './typed.js';
 
 export interface UpdateParams {
-  oldObject: KubeObject | undefined; // undefined on create
-  newObject: KubeObject; // the object about to be stored (metadata.managedFields ignored)
+  oldObject: ObjectWithMeta | undefined; // undefined on create
+  newObject: ObjectWithMeta; // the object about to be stored (metadata.managedFields ignored)
   previous: ManagedFieldsEntry[]; // managedFields of the old object (or what the client sent on create)
   manager: string; // fieldManager query parameter, or derived from User-Agent, 'unknown' without one
   apiVersion: string; // e.g. 'v1', 'apps/v1', 'conf.example.com/v1'
@@ -25,8 +25,8 @@ export interface UpdateParams {
 }
 
 export interface ApplyParams {
-  live: KubeObject | undefined; // current object, undefined when apply creates it
-  applied: KubeObject; // the apply configuration (parsed from YAML/JSON body)
+  live: ObjectWithMeta | undefined; // current object, undefined when apply creates it
+  applied: ObjectWithMeta; // the apply configuration (parsed from YAML/JSON body)
   previous: ManagedFieldsEntry[];
   manager: string;
   apiVersion: string;
@@ -140,7 +140,7 @@ export function recordUpdate(p: UpdateParams): ManagedFieldsEntry[] {
 }
 
 /** Server-side apply. Returns the merged object with its new managedFields, or throws a 409 Conflict listing every conflicting field when force is false. */
-export function applyPatch(p: ApplyParams): KubeObject {
+export function applyPatch(p: ApplyParams): ObjectWithMeta {
   const config = scopeConfig(p.applied as Record<string, unknown>, p.subresource, p.statusSubresource);
   const claimed = scopeSet(toFieldSet(config, p.schema), p.subresource, p.statusSubresource);
   const owners = readOwners(p.previous);
@@ -188,7 +188,7 @@ export function applyPatch(p: ApplyParams): KubeObject {
   const setChanged = mine === undefined || !mine.fields.equals(claimed);
   if (!objectChanged && !setChanged) {
     // A no-op apply leaves the object, and its managedFields, exactly as they were.
-    const same = copyJson(p.live!) as KubeObject;
+    const same = copyJson(p.live!) as ObjectWithMeta;
     return same;
   }
   if (mine === undefined) owners.push({ id, time: p.time, fields: claimed });
@@ -197,7 +197,7 @@ export function applyPatch(p: ApplyParams): KubeObject {
     mine.fields = claimed;
     mine.time = p.time;
   }
-  const result = merged as KubeObject;
+  const result = merged as ObjectWithMeta;
   if (!isPlainObject(result.metadata)) result.metadata = {};
   result.metadata.managedFields = writeOwners(owners);
   return result;

@@ -1,6 +1,5 @@
 // Applying a configuration onto a live object: the merge, and the removal of fields an applier let go of.
-import type { JsonValue } from '../types.js';
-import { isPlainObject } from '../types.js';
+import { type JsonValue, isPlainObject } from '../../kube/json.js';
 import type { FieldSet } from './fieldset.js';
 import type { SchemaNode } from './schema.js';
 import { childOf, isAtomicMap, listSemantics } from './schema.js';

@@ -1,6 +1,5 @@
 // What the merge logic needs to know about an object's structure, and how to read it.
-import type { JsonValue } from '../types.js';
-import { isPlainObject } from '../types.js';
+import { type JsonValue, isPlainObject } from '../../kube/json.js';
 import { builtinKindSchema, objectMetaSchema } from './builtin-kinds.js';
 
 export interface SchemaNode {

@@ -1,6 +1,5 @@
 // Strategic merge patch (application/strategic-merge-patch+json) for built-in kinds.
-import type { JsonObject, JsonValue } from '../types.js';
-import { isPlainObject, jsonEqual } from '../types.js';
+import { type JsonObject, type JsonValue, isPlainObject, jsonEqual } from '../../kube/json.js';
 import type { SchemaNode } from './schema.js';
 import { childOf } from './schema.js';
 

@@ -1,6 +1,5 @@
 // Walks objects with their schema: the field set an apply configuration claims, and what changed between two objects.
-import type { JsonValue } from '../types.js';
-import { isPlainObject, jsonEqual } from '../types.js';
+import { type JsonValue, isPlainObject, jsonEqual } from '../../kube/json.js';
 import { FieldSet, fieldKey, listMapKey, setValueKey } from './fieldset.js';
 import type { SchemaNode } from './schema.js';
 import { childOf, isAtomicMap, listSemantics } from './schema.js';

@@ -1,5 +1,5 @@
 // Small formatters shared by the built-in printers (selectors, container lists, ports).
-import { isPlainObject } from '../types.js';
+import { isPlainObject } from '../../kube/json.js';
 
 export type Json = Record<string, unknown>;
 export const obj = (v: unknown): Json => (isPlainObject(v) ? v : {});

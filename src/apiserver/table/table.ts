@@ -1,7 +1,7 @@
 // meta.k8s.io/v1 Table responses (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`), the
 // form kubectl get asks for: column definitions plus one row of cells per object.
-import type { KubeObject } from '../types.js';
-import { isPlainObject } from '../types.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
+import { isPlainObject } from '../../kube/json.js';
 import { ageSince } from './age.js';
 import { printerFor } from './builtin-printers.js';
 import { desc } from './descriptions.js';
@@ -45,7 +45,7 @@ export function crdColumns(crdVersion: Record<string, unknown>): TableColumn[] {
 }
 
 /** A cell for a CRD column, as the custom resource table convertor computes it. */
-function crdCell(column: TableColumn, o: KubeObject, now: Date): unknown {
+function crdCell(column: TableColumn, o: ObjectWithMeta, now: Date): unknown {
   let results: unknown[];
   try {
     results = evaluateJsonPath(column.jsonPath ?? '', o);
@@ -71,7 +71,7 @@ function crdCell(column: TableColumn, o: KubeObject, now: Date): unknown {
   }
 }
 
-function partialObjectMetadata(o: KubeObject): Record<string, unknown> {
+function partialObjectMetadata(o: ObjectWithMeta): Record<string, unknown> {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
 }
 
@@ -85,7 +85,7 @@ export interface TableOptions {
 }
 
 /** Builds the Table for a list (give `listMeta`) or a single object. */
-export function toTable(columns: TableColumn[], objects: KubeObject[], opts: TableOptions): Record<string, unknown> {
+export function toTable(columns: TableColumn[], objects: ObjectWithMeta[], opts: TableOptions): Record<string, unknown> {
   const isCrd = columns.some((c) => c.jsonPath !== undefined);
   const printer = isCrd ? undefined : printerFor(opts.group, opts.kind);
   const include = opts.includeObject ?? 'Metadata';

@@ -4,6 +4,7 @@
 // KubeconfigManagement condition, and deletes the Secret once the GardenerCluster is gone.
 import {
   AnnotationForceKubeconfigRotation,
+  AnnotationKubeconfigExpiration,
   AnnotationLastKubeconfigSync,
   ConditionReasonFailedToCreateSecret,
   ConditionReasonFailedToGetKubeconfig,
@@ -22,9 +23,9 @@ import type { Client } from '../../runtime/client/interface.js';
 import type { ReconcileResult, Request } from '../../runtime/controller.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Gauge } from '../../runtime/metrics.js';
-import { keyOf } from '../../runtime/types.js';
+import { namespacedName } from '../../kube/keys.js';
 import type { IssuedKubeconfig, KubeconfigProvider } from './admin-kubeconfig.js';
-import { AnnotationKubeconfigExpiration, formatLastSync, msUntilRotation, parseLastSync, rotationAfterMs, type RotationPolicy } from './rotation.js';
+import { formatLastSync, msUntilRotation, parseLastSync, rotationAfterMs, type RotationPolicy } from './rotation.js';
 import { kubeconfigIn, newKubeconfigSecret, rotatedSecret, SECRET_KIND, type SecretObject, secretSelector, type SyncedKubeconfig } from './secret.js';
 import { errorStatus, nextStatus, readyStatus, type StatusChange } from './status.js';
 
@@ -185,7 +186,7 @@ export class GardenerClusterReconciler {
   private recordState(cluster: GardenerClusterObject, change: StatusChange): void {
     const metrics = this.deps.metrics;
     if (!metrics) return;
-    const key = keyOf(cluster);
+    const key = namespacedName(cluster);
     const labels = { name: cluster.metadata.name ?? '', shootName: cluster.spec.shoot.name, state: change.state };
     const known = this.series.get(key);
     if (known) metrics.state.remove(known.state);
@@ -198,12 +199,12 @@ export class GardenerClusterReconciler {
     if (!metrics) return;
     const labels = { runtimeId: cluster.metadata.labels?.[LabelKymaRuntimeID] ?? cluster.metadata.name ?? '', shootName: cluster.spec.shoot.name };
     metrics.rotation.set(labels, Math.round((lastSyncMs + rotationAfterMs(this.deps.policy, lastSyncMs, expiresAtMs)) / 1000));
-    const known = this.series.get(keyOf(cluster));
+    const known = this.series.get(namespacedName(cluster));
     if (known) known.rotation = labels;
   }
 
   private forgetMetrics(req: Request): void {
-    const key = keyOf(req);
+    const key = namespacedName(req);
     const known = this.series.get(key);
     if (!known) return;
     this.deps.metrics?.state.remove(known.state);

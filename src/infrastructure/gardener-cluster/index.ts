@@ -18,7 +18,6 @@ import { SECRET_KIND } from './secret.js';
 export { gardenerKubeconfigProvider, postJson, type IssuedKubeconfig, type KubeconfigProvider } from './admin-kubeconfig.js';
 export { GardenerClusterReconciler } from './controller.js';
 export {
-  AnnotationKubeconfigExpiration,
   DEFAULT_EXPIRATION_SECONDS,
   DEFAULT_MINIMAL_ROTATION_TIME_RATIO,
   DEFAULT_ROTATION_PERIOD_RATIO,

@@ -30,12 +30,6 @@ export function rotationPolicy(p: Partial<RotationPolicy> = {}): RotationPolicy 
 }
 
 /**
- * Secret annotation of ours (not upstream's): when the issued credential expires (RFC 3339). Gardener
- * may grant less validity than asked; rotation then follows the granted validity, with the same ratios.
- */
-export const AnnotationKubeconfigExpiration = 'infrastructure-manager.kcp.dev/kubeconfig-expiration';
-
-/**
  * How long after the last sync a kubeconfig is rotated, in milliseconds: the ratios applied to the
  * requested validity, or to the granted one (`expiresAtMs - lastSyncMs`) when that is shorter.
  */

@@ -1,13 +1,13 @@
 // The kubeconfig Secret of a GardenerCluster: its desired shape, and finding it.
 import {
+  AnnotationKubeconfigExpiration,
   AnnotationLastKubeconfigSync,
   type GardenerClusterObject,
   LabelClusterCRName,
   LabelKymaManagedBy,
   ManagedByInfrastructureManager,
 } from '../../api/infrastructuremanager/index.js';
-import type { KubeObject } from '../../runtime/types.js';
-import { AnnotationKubeconfigExpiration } from './rotation.js';
+import type { KubeObject } from '../../kube/object.js';
 
 export const SECRET_KIND = { apiVersion: 'v1', kind: 'Secret' } as const;
 

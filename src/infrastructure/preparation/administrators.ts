@@ -4,7 +4,7 @@
 // labels are ever deleted; bindings someone else created are left alone, even for an administrator.
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { Client } from '../../runtime/client/interface.js';
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import { ADMIN_BINDING_PREFIX, adminBindingLabels, CLUSTER_ADMIN_ROLE, FIELD_MANAGER } from './constants.js';
 
 export const CLUSTER_ROLE_BINDING_KIND = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' } as const;

@@ -8,7 +8,7 @@ import { LabelKymaManagedBy, ManagedByInfrastructureManager, type RuntimeObject 
 import { isNoKindMatch } from '../../runtime/client/discovery.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { Client } from '../../runtime/client/interface.js';
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import { FIELD_MANAGER, OIDC_EXTENSION_TYPE, OIDC_RESOURCE_PREFIX, OPENID_CONNECT_KIND } from './constants.js';
 
 type AdditionalOidcConfig = NonNullable<NonNullable<NonNullable<RuntimeObject['spec']['shoot']['kubernetes']>['kubeAPIServer']>['additionalOidcConfig']>[number];

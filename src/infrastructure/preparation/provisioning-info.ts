@@ -10,7 +10,7 @@ import {
   LabelKymaSubaccountID,
   type RuntimeObject,
 } from '../../api/infrastructuremanager/index.js';
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import { KYMA_SYSTEM_NAMESPACE, LabelReconcilerManagedBy, PROVISIONING_INFO_CONFIGMAP, PROVISIONING_INFO_KEY, ReconcilerManagedByInfrastructureManager } from './constants.js';
 
 type RuntimeWorker = RuntimeObject['spec']['shoot']['provider']['workers'][number];

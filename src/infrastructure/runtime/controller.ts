@@ -17,12 +17,12 @@ import { findObject } from '../../runtime/client/find.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { type Controller, KeyChannel, newControllerManagedBy, type ReconcileResult, type Request } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
-import { Informer } from '../../runtime/informer.js';
+import { Informer } from '../../runtime/cache/informer.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Manager } from '../../runtime/manager.js';
 import { annotationsChanged, generationChanged, labelsChanged, or, type Predicate } from '../../runtime/predicates.js';
-import type { RemoteClusterCache } from '../../runtime/remote.js';
-import { keyOf } from '../../runtime/types.js';
+import type { RemoteClusterCache } from '../../runtime/remote/cache.js';
+import { namespacedName } from '../../kube/keys.js';
 import type { ConverterConfig } from '../converter/index.js';
 import { projectNamespace, ShootRuntimeIDAnnotation } from '../converter/index.js';
 import { type InfrastructureMetrics, infrastructureMetrics } from '../metrics.js';
@@ -98,9 +98,9 @@ export function setupRuntimeController(manager: Manager, opts: RuntimeController
   const shootKeys = new KeyChannel();
   const shoots = new Informer<ShootObject>(opts.garden, { kind: Shoot, namespace: shootNamespace, logger: log });
   const enqueueForShoot = (shoot: ShootObject) => {
-    const keys = new Set(runtimes.byIndex(SHOOT_NAME_INDEX, shoot.metadata.name ?? '').map((rt) => keyOf(rt)));
+    const keys = new Set(runtimes.byIndex(SHOOT_NAME_INDEX, shoot.metadata.name ?? '').map((rt) => namespacedName(rt)));
     const runtimeID = shoot.metadata.annotations?.[ShootRuntimeIDAnnotation];
-    if (runtimeID) for (const rt of runtimes.byIndex(RUNTIME_ID_INDEX, runtimeID)) keys.add(keyOf(rt));
+    if (runtimeID) for (const rt of runtimes.byIndex(RUNTIME_ID_INDEX, runtimeID)) keys.add(namespacedName(rt));
     for (const key of keys) shootKeys.send(key);
   };
   shoots.addHandlers({
@@ -134,7 +134,7 @@ export function setupRuntimeController(manager: Manager, opts: RuntimeController
     .for(Runtime, { namespace, predicates: [runtimeChanged] })
     .watches<GardenerClusterObject>(
       GardenerCluster,
-      (gc) => runtimes.byIndex(RUNTIME_ID_INDEX, gc.metadata.labels?.[LabelKymaRuntimeID] ?? gc.metadata.name ?? '').map((rt) => keyOf(rt)),
+      (gc) => runtimes.byIndex(RUNTIME_ID_INDEX, gc.metadata.labels?.[LabelKymaRuntimeID] ?? gc.metadata.name ?? '').map((rt) => namespacedName(rt)),
       { namespace },
     )
     .watchesChannel(shootKeys)

@@ -9,7 +9,7 @@ import type { RuntimeObject } from '../../api/infrastructuremanager/index.js';
 import type { ShootObject } from '../../api/gardener/index.js';
 import type { Client } from '../../runtime/client/interface.js';
 import type { Logger } from '../../runtime/log.js';
-import type { RemoteClusterCache } from '../../runtime/remote.js';
+import type { RemoteClusterCache } from '../../runtime/remote/cache.js';
 import type { InfrastructureMetrics } from '../metrics.js';
 
 /** How long the machine waits before looking again (upstream's requeue durations). */

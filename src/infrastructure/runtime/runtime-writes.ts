@@ -2,16 +2,13 @@
 // write carries the resourceVersion read (optimistic concurrency) and refreshes the steps' copy.
 import { Runtime } from '../../api/infrastructuremanager/index.js';
 import type { RuntimeObject } from '../../api/infrastructuremanager/index.js';
+import { objectKey } from '../../kube/keys.js';
 import type { Machine, SystemState } from './machine.js';
-
-function keyOf(rt: RuntimeObject): { namespace?: string; name: string } {
-  return { namespace: rt.metadata.namespace, name: rt.metadata.name ?? '' };
-}
 
 /** Replaces the Runtime's finalizers. */
 export async function patchFinalizers(m: Machine, s: SystemState, finalizers: string[]): Promise<void> {
   const rt = s.runtime;
-  const updated = await m.kcp.patch<RuntimeObject>(Runtime, keyOf(rt), 'merge', { metadata: { finalizers, resourceVersion: rt.metadata.resourceVersion } }, { signal: m.signal });
+  const updated = await m.kcp.patch<RuntimeObject>(Runtime, objectKey(rt), 'merge', { metadata: { finalizers, resourceVersion: rt.metadata.resourceVersion } }, { signal: m.signal });
   rt.metadata = updated.metadata;
 }
 
@@ -19,6 +16,6 @@ export async function patchFinalizers(m: Machine, s: SystemState, finalizers: st
 export async function removeAnnotation(m: Machine, s: SystemState, annotation: string): Promise<void> {
   const rt = s.runtime;
   if (rt.metadata.annotations?.[annotation] === undefined) return;
-  const updated = await m.kcp.patch<RuntimeObject>(Runtime, keyOf(rt), 'merge', { metadata: { annotations: { [annotation]: null }, resourceVersion: rt.metadata.resourceVersion } }, { signal: m.signal });
+  const updated = await m.kcp.patch<RuntimeObject>(Runtime, objectKey(rt), 'merge', { metadata: { annotations: { [annotation]: null }, resourceVersion: rt.metadata.resourceVersion } }, { signal: m.signal });
   rt.metadata = updated.metadata;
 }

@@ -3,5 +3,5 @@ export * from './options.js';
 export { GardenerSimulator, type GardenerSimulatorConfig } from './simulator.js';
 export { injectedFailure, type ShootClusterHooks } from './shoot-operator.js';
 export { deletionRefusal, validateShoot } from './validation.js';
-export { ShootAdmissionWebhook, SHOOT_WEBHOOK_NAME, WEBHOOK_CONFIGURATION_NAME } from './webhook.js';
+export { ShootAdmissionWebhook, WEBHOOK_CONFIGURATION_NAME } from './webhook.js';
 export { cidrsOverlap, parseCidr } from './cidr.js';

@@ -1,27 +1,11 @@
-// Settings of the Gardener simulator: how long its operations take, which providers and zones it
-// knows, and the annotations that make it fail on purpose.
+// Settings of the Gardener simulator: how long its operations take and which providers and zones it
+// knows (the annotations that make it fail on purpose are in ../constants.ts).
 import { createHash } from 'node:crypto';
 
 /** Logical cluster of the embedded server that plays the garden (Gardener's API). */
 export const GARDEN_CLUSTER = 'garden';
 /** Prefix of Gardener project namespaces (`garden-<project>`). */
 export const PROJECT_NAMESPACE_PREFIX = 'garden-';
-
-/**
- * Failure injection: the current (or next) operation of a Shoot carrying this annotation ends with
- * this error code in `status.lastErrors[].codes`. A non-retryable code (see `nonRetryableErrorCodes`)
- * ends the operation in `Failed`, any other in `Error`.
- */
-export const AnnotationFailWith = 'simulator.kcp.dev/fail-with';
-/**
- * `"true"`: after `recoverAfterMs` the failed operation is retried and succeeds. `"false"`: it stays
- * in `Error` / `Failed`. Default: `"true"` for retryable codes, `"false"` for non-retryable ones.
- */
-export const AnnotationFailRecover = 'simulator.kcp.dev/fail-recover';
-/** Comma-separated operation types the failure applies to (default `Create,Reconcile`). */
-export const AnnotationFailOperations = 'simulator.kcp.dev/fail-operations';
-/** Failure description written into `lastErrors[].description` (optional). */
-export const AnnotationFailMessage = 'simulator.kcp.dev/fail-message';
 
 /** Field manager of the simulator's writes (as Gardener's API server and gardenlet). */
 export const SIMULATOR_FIELD_MANAGER = 'gardener-simulator';

@@ -27,17 +27,10 @@ import type { LogicalCluster } from '../../apiserver/cluster.js';
 import { nowRfc3339 } from '../../apiserver/objects.js';
 import type { ResourceType } from '../../apiserver/resources.js';
 import type { RunningApiServer } from '../../apiserver/server.js';
-import type { KubeObject } from '../../apiserver/types.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
+import { AnnotationFailMessage, AnnotationFailOperations, AnnotationFailRecover, AnnotationFailWith } from '../constants.js';
 import type { WorkResult } from '../keyed-loop.js';
-import {
-  AnnotationFailMessage,
-  AnnotationFailOperations,
-  AnnotationFailRecover,
-  AnnotationFailWith,
-  type GardenerSimulatorOptions,
-  shootClusterName,
-  SIMULATOR_FIELD_MANAGER,
-} from './options.js';
+import { type GardenerSimulatorOptions, shootClusterName, SIMULATOR_FIELD_MANAGER } from './options.js';
 import { healthLabel, lastOperation, shootConditions, shootConstraints } from './status.js';
 
 type ShootStatus = NonNullable<ShootObject['status']>;
@@ -288,7 +281,7 @@ export class ShootOperator {
 
   /** Writes the status subresource (as gardenlet does). The commit re-queues the Shoot. */
   private async write(shoot: ShootObject, status: ShootStatus): Promise<WorkResult> {
-    await this.garden.update(this.shoots, shoot.metadata.namespace ?? '', shoot.metadata.name ?? '', { ...shoot, status } as KubeObject, {
+    await this.garden.update(this.shoots, shoot.metadata.namespace ?? '', shoot.metadata.name ?? '', { ...shoot, status } as ObjectWithMeta, {
       subresource: 'status',
       internal: true,
       fieldManager: SIMULATOR_FIELD_MANAGER,
@@ -299,7 +292,7 @@ export class ShootOperator {
   private async writeMetadata(shoot: ShootObject, edit: (m: ShootObject['metadata']) => void): Promise<void> {
     const next = structuredClone(shoot);
     edit(next.metadata);
-    await this.garden.update(this.shoots, shoot.metadata.namespace ?? '', shoot.metadata.name ?? '', next as KubeObject, { internal: true, fieldManager: SIMULATOR_FIELD_MANAGER });
+    await this.garden.update(this.shoots, shoot.metadata.namespace ?? '', shoot.metadata.name ?? '', next as ObjectWithMeta, { internal: true, fieldManager: SIMULATOR_FIELD_MANAGER });
   }
 
   /** Keeps the `shoot.gardener.cloud/status` label in line with the last operation. */

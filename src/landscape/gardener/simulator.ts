@@ -7,7 +7,7 @@ import type { LogicalCluster } from '../../apiserver/cluster.js';
 import { StatusError } from '../../apiserver/errors.js';
 import type { ResourceType } from '../../apiserver/resources.js';
 import type { RunningApiServer } from '../../apiserver/server.js';
-import type { KubeObject } from '../../apiserver/types.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
 import { KeyedLoop } from '../keyed-loop.js';
 import { adminKubeconfigHandler } from './adminkubeconfig.js';
 import {
@@ -20,6 +20,7 @@ import {
 } from './options.js';
 import { type ShootClusterHooks, ShootOperator } from './shoot-operator.js';
 import { ShootAdmissionWebhook } from './webhook.js';
+import { sleep } from '../../util/sleep.js';
 
 const SHOOTS_KEY = `${GARDENER_CORE_GROUP}/${Shoot.plural}`;
 
@@ -81,7 +82,7 @@ export class GardenerSimulator {
     const name = `${PROJECT_NAMESPACE_PREFIX}${project}`;
     const nsType = garden.resolve('', 'v1', 'namespaces')!;
     if (!garden.tryGet(nsType, '', name)) {
-      const ns: KubeObject = {
+      const ns: ObjectWithMeta = {
         apiVersion: 'v1',
         kind: 'Namespace',
         metadata: { name, labels: { 'project.gardener.cloud/name': project, 'gardener.cloud/role': 'project' } },
@@ -114,7 +115,7 @@ export class GardenerSimulator {
 /** Installs (or keeps) the Shoot CRD in the garden cluster and waits until it is served. */
 async function installShootCrd(garden: LogicalCluster, signal: AbortSignal | undefined): Promise<ResourceType> {
   const crdType = garden.resolve('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
-  const crd = crdOf(Shoot) as KubeObject;
+  const crd = crdOf(Shoot) as ObjectWithMeta;
   if (!garden.tryGet(crdType, '', crd.metadata.name ?? '')) {
     await garden.create(crdType, '', crd, { internal: true, fieldManager: SIMULATOR_FIELD_MANAGER });
   }
@@ -124,7 +125,7 @@ async function installShootCrd(garden: LogicalCluster, signal: AbortSignal | und
     if (t) return t;
     if (signal?.aborted) throw new Error('aborted while waiting for the Shoot CRD');
     if (Date.now() > deadline) throw new Error('the Shoot CRD was not served within 10 s');
-    await new Promise((r) => setTimeout(r, 10));
+    await sleep(10);
   }
 }
 

@@ -9,20 +9,20 @@ import { GARDENER_CORE_GROUP, GARDENER_CORE_VERSION, Shoot, type ShootObject } f
 import type { LogicalCluster } from '../../apiserver/cluster.js';
 import { invalid } from '../../apiserver/errors.js';
 import { createSelfSigned } from '../../apiserver/pki.js';
-import type { KubeObject } from '../../apiserver/types.js';
+import type { ObjectWithMeta } from '../../kube/object.js';
+import { SHOOT_WEBHOOK_NAME } from '../constants.js';
 import type { GardenerSimulatorOptions } from './options.js';
 import { deletionRefusal, validateShoot } from './validation.js';
 
 export const WEBHOOK_CONFIGURATION_NAME = 'gardener-simulator';
-export const SHOOT_WEBHOOK_NAME = 'validate.shoots.simulator.kcp.dev';
 const WEBHOOK_PATH = '/validate-shoots';
 
 interface AdmissionRequest {
   uid?: string;
   operation?: string;
   name?: string;
-  object?: KubeObject | null;
-  oldObject?: KubeObject | null;
+  object?: ObjectWithMeta | null;
+  oldObject?: ObjectWithMeta | null;
 }
 
 type Verdict = { allowed: true } | { allowed: false; status: { code: number; reason: string; message: string } };
@@ -50,7 +50,7 @@ export class ShootAdmissionWebhook {
   async register(garden: LogicalCluster): Promise<void> {
     const t = garden.resolve('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations');
     if (!t) throw new Error('the garden cluster does not serve ValidatingWebhookConfigurations');
-    const config: KubeObject = {
+    const config: ObjectWithMeta = {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'ValidatingWebhookConfiguration',
       metadata: { name: WEBHOOK_CONFIGURATION_NAME, labels: { 'app.kubernetes.io/managed-by': 'gardener-simulator' } },

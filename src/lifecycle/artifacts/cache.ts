@@ -1,6 +1,6 @@
 // Content-addressed cache of parsed manifests: bounded by entries and by the bytes the YAML had,
 // least recently used out first. Digests never change meaning, so entries never go stale.
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 
 interface Entry {
   objects: KubeObject[];

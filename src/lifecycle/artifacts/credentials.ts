@@ -1,7 +1,7 @@
 // Registry credentials from a `kubernetes.io/dockerconfigjson` Secret: `.dockerconfigjson` holds
 // `{"auths": {"<host[:port]>": {"auth": base64("user:password")} | {"username", "password"}}}`.
 // Keys may be written as a host, host:port or a URL (`https://host/v1/`), as docker login does.
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import type { RegistryCredentials } from './types.js';
 import { isRecord } from './yaml-stream.js';
 

@@ -7,7 +7,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { CHANNEL_PATTERN, MODULE_NAME_PATTERN, MODULE_VERSION_PATTERN, NONE_CHANNEL, OCM_COMPONENT_NAME_PATTERN, SEMVER_PATTERN, type ModuleTemplateSpec } from '../../api/operator/index.js';
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import { ArtifactError } from './types.js';
 import { isRecord, parseObjects } from './yaml-stream.js';
 

@@ -13,7 +13,7 @@ import {
   Namespaces,
   RAW_MANIFEST_RESOURCE,
 } from '../../api/operator/index.js';
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import { AuthCache } from './auth.js';
 import { sha256Digest } from './digest.js';
 import type { OciDescriptor, OciImageManifest } from './fetcher.js';

@@ -1,7 +1,7 @@
 // The contract between the Manifest controller and module artifacts: a `rawManifest` link
 // (`oci://host[:port]/repository@sha256:<digest>` or `:tag`, or an `https://` URL) becomes the
 // module's Kubernetes objects. `fetcher.ts` implements it with the OCI distribution API.
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 
 export interface FetchedManifest {
   /** The module's objects in the order the manifest lists them. */

@@ -1,7 +1,7 @@
 // A raw manifest is a YAML stream of Kubernetes objects; empty documents are skipped and `kind: List`
 // documents are flattened into their items.
 import yaml from 'js-yaml';
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import { ArtifactError } from './types.js';
 
 export function parseObjects(text: string, source: string): KubeObject[] {

@@ -17,7 +17,7 @@ import {
 } from '../../api/operator/index.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
-import type { KindRef, KubeObject } from '../../runtime/types.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
 import { FIELD_MANAGER } from '../remote/crds.js';
 import { moduleFlags, offeredTo } from './resolve.js';
 

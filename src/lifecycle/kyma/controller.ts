@@ -23,14 +23,14 @@ import {
   type State,
 } from '../../api/operator/index.js';
 import type { Condition } from '../../api/schema.js';
-import type { Store } from '../../runtime/cache.js';
+import type { Store } from '../../runtime/cache/store.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import { type Controller, type KeySource, newControllerManagedBy } from '../../runtime/controller.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Manager } from '../../runtime/manager.js';
 import { annotationsChanged, generationChanged, labelsChanged, or, type Predicate } from '../../runtime/predicates.js';
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import type { CatalogView } from '../catalog/resolve.js';
 import { catalogSyncEnabled, desiredCatalog, syncCatalog } from '../catalog/sync.js';
 import type { LifecycleMetrics } from '../metrics.js';

@@ -13,7 +13,7 @@ import {
   type ModuleStatus,
   type State,
 } from '../../api/operator/index.js';
-import type { Store } from '../../runtime/cache.js';
+import type { Store } from '../../runtime/cache/store.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import { compareVersions } from '../catalog/semver.js';

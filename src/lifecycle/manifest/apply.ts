@@ -2,10 +2,11 @@
 // by phase (CRDs first and established before anything that may use them).
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { Client } from '../../runtime/client/interface.js';
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import { CRD_KIND } from './constants.js';
 import { applyPhases, type ResourceRef, refKey, refOf } from './inventory.js';
-import { mapLimit, sleep } from './util.js';
+import { pause } from '../../util/sleep.js';
+import { mapLimit } from './util.js';
 
 /** What the cluster answered for an applied object: enough to notice a later change cheaply. */
 export interface AppliedRecord {
@@ -43,7 +44,7 @@ async function waitEstablished(client: Client, crds: readonly KubeObject[], opts
   let delay = 50;
   while (pending.length > 0) {
     if (Date.now() > deadline || opts.signal.aborted) throw new CrdNotEstablishedError(pending.map((c) => c.metadata.name ?? ''));
-    await sleep(delay, opts.signal);
+    await pause(delay, opts.signal);
     delay = Math.min(delay * 2, 1000);
     const still: KubeObject[] = [];
     for (const c of pending) {

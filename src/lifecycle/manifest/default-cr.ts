@@ -5,8 +5,7 @@ import { Finalizers, Labels, type ManifestObject } from '../../api/operator/inde
 import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.js';
 import { isNoKindMatch } from '../../runtime/client/discovery.js';
 import type { Client } from '../../runtime/client/interface.js';
-import type { KubeObject } from '../../runtime/types.js';
-import { splitApiVersion } from '../../runtime/types.js';
+import { type KubeObject, splitApiVersion } from '../../kube/object.js';
 import { CRD_KIND, MANAGED_BY_DECLARATIVE } from './constants.js';
 import { describeRef, type ResourceRef } from './inventory.js';
 import { mapLimit } from './util.js';

@@ -4,7 +4,7 @@
 // generation, or a label/annotation of ours changed or gone means the object is applied again.
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { Client } from '../../runtime/client/interface.js';
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import type { AppliedRecord } from './apply.js';
 import { refKey, refOf } from './inventory.js';
 import { mapLimit } from './util.js';

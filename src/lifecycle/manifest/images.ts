@@ -1,7 +1,7 @@
 // Localized images (Manifest.spec.localizedImages): references valid where the module runs
 // replace the module's images with the same `<name>:<tag>` (the part after the last `/`), in pod
 // containers and in container env values that are image references (as upstream imagerewrite).
-import type { KubeObject } from '../../runtime/types.js';
+import type { KubeObject } from '../../kube/object.js';
 import { RenderError } from './errors.js';
 
 interface TargetImage {

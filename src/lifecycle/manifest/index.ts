@@ -6,7 +6,7 @@ import type { Client } from '../../runtime/client/interface.js';
 import type { Controller } from '../../runtime/controller.js';
 import { type Manager, newControllerManagedBy } from '../../runtime/manager.js';
 import type { Predicate } from '../../runtime/predicates.js';
-import { keyOf } from '../../runtime/types.js';
+import { namespacedName } from '../../kube/keys.js';
 import type { ArtifactFetcher } from '../artifacts/types.js';
 import { MANIFEST_FIELD_MANAGER } from './constants.js';
 import { ManifestMetrics, type ModuleStateHook } from './metrics.js';
@@ -83,7 +83,7 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
     // updates do not.
     builder.watches<KymaObject>(
       Kyma,
-      (kyma) => manifests.list({ namespace: kyma.metadata.namespace, labelSelector: `${Labels.KymaName}=${kyma.metadata.name ?? ''}` }).map((m) => keyOf(m)),
+      (kyma) => manifests.list({ namespace: kyma.metadata.namespace, labelSelector: `${Labels.KymaName}=${kyma.metadata.name ?? ''}` }).map((m) => namespacedName(m)),
       { ...scope, predicates: [{ update: () => false }] },
     );
   }

@@ -1,7 +1,6 @@
 // The inventory of a Manifest (`status.synced`): which objects it applied, how to name them, in
 // which order to apply and to delete them.
-import type { KubeObject } from '../../runtime/types.js';
-import { splitApiVersion } from '../../runtime/types.js';
+import { type KubeObject, splitApiVersion } from '../../kube/object.js';
 
 /** One entry of `status.synced` (upstream shared.Resource). */
 export interface ResourceRef {

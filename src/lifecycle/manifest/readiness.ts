@@ -4,8 +4,7 @@
 import { type ManifestObject, type State, States } from '../../api/operator/index.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { Client } from '../../runtime/client/interface.js';
-import type { KubeObject } from '../../runtime/types.js';
-import { splitApiVersion } from '../../runtime/types.js';
+import { type KubeObject, splitApiVersion } from '../../kube/object.js';
 import { CUSTOM_STATE_CHECK_ANNOTATION, Messages, MISSING_STATE_WARNING_MS } from './constants.js';
 import { refKey, refOf } from './inventory.js';
 

@@ -21,15 +21,15 @@ import {
   States,
   SyncStrategies,
 } from '../../api/operator/index.js';
-import type { Store } from '../../runtime/cache.js';
+import type { Store } from '../../runtime/cache/store.js';
 import { isConflict, isNotFound } from '../../runtime/client/errors.js';
 import type { Client } from '../../runtime/client/interface.js';
 import type { ReconcileResult, Request } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
-import { KubeconfigSecretError, RemoteClusterCache } from '../../runtime/remote.js';
-import type { KubeObject } from '../../runtime/types.js';
-import { keyOf } from '../../runtime/types.js';
+import { KubeconfigSecretError, RemoteClusterCache } from '../../runtime/remote/cache.js';
+import type { KubeObject } from '../../kube/object.js';
+import { namespacedName } from '../../kube/keys.js';
 import { ArtifactError } from '../artifacts/types.js';
 import { type AppliedRecord, ApplyError, applyAll, CrdNotEstablishedError } from './apply.js';
 import { Messages } from './constants.js';
@@ -100,9 +100,9 @@ export class ManifestReconciler {
   constructor(private readonly d: ManifestReconcilerDeps) {}
 
   async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
-    const cached = this.d.manifests.get(keyOf(req));
+    const cached = this.d.manifests.get(namespacedName(req));
     if (!cached) {
-      this.forget(keyOf(req));
+      this.forget(namespacedName(req));
       return;
     }
     const manifest = structuredClone(cached);
@@ -123,7 +123,7 @@ export class ManifestReconciler {
       if (signal.aborted) throw e;
       if (deleting && e instanceof KubeconfigSecretError && e.reason === 'SecretNotFound') {
         // The runtime is gone with its kubeconfig: nothing left to clean up there.
-        this.d.log.info('kubeconfig Secret gone; releasing the Manifest', { manifest: keyOf(req) });
+        this.d.log.info('kubeconfig Secret gone; releasing the Manifest', { manifest: namespacedName(req) });
         await this.dropFinalizers(manifest, OUR_FINALIZERS);
         return;
       }
@@ -178,7 +178,7 @@ export class ManifestReconciler {
 
   /** Applies everything when the rendered objects changed, else re-applies only the objects that drifted. */
   private async applyOrRestore(ctx: Context, target: Client, objects: KubeObject[]): Promise<Map<string, KubeObject>> {
-    const key = keyOf(ctx.manifest);
+    const key = namespacedName(ctx.manifest);
     const uid = ctx.manifest.metadata.uid ?? '';
     const hash = hashObjects(objects);
     const opts = { fieldManager: this.d.fieldManager, concurrency: this.d.requestConcurrency, crdEstablishTimeoutMs: this.d.crdEstablishTimeoutMs, signal: ctx.signal };
@@ -195,7 +195,7 @@ export class ManifestReconciler {
       const records = await applyAll(target, drift.drifted, opts);
       for (const [k, r] of records) known.records.set(k, r);
       const what = drift.drifted.map((o) => describeRef(refOf(o)));
-      this.d.log.info('restored drifted resources', { manifest: keyOf(ctx.manifest), resources: what });
+      this.d.log.info('restored drifted resources', { manifest: namespacedName(ctx.manifest), resources: what });
       this.d.events.event(ctx.manifest, 'Normal', 'DriftRestored', `restored ${what.slice(0, 10).join(', ')}${what.length > 10 ? ` and ${what.length - 10} more` : ''}`);
     }
     return drift.live;
@@ -206,7 +206,7 @@ export class ManifestReconciler {
     if (removed.length === 0) return [];
     const remaining = await deleteResources(target, removed, this.d.requestConcurrency, ctx.signal);
     const done = removed.length - remaining.length;
-    if (done > 0) this.d.log.info('pruned resources', { manifest: keyOf(ctx.manifest), pruned: done, remaining: remaining.length });
+    if (done > 0) this.d.log.info('pruned resources', { manifest: namespacedName(ctx.manifest), pruned: done, remaining: remaining.length });
     return remaining;
   }
 
@@ -218,7 +218,7 @@ export class ManifestReconciler {
     if (desired) {
       const ensured = await ensureDefaultCR(target, desired, signal);
       cr = ensured.cr;
-      if (ensured.created) this.d.events.event(manifest, 'Normal', 'ModuleCRCreated', `created ${desired.kind} ${keyOf(desired)}`);
+      if (ensured.created) this.d.events.event(manifest, 'Normal', 'ModuleCRCreated', `created ${desired.kind} ${namespacedName(desired)}`);
     }
     const mgr = await managerState(target, findManager(manifest, objects), live, signal);
     if (!cr) return mgr;
@@ -260,7 +260,7 @@ export class ManifestReconciler {
     }
     const desired = managedDefaultCR(manifest);
     if (desired && !(await deleteDefaultCR(target, desired, signal))) {
-      status.set(States.Deleting, `waiting for the deletion of the module CR ${desired.kind} ${keyOf(desired)}`);
+      status.set(States.Deleting, `waiting for the deletion of the module CR ${desired.kind} ${namespacedName(desired)}`);
       return this.finish(ctx, 'default cr deletion');
     }
     const remaining = await deleteResources(target, status.synced, this.d.requestConcurrency, signal);
@@ -271,7 +271,7 @@ export class ManifestReconciler {
     }
     this.d.events.event(manifest, 'Normal', 'ModuleRemoved', 'module resources removed from the runtime');
     await this.dropFinalizers(manifest, OUR_FINALIZERS);
-    this.forget(keyOf(manifest));
+    this.forget(namespacedName(manifest));
   }
 
   // ---- unmanaged ----------------------------------------------------------------------------
@@ -293,7 +293,7 @@ export class ManifestReconciler {
     }
     if (manifest.metadata.deletionTimestamp) {
       await this.dropFinalizers(manifest, OUR_FINALIZERS);
-      this.forget(keyOf(manifest));
+      this.forget(namespacedName(manifest));
       return;
     }
     try {
@@ -337,7 +337,7 @@ export class ManifestReconciler {
     if (ctx.status.before?.lastOperation?.operation !== Messages.Orphaned) {
       const kymaName = ctx.manifest.metadata.labels?.[Labels.KymaName] ?? '';
       this.d.events.event(ctx.manifest, 'Warning', 'OrphanedManifest', `${Messages.Orphaned} (${kymaName})`);
-      this.d.log.warn('orphaned manifest', { manifest: keyOf(ctx.manifest), kyma: kymaName });
+      this.d.log.warn('orphaned manifest', { manifest: namespacedName(ctx.manifest), kyma: kymaName });
     }
     return this.finish(ctx, 'orphaned', true);
   }
@@ -396,8 +396,8 @@ export class ManifestReconciler {
     const previous = status.before?.state;
     const kymaName = manifest.metadata.labels?.[Labels.KymaName] ?? '';
     const moduleName = manifest.metadata.labels?.[Labels.ModuleName] ?? '';
-    this.reported.set(keyOf(manifest), { kymaName, moduleName });
-    if (previous !== status.state && status.state === States.Error) this.d.log.warn('manifest in error', { manifest: keyOf(manifest), operation: status.operation });
+    this.reported.set(namespacedName(manifest), { kymaName, moduleName });
+    if (previous !== status.state && status.state === States.Error) this.d.log.warn('manifest in error', { manifest: namespacedName(manifest), operation: status.operation });
     this.d.metrics.recordState({
       manifest: manifest.metadata.name ?? '',
       namespace: manifest.metadata.namespace ?? '',

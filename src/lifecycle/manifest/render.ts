@@ -5,8 +5,7 @@ import { Annotations, Labels, type ManifestObject } from '../../api/operator/ind
 import { isNoKindMatch } from '../../runtime/client/discovery.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { Client } from '../../runtime/client/interface.js';
-import type { KubeObject } from '../../runtime/types.js';
-import { splitApiVersion } from '../../runtime/types.js';
+import { type KubeObject, splitApiVersion } from '../../kube/object.js';
 import { COMPONENT_LABEL, DEFAULT_NAMESPACE, DISCLAIMER_ANNOTATION, DISCLAIMER_TEXT, MANAGED_BY_DECLARATIVE, PART_OF_KYMA, PART_OF_LABEL } from './constants.js';
 import { RenderError } from './errors.js';
 import { localizeImages } from './images.js';

@@ -1,7 +1,4 @@
 // Small helpers of the Manifest controller: bounded concurrency and error text.
-import { sleep } from '../../runtime/informer.js';
-
-export { sleep };
 
 /** Runs `fn` over `items` with at most `limit` calls in flight; rejects with the first error after all settled. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

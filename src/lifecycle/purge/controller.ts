@@ -9,7 +9,7 @@ import { isNotFound } from '../../runtime/client/errors.js';
 import { findObject } from '../../runtime/client/find.js';
 import { type Controller, newControllerManagedBy } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
-import type { KindRef, KubeObject } from '../../runtime/types.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
 import { accessErrorOf, type RuntimeAccess } from '../remote/access.js';
 import { CRD_KIND } from '../remote/crds.js';
 

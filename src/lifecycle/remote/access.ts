@@ -4,11 +4,11 @@
 // (shared with the infrastructure manager); a Secret that changes (rotation) or disappears replaces
 // or drops the cached client at once.
 import { Labels } from '../../api/operator/index.js';
-import type { Store } from '../../runtime/cache.js';
+import type { Store } from '../../runtime/cache/store.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { ApiError, type ApiErrorReason, isUnreachable } from '../../runtime/client/errors.js';
-import { isCredentialError, KubeconfigSecretError, type RemoteClusterCache, secretClusterKey } from '../../runtime/remote.js';
-import { SECRET_KIND, kubeconfigOf, type Secret } from '../../runtime/remote-secret.js';
+import { isCredentialError, KubeconfigSecretError, type RemoteClusterCache, secretClusterKey } from '../../runtime/remote/cache.js';
+import { SECRET_KIND, kubeconfigOf, type Secret } from '../../runtime/remote/secret.js';
 
 /** Answers that mean the runtime's API server is not serving (after the client's retries). */
 const UNAVAILABLE = new Set<ApiErrorReason>(['ServiceUnavailable', 'InternalError', 'ServerTimeout', 'TooManyRequests']);

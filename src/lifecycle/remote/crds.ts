@@ -7,7 +7,7 @@ import { crdOf } from '../../api/crd.js';
 import { Kyma, ModuleReleaseMeta, ModuleTemplate, OPERATOR_GROUP } from '../../api/operator/index.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
-import type { KindRef, KubeObject } from '../../runtime/types.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
 
 export const CRD_KIND: KindRef = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
 export const FIELD_MANAGER = 'lifecycle-manager';

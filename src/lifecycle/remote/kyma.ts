@@ -5,7 +5,7 @@
 import { DEFAULT_REMOTE_KYMA_NAME, Kyma, LabelValues, Labels, Namespaces, type KymaObject, type KymaStatus } from '../../api/operator/index.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.js';
-import type { KindRef, KubeObject } from '../../runtime/types.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
 import { FIELD_MANAGER } from './crds.js';
 
 const NAMESPACE_KIND: KindRef = { apiVersion: 'v1', kind: 'Namespace' };

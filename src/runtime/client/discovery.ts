@@ -2,8 +2,8 @@
 // server's discovery documents. Each group/version is fetched when first needed and cached; a kind
 // the cache does not know triggers one refresh of its group/version (a CRD installed later), and
 // concurrent lookups share that refresh.
-import type { KindRef, ResourceInfo } from '../types.js';
-import { splitApiVersion } from '../types.js';
+import { type KindRef, splitApiVersion } from '../../kube/object.js';
+import type { ResourceInfo } from './interface.js';
 import { ApiError } from './errors.js';
 
 /** GETs a discovery path; resolves the parsed JSON, or undefined when the server answers 404. */

@@ -2,7 +2,8 @@
 // treat NotFound as an error.
 import { isNotFound } from './errors.js';
 import type { Client } from './interface.js';
-import type { KindRef, KubeObject, ObjectKey } from '../types.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
+import type { ObjectKey } from '../../kube/keys.js';
 
 /** The object, or undefined when the server answers NotFound; other errors are thrown. */
 export async function findObject<T extends KubeObject = KubeObject>(client: Client, kind: KindRef, key: ObjectKey, opts?: { signal?: AbortSignal }): Promise<T | undefined> {

@@ -1,11 +1,12 @@
 // `Client` over HTTPS: paths from discovery, rate limiting and retries per request, typed errors
 // from Status bodies, list paging, watch streams.
 import { setMaxListeners } from 'node:events';
-import type { KindRef, KubeObject, ObjectKey, ResourceInfo, WatchEvent } from '../types.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
+import { objectKey, type ObjectKey } from '../../kube/keys.js';
 import type { ClusterConfig } from './config.js';
 import { RestMapper } from './discovery.js';
 import { ApiError, errorFromResponse, type StatusBody } from './errors.js';
-import type { ApplyOptions, Client, DeleteOptions, ListOptions, ListResult, PatchType, WatchOptions, WriteOptions } from './interface.js';
+import type { ApplyOptions, Client, DeleteOptions, ListOptions, ListResult, PatchType, ResourceInfo, WatchEvent, WatchOptions, WriteOptions } from './interface.js';
 import { type RateLimiter, unlimited } from './ratelimit.js';
 import { type RetryPolicy, retryPolicy, withRetry } from './retry.js';
 import { type HttpResponse, Transport } from './transport.js';
@@ -156,10 +157,6 @@ export class HttpClient implements Client {
     return q;
   }
 
-  private keyOfObject(obj: KubeObject): ObjectKey {
-    return { namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };
-  }
-
   async get<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, opts?: { signal?: AbortSignal }): Promise<T> {
     const info = await this.resourceFor(kind);
     return this.sendJson<T>({ method: 'GET', path: this.objectPath(info, key), signal: opts?.signal, idempotent: true });
@@ -203,12 +200,12 @@ export class HttpClient implements Client {
 
   async update<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
     const info = await this.resourceFor(obj);
-    return this.sendJson<T>({ method: 'PUT', path: this.objectPath(info, this.keyOfObject(obj)), query: this.writeQuery(opts), body: obj, signal: opts?.signal, idempotent: false });
+    return this.sendJson<T>({ method: 'PUT', path: this.objectPath(info, objectKey(obj)), query: this.writeQuery(opts), body: obj, signal: opts?.signal, idempotent: false });
   }
 
   async updateStatus<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
     const info = await this.resourceFor(obj);
-    return this.sendJson<T>({ method: 'PUT', path: this.objectPath(info, this.keyOfObject(obj), 'status'), query: this.writeQuery(opts), body: obj, signal: opts?.signal, idempotent: false });
+    return this.sendJson<T>({ method: 'PUT', path: this.objectPath(info, objectKey(obj), 'status'), query: this.writeQuery(opts), body: obj, signal: opts?.signal, idempotent: false });
   }
 
   async patch<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: 'status' }): Promise<T> {
@@ -230,7 +227,7 @@ export class HttpClient implements Client {
     if (opts.force) q.set('force', 'true');
     return this.sendJson<T>({
       method: 'PATCH',
-      path: this.objectPath(info, this.keyOfObject(obj), opts.subresource),
+      path: this.objectPath(info, objectKey(obj), opts.subresource),
       query: q,
       // YAML is a superset of JSON: the apply content type with a JSON body.
       body: obj,

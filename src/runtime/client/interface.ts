@@ -1,5 +1,25 @@
 // The client contract every controller uses. `client/http-client.ts` implements it over HTTPS.
-import type { KindRef, KubeObject, ObjectKey, ResourceInfo, WatchEvent } from '../types.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
+import type { ObjectKey } from '../../kube/keys.js';
+
+/** A resource as discovery describes it. */
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+  verbs: string[];
+  subresources: string[];
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent<T extends KubeObject = KubeObject> {
+  type: WatchEventType;
+  /** For ERROR events a Status object (e.g. 410 Expired). */
+  object: T;
+}
 
 export interface ListOptions {
   namespace?: string;

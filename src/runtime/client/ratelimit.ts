@@ -1,4 +1,5 @@
 // Client-side rate limiting per cluster: a token bucket (qps refill, burst capacity), like client-go's.
+import { sleep } from '../../util/sleep.js';
 
 export interface RateLimiter {
   /** Resolves when the request may go; rejects with the signal's reason when it aborts first. */
@@ -37,17 +38,9 @@ export class TokenBucket implements RateLimiter {
     this.tokens -= 1;
     if (this.tokens >= 0) return Promise.resolve();
     const waitMs = (-this.tokens / this.qps) * 1000;
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        clearTimeout(timer);
-        this.tokens += 1;
-        reject(signal?.reason);
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, waitMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+    return sleep(waitMs, signal).catch((e: unknown) => {
+      this.tokens += 1;
+      throw e;
     });
   }
 }

@@ -2,6 +2,7 @@
 // Writes are retried only when the server certainly did not act on them.
 import { ApiError } from './errors.js';
 import { isConnectionRefused } from './transport.js';
+import { sleep } from '../../util/sleep.js';
 
 export interface RetryOptions {
   /** Attempts in all (1 = no retry). Default 5. */
@@ -47,21 +48,6 @@ export function backoffDelay(e: unknown, attempt: number, policy: RetryPolicy): 
   }
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   return ceiling / 2 + Math.random() * (ceiling / 2);
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Runs `attempt` until it succeeds, fails for good, the attempts run out, or the signal aborts. */

@@ -1,6 +1,7 @@
 // A client bound to one kind: `typed<Deployment>(client, { apiVersion: 'apps/v1', kind: 'Deployment' })`.
-import type { KindRef, KubeObject, ObjectKey, ResourceInfo, WatchEvent } from '../types.js';
-import type { ApplyOptions, Client, DeleteOptions, ListOptions, ListResult, PatchType, WatchOptions, WriteOptions } from './interface.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
+import type { ObjectKey } from '../../kube/keys.js';
+import type { ApplyOptions, Client, DeleteOptions, ListOptions, ListResult, PatchType, ResourceInfo, WatchEvent, WatchOptions, WriteOptions } from './interface.js';
 
 /** An object of the bound kind; apiVersion and kind may be left out. */
 export type Unkinded<T extends KubeObject> = Omit<T, 'apiVersion' | 'kind'> & Partial<KindRef>;

@@ -2,7 +2,7 @@
 // Shoot's `adminkubeconfig` subresource, answered with a short-lived cluster-admin kubeconfig.
 // It is a subresource request, not a stored kind, so it has no CRD: the schema here gives the type
 // (inferred) and is what the embedded Gardener simulator validates requests against.
-import type { ObjectMeta } from '../../../crd.js';
+import type { ObjectMeta } from '../../../../kube/object.js';
 import { type Infer, integer, object, string } from '../../../schema.js';
 
 export const AUTHENTICATION_GROUP = 'authentication.gardener.cloud';

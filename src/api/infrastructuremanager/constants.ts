@@ -1,0 +1,10 @@
+// Names the project adds to the infrastructure manager's API group, beyond upstream's
+// (kyma-project/infrastructure-manager, whose names stay next to their kinds in v1/). Like every
+// extension of a Kyma API group, they live under the group's domain (docs/api.md, "Names").
+
+/**
+ * Kubeconfig Secret annotation (written next to upstream's `operator.kyma-project.io/last-sync`): when
+ * the issued credential expires (RFC 3339). Gardener may grant less validity than asked; rotation then
+ * follows the granted validity, with the same ratios.
+ */
+export const AnnotationKubeconfigExpiration = 'infrastructuremanager.kyma-project.io/kubeconfig-expiration';

@@ -1,0 +1,388 @@
+// A cache of Clients for thousands of remote clusters, built from kubeconfig Secrets in the
+// control-plane cluster (which Secret belongs to which cluster is the caller's function).
+//
+// A cached client is replaced
+// - when its Secret's content changes (rotation): the new client is built from the new content as
+//   soon as the change is seen (`secretChanged`, fed by `watchSecrets` or the caller's informer),
+//   while the old credentials still work, not after they failed;
+// - when a call fails with 401, 403 or a TLS error (the handle evicts, rebuilds from the Secret
+//   and tries once more);
+// - after `ttlMs` (the next use re-reads the Secret).
+// A replaced client finishes the requests it has in flight and is closed after the last one.
+//
+// Sockets: each client keeps at most `maxSocketsPerClient` connections; a client unused for
+// `idleSocketTimeoutMs` has its idle sockets closed; and when all clients together hold more than
+// `socketBudget` sockets, the least recently used clients' idle sockets are closed first
+// (sockets.ts). Optionally `maxClients` bounds the cached clients themselves (LRU).
+import { clientFromKubeconfig, type ClientOptions } from '../client/index.js';
+import { ApiError, isGone } from '../client/errors.js';
+import type { Client } from '../client/interface.js';
+import { type Clock, systemClock } from '../timers.js';
+import { pause } from '../../util/sleep.js';
+import { type Logger, silentLogger } from '../log.js';
+import { type ClientLease, RemoteClusterClient } from './client.js';
+import { DEFAULT_KUBECONFIG_KEY, type KubeconfigRef, kubeconfigFingerprint, kubeconfigOf, readKubeconfig, refString, SECRET_KIND, type Secret } from './secret.js';
+import { type SocketCounts, type SocketOwner, SocketJanitor, sumCounts } from './sockets.js';
+import type { ObjectKey } from '../../kube/keys.js';
+
+export { isCredentialError, RemoteClusterClient } from './client.js';
+export { KubeconfigSecretError, kubeconfigFingerprint, type KubeconfigRef } from './secret.js';
+export type { SocketCounts } from './sockets.js';
+
+/** A client the cache can pool: the runtime's HttpClient (its `transport` reports and closes sockets). */
+export interface PooledClient extends Client {
+  readonly transport?: SocketOwner;
+}
+
+export interface RemoteClusterCacheOptions {
+  /** The control-plane client that reads the kubeconfig Secrets. */
+  client: Client;
+  /** Which Secret (and data key, default `config`) holds a cluster's kubeconfig. */
+  kubeconfigFor: (cluster: string) => KubeconfigRef;
+  /** Builds a client from kubeconfig text (default: the runtime client with `maxSocketsPerClient` sockets). */
+  buildClient?: (kubeconfig: string, cluster: string) => PooledClient;
+  /** Options for the default builder (qps, retries, request timeout). */
+  clientOptions?: Omit<ClientOptions, 'maxSockets'>;
+  /** A client is rebuilt from its Secret after this long (default 15 min). */
+  ttlMs?: number;
+  /** Connections one client may keep (default 2). */
+  maxSocketsPerClient?: number;
+  /** Idle sockets of a client unused this long are closed (default 10 s). */
+  idleSocketTimeoutMs?: number;
+  /** Open sockets of all clients above which the least recently used clients' idle sockets close (default 256). */
+  socketBudget?: number;
+  /** Cached clients above which the least recently used (and idle) ones are dropped (default: no bound). */
+  maxClients?: number;
+  clock?: Clock;
+  log?: Logger;
+}
+
+export type EvictionReason = 'rotation' | 'credentials' | 'ttl' | 'lru' | 'deleted' | 'invalidated';
+
+interface Entry {
+  cluster: string;
+  ref: KubeconfigRef;
+  refKey: string;
+  client: PooledClient;
+  fingerprint: string;
+  builtAt: number;
+  /** Order of installation, to tell a stale build from a newer rotation. */
+  seq: number;
+  inflight: number;
+  retired: boolean;
+  /** Set when the Secret changed while this entry was being built: rebuild at next use. */
+  outdated: boolean;
+}
+
+export interface RemoteCacheStats {
+  clients: number;
+  builds: number;
+  evictions: Record<EvictionReason, number>;
+  sockets: SocketCounts & { total: number };
+  socketsClosedByBudget: number;
+  socketsClosedByIdleTimeout: number;
+}
+
+export class RemoteClusterCache {
+  private readonly entries = new Map<string, Entry>(); // least recently used first
+  private readonly building = new Map<string, Promise<Entry>>();
+  private readonly clustersBySecret = new Map<string, Set<string>>();
+  private readonly changedWhileBuilding = new Set<string>();
+  private readonly janitor: SocketJanitor;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly ttlMs: number;
+  private readonly maxSockets: number;
+  private readonly lifetime = new AbortController();
+  private seq = 0;
+  private builds = 0;
+  private readonly evictions: Record<EvictionReason, number> = { rotation: 0, credentials: 0, ttl: 0, lru: 0, deleted: 0, invalidated: 0 };
+
+  constructor(private readonly opts: RemoteClusterCacheOptions) {
+    this.clock = opts.clock ?? systemClock;
+    this.log = (opts.log ?? silentLogger).child('remote-clusters');
+    this.ttlMs = opts.ttlMs ?? 15 * 60_000;
+    this.maxSockets = opts.maxSocketsPerClient ?? 2;
+    this.janitor = new SocketJanitor({
+      budget: opts.socketBudget ?? 256,
+      idleTimeoutMs: opts.idleSocketTimeoutMs ?? 10_000,
+      maxSocketsPerOwner: this.maxSockets,
+      clock: this.clock,
+    });
+  }
+
+  /**
+   * The client of a remote cluster: a cheap, stable handle; every call uses the current cached
+   * client (built from the Secret on first use), so rotations apply without the caller noticing.
+   */
+  client(cluster: string): RemoteClusterClient {
+    const lease: ClientLease = {
+      acquire: (signal) => this.acquire(cluster, signal),
+      evict: (client, reason) => {
+        const e = this.entries.get(cluster);
+        if (e && e.client === client) this.evict(e, reason);
+      },
+      close: () => this.invalidate(cluster),
+    };
+    return new RemoteClusterClient(cluster, lease);
+  }
+
+  /** The current client of a cluster, built if needed; call `done` when the request is over. */
+  async acquire(cluster: string, signal?: AbortSignal): Promise<{ client: Client; done: () => void }> {
+    if (this.lifetime.signal.aborted) throw new ApiError('Unreachable', `remote cluster cache closed (cluster ${cluster})`, 0);
+    let e = this.entries.get(cluster);
+    if (e && (e.outdated || this.clock.now() - e.builtAt >= this.ttlMs)) {
+      this.evict(e, e.outdated ? 'rotation' : 'ttl');
+      e = undefined;
+    }
+    if (!e) e = await abortable(this.load(cluster), signal);
+    const entry = e;
+    entry.inflight++;
+    this.entries.delete(cluster);
+    this.entries.set(cluster, entry);
+    if (entry.client.transport) this.janitor.touch(entry.client.transport);
+    let released = false;
+    const done = (): void => {
+      if (released) return;
+      released = true;
+      entry.inflight--;
+      if (entry.retired) {
+        if (entry.inflight === 0) this.closeClient(entry);
+      } else if (entry.client.transport) this.janitor.released(entry.client.transport);
+    };
+    return { client: entry.client, done };
+  }
+
+  /** What the cache holds for a cluster: the kubeconfig fingerprint it was built from and when. */
+  describe(cluster: string): { fingerprint: string; builtAt: number; secret: string } | undefined {
+    const e = this.entries.get(cluster);
+    return e ? { fingerprint: e.fingerprint, builtAt: e.builtAt, secret: e.refKey } : undefined;
+  }
+
+  /**
+   * A kubeconfig Secret was added or changed (from `watchSecrets` or the caller's informer). Clients
+   * built from other content are replaced at once by clients built from this one.
+   */
+  secretChanged(secret: Secret): void {
+    const refKey = refString({ namespace: secret.metadata.namespace, name: secret.metadata.name ?? '' });
+    for (const cluster of this.clustersBySecret.get(refKey) ?? []) {
+      const e = this.entries.get(cluster);
+      if (!e) {
+        if (this.building.has(cluster)) this.changedWhileBuilding.add(cluster);
+        continue;
+      }
+      const text = kubeconfigOf(secret, e.ref.key ?? DEFAULT_KUBECONFIG_KEY);
+      if (text === undefined) {
+        this.evict(e, 'rotation');
+        continue;
+      }
+      if (kubeconfigFingerprint(text) === e.fingerprint) continue;
+      try {
+        this.install(cluster, e.ref, text, 'rotation');
+        this.log.info('rotated client', { cluster, secret: refKey });
+      } catch (err) {
+        // Keep the old client while its credentials may still work; the TTL or a 401 tries again.
+        this.log.warn('rotated kubeconfig unusable; keeping the old client', { cluster, secret: refKey, error: err });
+      }
+    }
+  }
+
+  /** A kubeconfig Secret was deleted: its clusters' clients are dropped. */
+  secretDeleted(key: ObjectKey): void {
+    for (const cluster of this.clustersBySecret.get(refString(key)) ?? []) {
+      const e = this.entries.get(cluster);
+      if (e) this.evict(e, 'deleted');
+      else if (this.building.has(cluster)) this.changedWhileBuilding.add(cluster);
+    }
+  }
+
+  /**
+   * Watches kubeconfig Secrets and feeds `secretChanged`/`secretDeleted` until `signal` (or close())
+   * aborts. Resumes from the last resourceVersion; starts over after 410 Gone.
+   */
+  async watchSecrets(opts: { namespace?: string; labelSelector?: string; signal?: AbortSignal } = {}): Promise<void> {
+    const signal = opts.signal ? AbortSignal.any([opts.signal, this.lifetime.signal]) : this.lifetime.signal;
+    let resourceVersion: string | undefined;
+    let failures = 0;
+    while (!signal.aborted) {
+      let progressed = false;
+      try {
+        for await (const event of this.opts.client.watch<Secret>(SECRET_KIND, { namespace: opts.namespace, labelSelector: opts.labelSelector, resourceVersion, allowWatchBookmarks: true, signal })) {
+          if (event.type === 'ERROR') {
+            resourceVersion = undefined; // e.g. 410 Expired: start over from the current state
+            break;
+          }
+          progressed = true;
+          resourceVersion = event.object.metadata.resourceVersion ?? resourceVersion;
+          if (event.type === 'ADDED' || event.type === 'MODIFIED') this.secretChanged(event.object);
+          else if (event.type === 'DELETED') this.secretDeleted({ namespace: event.object.metadata.namespace, name: event.object.metadata.name ?? '' });
+        }
+      } catch (e) {
+        if (signal.aborted) break;
+        if (isGone(e)) resourceVersion = undefined;
+        this.log.warn('kubeconfig Secret watch failed', { error: e });
+      }
+      // Back off when watches end without delivering anything (errors, a server cutting them at once).
+      failures = progressed ? 0 : failures + 1;
+      if (failures > 0) await pause(Math.min(30_000, 100 * 2 ** Math.min(failures, 9)), signal);
+    }
+  }
+
+  /** Drops a cluster's cached client (closed once its requests are over). */
+  invalidate(cluster: string): void {
+    const e = this.entries.get(cluster);
+    if (e) this.evict(e, 'invalidated');
+  }
+
+  /** Open sockets of all cached clients (client side): requests in flight, idle keep-alive, watches. */
+  openSockets(): SocketCounts & { total: number } {
+    return sumCounts([...this.entries.values()].flatMap((e) => (e.client.transport ? [e.client.transport.socketCounts()] : [])));
+  }
+
+  stats(): RemoteCacheStats {
+    const j = this.janitor.stats();
+    return {
+      clients: this.entries.size,
+      builds: this.builds,
+      evictions: { ...this.evictions },
+      sockets: this.openSockets(),
+      socketsClosedByBudget: j.closedByBudget,
+      socketsClosedByIdleTimeout: j.closedByIdle,
+    };
+  }
+
+  /** Closes every client and stops the Secret watch and the socket sweeper. */
+  close(): void {
+    this.lifetime.abort();
+    this.janitor.close();
+    for (const e of this.entries.values()) {
+      e.retired = true;
+      this.closeClient(e);
+    }
+    this.entries.clear();
+    this.clustersBySecret.clear();
+  }
+
+  private load(cluster: string): Promise<Entry> {
+    let p = this.building.get(cluster);
+    if (!p) {
+      p = this.build(cluster).finally(() => this.building.delete(cluster));
+      this.building.set(cluster, p);
+    }
+    return p;
+  }
+
+  private async build(cluster: string): Promise<Entry> {
+    const ref = this.opts.kubeconfigFor(cluster);
+    this.indexSecret(cluster, refString(ref));
+    this.changedWhileBuilding.delete(cluster);
+    const startedSeq = this.seq;
+    const { text } = await readKubeconfig(this.opts.client, cluster, ref, this.lifetime.signal);
+    const newer = this.entries.get(cluster);
+    if (newer && newer.seq > startedSeq) return newer; // a rotation installed a newer client meanwhile
+    const entry = this.install(cluster, ref, text, 'ttl');
+    if (this.changedWhileBuilding.delete(cluster)) entry.outdated = true;
+    return entry;
+  }
+
+  /** Builds a client from kubeconfig text and makes it the cluster's current one. */
+  private install(cluster: string, ref: KubeconfigRef, text: string, replacing: EvictionReason): Entry {
+    if (this.lifetime.signal.aborted) throw new ApiError('Unreachable', `remote cluster cache closed (cluster ${cluster})`, 0);
+    const client = (this.opts.buildClient ?? this.defaultBuilder)(text, cluster);
+    const entry: Entry = {
+      cluster,
+      ref,
+      refKey: refString(ref),
+      client,
+      fingerprint: kubeconfigFingerprint(text),
+      builtAt: this.clock.now(),
+      seq: ++this.seq,
+      inflight: 0,
+      retired: false,
+      outdated: false,
+    };
+    const old = this.entries.get(cluster);
+    if (old) this.evict(old, replacing);
+    this.entries.set(cluster, entry);
+    this.indexSecret(cluster, entry.refKey);
+    this.builds++;
+    this.enforceMaxClients();
+    return entry;
+  }
+
+  private readonly defaultBuilder = (text: string): PooledClient => clientFromKubeconfig(text, { ...this.opts.clientOptions, maxSockets: this.maxSockets });
+
+  private indexSecret(cluster: string, refKey: string): void {
+    let set = this.clustersBySecret.get(refKey);
+    if (!set) this.clustersBySecret.set(refKey, (set = new Set()));
+    set.add(cluster);
+  }
+
+  private evict(e: Entry, reason: EvictionReason): void {
+    if (e.retired) return;
+    if (this.entries.get(e.cluster) === e) {
+      this.entries.delete(e.cluster);
+      const set = this.clustersBySecret.get(e.refKey);
+      if (set && !this.building.has(e.cluster)) {
+        set.delete(e.cluster);
+        if (set.size === 0) this.clustersBySecret.delete(e.refKey);
+      }
+    }
+    this.evictions[reason]++;
+    e.retired = true;
+    if (e.inflight === 0) this.closeClient(e);
+  }
+
+  private closeClient(e: Entry): void {
+    if (e.client.transport) this.janitor.forget(e.client.transport);
+    try {
+      e.client.close();
+    } catch (err) {
+      this.log.warn('closing client failed', { cluster: e.cluster, error: err });
+    }
+  }
+
+  private enforceMaxClients(): void {
+    const max = this.opts.maxClients ?? Infinity;
+    if (this.entries.size <= max) return;
+    for (const e of this.entries.values()) {
+      if (this.entries.size <= max) break;
+      if (e.inflight === 0) this.evict(e, 'lru');
+    }
+  }
+}
+
+/** `p`, or a rejection when `signal` aborts first (p itself goes on: it is shared). */
+function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/**
+ * Cluster key of a cache over kubeconfig Secrets: the Secret's `<namespace>/<name>`. Every controller
+ * that reaches a cluster through the same Secret then shares one client, and a rotation of that
+ * Secret replaces it for all of them.
+ */
+export function secretClusterKey(secret: ObjectKey): string {
+  return refString({ namespace: secret.namespace, name: secret.name });
+}
+
+/** The Secret a `secretClusterKey` names (data key `config`): the `kubeconfigFor` of such a cache. */
+export function kubeconfigRefOfKey(key: string): KubeconfigRef {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash) || undefined, name: key.slice(slash + 1) };
+}

@@ -1,0 +1,197 @@
+// The remote cluster client cache against the embedded API server: rotation of a kubeconfig Secret
+// is applied as soon as the change is seen, 401 and TLS failures evict and rebuild once, clients
+// expire after a TTL, and 200 clusters stay within the socket budget.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import yaml from 'js-yaml';
+import { createCA } from '../../../src/apiserver/pki.js';
+import { type RunningApiServer, startApiServer } from '../../../src/apiserver/server.js';
+import { clientFromKubeconfig, type HttpClient, isTlsError, isUnauthorized } from '../../../src/runtime/client/index.js';
+import { KubeconfigSecretError, kubeconfigFingerprint, RemoteClusterCache, type RemoteClusterCacheOptions } from '../../../src/runtime/remote/cache.js';
+import type { KubeObject } from '../../../src/kube/object.js';
+import { waitFor } from '../../support/wait.js';
+
+const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
+const SECRET = { apiVersion: 'v1', kind: 'Secret' };
+const NAMESPACE = 'kcp-system';
+
+interface KubeconfigDoc {
+  clusters: { cluster: Record<string, string> }[];
+  users: { user: { token: string } }[];
+}
+
+function editKubeconfig(text: string, edit: (doc: KubeconfigDoc) => void): string {
+  const doc = yaml.load(text) as KubeconfigDoc;
+  edit(doc);
+  return yaml.dump(doc, { lineWidth: -1 });
+}
+
+async function mapWithLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: limit }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  }));
+}
+
+describe('remote cluster client cache', () => {
+  let server: RunningApiServer;
+  let kcp: HttpClient;
+  const caches: RemoteClusterCache[] = [];
+  const watches = new AbortController();
+
+  before(async () => {
+    server = await startApiServer({ port: 0 });
+    kcp = clientFromKubeconfig(server.clusterAccess('default').kubeconfig, { qps: 0 });
+    await kcp.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
+    for (const name of ['remote-a', 'remote-b']) {
+      const access = await server.createCluster(name);
+      const c = clientFromKubeconfig(access.kubeconfig);
+      await c.create({ ...CONFIGMAP, metadata: { name: 'identity', namespace: 'default' }, data: { cluster: name } });
+      c.close();
+    }
+  });
+  after(async () => {
+    watches.abort();
+    for (const c of caches) c.close();
+    kcp.close();
+    await server.stop();
+  });
+
+  async function putSecret(name: string, kubeconfig: string): Promise<void> {
+    const data = { config: Buffer.from(kubeconfig).toString('base64') };
+    try {
+      const existing = await kcp.get(SECRET, { namespace: NAMESPACE, name });
+      await kcp.update({ ...existing, data });
+    } catch {
+      await kcp.create({ ...SECRET, metadata: { name, namespace: NAMESPACE }, type: 'Opaque', data });
+    }
+  }
+
+  function cache(opts: Partial<RemoteClusterCacheOptions> = {}): { cache: RemoteClusterCache; built: HttpClient[] } {
+    const built: HttpClient[] = [];
+    const c = new RemoteClusterCache({
+      client: kcp,
+      kubeconfigFor: (cluster) => ({ namespace: NAMESPACE, name: `kubeconfig-${cluster}` }),
+      buildClient: (text) => {
+        const client = clientFromKubeconfig(text, { maxSockets: opts.maxSocketsPerClient ?? 2, retries: 0 });
+        built.push(client);
+        return client;
+      },
+      ...opts,
+    });
+    caches.push(c);
+    return { cache: c, built };
+  }
+
+  async function whoAnswers(c: RemoteClusterCache, cluster: string): Promise<string> {
+    const cm = await c.client(cluster).get<KubeObject & { data: { cluster: string } }>(CONFIGMAP, { namespace: 'default', name: 'identity' });
+    return cm.data.cluster;
+  }
+
+  it('hands out a client built from the rotated Secret as soon as the change is seen', async () => {
+    const a = server.clusterAccess('remote-a').kubeconfig;
+    const b = server.clusterAccess('remote-b').kubeconfig;
+    await putSecret('kubeconfig-runtime-1', a);
+    const { cache: c, built } = cache();
+    void c.watchSecrets({ namespace: NAMESPACE, signal: watches.signal });
+    assert.equal(await whoAnswers(c, 'runtime-1'), 'remote-a');
+    assert.equal(c.describe('runtime-1')?.fingerprint, kubeconfigFingerprint(a));
+
+    // Rotation: the Secret now points elsewhere; the old credentials keep working, so only the
+    // Secret change can make the cache switch.
+    await putSecret('kubeconfig-runtime-1', b);
+    await waitFor('the cache saw the rotation', () => c.describe('runtime-1')?.fingerprint === kubeconfigFingerprint(b));
+    assert.equal(await whoAnswers(c, 'runtime-1'), 'remote-b');
+    const stats = c.stats();
+    assert.equal(stats.builds, 2);
+    assert.equal(stats.evictions.rotation, 1);
+    assert.equal(stats.evictions.credentials, 0, 'switched on the Secret change, not on a failure');
+    await assert.rejects(built[0].get(CONFIGMAP, { namespace: 'default', name: 'identity' }), 'the old client is closed');
+    assert.equal(built[0].transport.socketCounts().idle, 0);
+  });
+
+  it('evicts and rebuilds once on 401', async () => {
+    const good = server.clusterAccess('remote-a').kubeconfig;
+    const bad = editKubeconfig(good, (d) => {
+      d.users[0].user.token = 'not-a-valid-token';
+    });
+    await putSecret('kubeconfig-runtime-2', bad);
+    const { cache: c } = cache(); // no Secret watch: only the failure can tell the cache
+    await assert.rejects(whoAnswers(c, 'runtime-2'), (e) => isUnauthorized(e));
+    assert.equal(c.stats().builds, 2, 'built, failed, rebuilt once, failed again');
+    assert.equal(c.stats().evictions.credentials, 1);
+
+    await putSecret('kubeconfig-runtime-2', good);
+    assert.equal(await whoAnswers(c, 'runtime-2'), 'remote-a', 'the 401 made the cache read the fixed Secret');
+    assert.equal(c.stats().builds, 3);
+    assert.equal(c.describe('runtime-2')?.fingerprint, kubeconfigFingerprint(good));
+  });
+
+  it('evicts and rebuilds once on a TLS failure (server CA rotated)', async () => {
+    const good = server.clusterAccess('remote-b').kubeconfig;
+    const otherCa = await createCA('some-other-ca');
+    const wrongCa = editKubeconfig(good, (d) => {
+      d.clusters[0].cluster['certificate-authority-data'] = Buffer.from(otherCa.certPem).toString('base64');
+    });
+    await putSecret('kubeconfig-runtime-3', wrongCa);
+    const { cache: c } = cache();
+    await assert.rejects(whoAnswers(c, 'runtime-3'), (e) => isTlsError(e));
+    await putSecret('kubeconfig-runtime-3', good);
+    assert.equal(await whoAnswers(c, 'runtime-3'), 'remote-b');
+    assert.equal(c.stats().evictions.credentials, 2);
+  });
+
+  it('rebuilds a client after its TTL', async () => {
+    await putSecret('kubeconfig-runtime-4', server.clusterAccess('remote-a').kubeconfig);
+    const { cache: c } = cache({ ttlMs: 300 });
+    assert.equal(await whoAnswers(c, 'runtime-4'), 'remote-a');
+    const first = c.describe('runtime-4')?.builtAt ?? 0;
+    await waitFor('a rebuild after the TTL', async () => {
+      await whoAnswers(c, 'runtime-4');
+      return (c.describe('runtime-4')?.builtAt ?? 0) > first;
+    });
+    assert.ok(c.stats().evictions.ttl >= 1);
+    assert.equal(c.stats().evictions.credentials, 0);
+  });
+
+  it('drops the client of a deleted Secret and bounds the cached clients (LRU)', async () => {
+    for (const n of [5, 6, 7]) await putSecret(`kubeconfig-runtime-${n}`, server.clusterAccess('remote-a').kubeconfig);
+    const { cache: c } = cache({ maxClients: 2 });
+    void c.watchSecrets({ namespace: NAMESPACE, signal: watches.signal });
+    for (const n of [5, 6, 7]) assert.equal(await whoAnswers(c, `runtime-${n}`), 'remote-a');
+    assert.equal(c.stats().clients, 2);
+    assert.equal(c.describe('runtime-5'), undefined, 'the least recently used client was dropped');
+    assert.equal(c.stats().evictions.lru, 1);
+
+    await kcp.delete(SECRET, { namespace: NAMESPACE, name: 'kubeconfig-runtime-7' });
+    await waitFor('the client of the deleted Secret is dropped', () => c.describe('runtime-7') === undefined);
+    await assert.rejects(whoAnswers(c, 'runtime-7'), (e) => e instanceof KubeconfigSecretError && e.reason === 'SecretNotFound');
+  });
+
+  it('keeps 200 clusters within the socket budget and closes idle sockets', async () => {
+    const names = Array.from({ length: 200 }, (_, i) => `bound-${i}`);
+    await mapWithLimit(names, 8, async (name) => {
+      const access = await server.createCluster(name);
+      await putSecret(`kubeconfig-${name}`, access.kubeconfig);
+    });
+
+    const budget = 40;
+    const concurrency = 16;
+    const { cache: c } = cache({ socketBudget: budget, maxSocketsPerClient: 2, idleSocketTimeoutMs: 3000 });
+    let peak = 0;
+    await mapWithLimit(names, concurrency, async (name) => {
+      const list = await c.client(name).list(CONFIGMAP, { namespace: 'kube-system' });
+      assert.ok(Array.isArray(list.items));
+      peak = Math.max(peak, c.openSockets().total);
+    });
+    await waitFor('the sockets of the last answers are within the budget', () => c.openSockets().total <= budget);
+    const stats = c.stats();
+    assert.equal(stats.clients, 200, 'every client stays cached');
+    assert.ok(stats.sockets.total > 0 && stats.sockets.total <= budget, `open sockets ${stats.sockets.total} within the budget ${budget}`);
+    assert.ok(peak <= budget + concurrency * 2, `peak ${peak} bounded by the budget plus requests in flight`);
+    assert.ok(stats.socketsClosedByBudget >= 200 - budget, `the budget closed idle sockets (${stats.socketsClosedByBudget})`);
+    await waitFor('idle sockets closed after the idle timeout', () => c.openSockets().total === 0);
+    // A client whose sockets were closed still works.
+    assert.ok(Array.isArray((await c.client('bound-0').list(CONFIGMAP, { namespace: 'kube-system' })).items));
+  });
+});
