@@ -15,26 +15,22 @@ import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, re
 import { createServer as createNetServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crdOf } from '../api/crd.js';
-import { controlPlaneKinds } from '../api/index.js';
 import { AnnotationForceKubeconfigRotation, GardenerCluster } from '../api/infrastructuremanager/index.js';
 import { ModuleReleaseMeta, type ModuleReleaseMetaObject, Namespaces } from '../api/operator/index.js';
-import type { AnyKind } from '../api/render.js';
 import { type RunningApiServer, startApiServer } from '../apiserver/server.js';
 import { readModuleDir } from '../lifecycle/artifacts/module-dir.js';
 import { defaultRepository, moduleReleaseMetaFor, moduleTemplateFor, packageModule } from '../lifecycle/artifacts/push.js';
 import { formatOciReference } from '../lifecycle/artifacts/reference.js';
 import { type Client, clientFromKubeconfig, findObject } from '../runtime/client/index.js';
 import { createLogger, type Logger, type LogLevel, type LogSink } from '../runtime/log.js';
-import type { KubeObject } from '../kube/object.js';
 import { embeddedSimulatorOptions, GARDEN_CLUSTER, type GardenerSimulator, type GardenerSimulatorConfig } from './gardener/index.js';
 import { DEFAULT_PROJECT, type GardenLandscape, startGardenLandscape } from './index.js';
 import type { KubeletOptions, KubeletSimulator } from './kubelet.js';
 import { type ModuleOperators, startModuleOperators } from './module-operators.js';
+import { EMBEDDED_FIELD_MANAGER, installControlPlane } from './control-plane.js';
 import { dockerRegistryInstalled, type LandscapeRegistry, type RegistryKind, startDockerRegistry, startInProcessRegistry } from './registry.js';
 
-/** Field manager of what the landscape writes into the KCP (CRDs, namespace, the demo catalog). */
-export const EMBEDDED_FIELD_MANAGER = 'kcp-up';
+export { EMBEDDED_FIELD_MANAGER };
 
 /** The demo catalog shipped with the project (`demo-modules/<module>/<version>/`). */
 export const DEFAULT_CATALOG_DIR = fileURLToPath(new URL('../../../demo-modules/', import.meta.url));
@@ -252,21 +248,6 @@ async function startRegistry(opts: EmbeddedLandscapeOptions, storage: string, re
     if (!auto) throw e;
     logger.warn('docker-registry did not start; using the in-process read-only registry', { error: e });
     return inProcess();
-  }
-}
-
-/** Every control-plane CRD (applied, so a newer schema replaces an older one) and namespace kcp-system. */
-async function installControlPlane(server: RunningApiServer, kcp: Client): Promise<void> {
-  const apply = { fieldManager: EMBEDDED_FIELD_MANAGER, force: true };
-  for (const k of controlPlaneKinds) await kcp.apply(crdOf(k) as unknown as KubeObject, apply);
-  await kcp.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: Namespaces.ControlPlane } }, apply);
-  const cluster = server.cluster('default');
-  const deadline = Date.now() + 10_000;
-  for (const k of controlPlaneKinds as AnyKind[]) {
-    while (!cluster.resolve(k.group, k.version, k.plural)) {
-      if (Date.now() > deadline) throw new Error(`the CRD of ${k.kind} was not served within 10 s`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
   }
 }
 

@@ -1,0 +1,35 @@
+// A runtime cluster without Gardener: a logical cluster of the embedded API server plus the
+// kubeconfig Secret the infrastructure manager would write into the KCP. For lifecycle-manager
+// tests and benchmarks that need runtimes but not their provisioning.
+import { LabelKymaManagedBy, LabelKymaRuntimeID, ManagedByInfrastructureManager } from '../api/infrastructuremanager/index.js';
+import { Labels, Namespaces } from '../api/operator/index.js';
+import type { RunningApiServer } from '../apiserver/server.js';
+import type { Client } from '../runtime/client/interface.js';
+
+export interface AttachedRuntime {
+  kymaName: string;
+  runtimeId: string;
+  /** The logical cluster: `skr-<runtime id>`. */
+  cluster: string;
+  /** The kubeconfig Secret in the KCP: `kubeconfig-<runtime id>`. */
+  secretName: string;
+}
+
+/** Creates logical cluster `skr-<runtimeId>` and Secret `<namespace>/kubeconfig-<runtimeId>` (key `config`, labelled with the Kyma name). */
+export async function attachRuntimeCluster(server: RunningApiServer, kcp: Client, runtimeId: string, namespace: string = Namespaces.ControlPlane): Promise<AttachedRuntime> {
+  const cluster = `skr-${runtimeId}`;
+  const access = await server.createCluster(cluster);
+  const secretName = `kubeconfig-${runtimeId}`;
+  await kcp.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: secretName,
+      namespace,
+      labels: { [Labels.KymaName]: runtimeId, [LabelKymaRuntimeID]: runtimeId, [LabelKymaManagedBy]: ManagedByInfrastructureManager },
+    },
+    type: 'Opaque',
+    data: { config: Buffer.from(access.kubeconfig).toString('base64') },
+  });
+  return { kymaName: runtimeId, runtimeId, cluster, secretName };
+}
