@@ -5,7 +5,7 @@ import { operatorKinds, Kyma, Labels, Manifest, ModuleReleaseMeta, ModuleTemplat
 import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
 import { ArtifactError } from '../../src/lifecycle/artifacts/types.js';
 import { startLifecycleManager, type LifecycleManagerHandle, type LifecycleManagerOptions } from '../../src/lifecycle/index.js';
-import { clientFromKubeconfig, isNotFound, type HttpClient } from '../../src/runtime/client/index.js';
+import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import type { KubeObject } from '../../src/runtime/types.js';
 import { startWithKinds, type AnyKind, type ApiTestEnv } from '../support/api.js';
@@ -50,8 +50,11 @@ export interface KymaEnv {
   stop(): Promise<void>;
 }
 
-/** `kcpClient`: options of the controllers' KCP client (benchmarks raise its client-side rate limit). */
-export async function startKymaEnv(opts: Partial<LifecycleManagerOptions> = {}, kcpClient: { qps?: number; burst?: number } = {}): Promise<KymaEnv> {
+/**
+ * `kcpClient`: options of the controllers' KCP client (benchmarks raise its client-side rate limit).
+ * The Manifest controller always runs: the scenarios rely on it to install modules and report them Ready.
+ */
+export async function startKymaEnv(opts: Partial<Omit<LifecycleManagerOptions, 'manifestController'>> = {}, kcpClient: { qps?: number; burst?: number } = {}): Promise<KymaEnv> {
   const api = await startWithKinds([...operatorKinds] as unknown as AnyKind[]);
   const kcp = clientFromKubeconfig(api.server.clusterAccess('default').kubeconfig, { retries: 1, ...kcpClient });
   const fetcher = new FakeFetcher();
@@ -118,23 +121,4 @@ export async function startKymaEnv(opts: Partial<LifecycleManagerOptions> = {}, 
     },
   };
   return env;
-}
-
-/** Plays the Manifest controller's part when it is not available: Manifests become Ready. */
-export function fakeManifestReadiness(env: KymaEnv, signal: AbortSignal): Promise<void> {
-  if (env.lm.manifestController) return Promise.resolve();
-  return (async () => {
-    while (!signal.aborted) {
-      const all = (await env.kcp.list<ManifestObject>(Manifest, { namespace: NS }).catch(() => ({ items: [] as ManifestObject[] }))).items;
-      for (const m of all) {
-        if (m.status?.state === 'Ready' && m.status.lastOperation?.operation === m.spec.version) continue;
-        await env.kcp
-          .patch(Manifest, { namespace: NS, name: m.metadata.name ?? '' }, 'merge', { status: { state: 'Ready', lastOperation: { operation: m.spec.version ?? '', lastUpdateTime: new Date().toISOString() } } }, { subresource: 'status' })
-          .catch((e: unknown) => {
-            if (!isNotFound(e)) throw e;
-          });
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
 }
