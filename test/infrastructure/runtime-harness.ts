@@ -7,7 +7,7 @@ import { GardenerCluster, Runtime, type RuntimeObject } from '../../src/api/infr
 import { loadConverterConfig, type ConverterConfig } from '../../src/infrastructure/converter/index.js';
 import { type InfrastructureManager, startInfrastructureManager } from '../../src/infrastructure/index.js';
 import { isNotFound } from '../../src/runtime/client/errors.js';
-import { createLogger, silentLogger } from '../../src/runtime/log.js';
+import { createLogger, silentLogger, type Logger } from '../../src/runtime/log.js';
 import { Registry } from '../../src/runtime/metrics.js';
 import { type Landscape, type LandscapeOptions, startLandscape, waitFor } from '../support/landscape.js';
 
@@ -41,11 +41,13 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(opts: LandscapeOptions = {}): Promise<Harness> {
-  const land = await startLandscape(opts);
+/** `logger`: where the infrastructure manager logs (default: nowhere, or stderr with TEST_LOG set). */
+export async function startHarness(opts: LandscapeOptions & { logger?: Logger } = {}): Promise<Harness> {
+  const { logger: imLogger, ...landscapeOptions } = opts;
+  const land = await startLandscape(landscapeOptions);
   const registry = new Registry();
   const config = converterConfig();
-  const logger = process.env.TEST_LOG ? createLogger({ name: 'im', level: 'debug' }) : silentLogger;
+  const logger = imLogger ?? (process.env.TEST_LOG ? createLogger({ name: 'im', level: 'debug' }) : silentLogger);
   const start = async (): Promise<InfrastructureManager> => {
     const im = startInfrastructureManager({
       kcp: land.kcp,
