@@ -42,7 +42,7 @@ describe('manifest deletion', () => {
     });
     assert.ok(deleting.status?.lastOperation?.operation.includes(expectInMessage), `message names the CR: ${deleting.status?.lastOperation?.operation}`);
     assert.ok(!deleting.status?.lastOperation?.operation.includes('sample-system/default'), 'the default CR does not block');
-    await new Promise((r) => setTimeout(r, 400)); // several reconciles while blocked
+    await env.moreReconciles(`${name}-sample`, 2); // several reconciles while blocked
     assert.ok(await exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS), 'the module keeps running while blocked');
     assert.ok(await exists(rt, SAMPLE, 'default', MODULE_NS), 'the default CR stays while blocked');
     assert.ok(await env.manifest(`${name}-sample`));

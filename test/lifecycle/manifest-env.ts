@@ -14,6 +14,7 @@ import { RemoteClusterCache } from '../../src/runtime/remote.js';
 import type { KindRef, KubeObject } from '../../src/runtime/types.js';
 import { type AnyKind, startWithKinds } from '../support/api.js';
 import { createTestRuntime } from '../support/skr.js';
+import { countReconciles } from '../support/metrics.js';
 import { waitFor } from '../support/wait.js';
 
 export const NS = 'kcp-system';
@@ -152,6 +153,10 @@ export interface Env {
   operators: ModuleOperators;
   /** Requests of the Manifest controller to each runtime, by Kyma name. */
   requests: Map<string, { count: (method?: string) => number; reset: () => void }>;
+  /** How often the Manifest controller took up this Manifest (a reconcile started). */
+  reconciles(name: string): number;
+  /** Waits until the Manifest controller has completed `n` more reconciles of this Manifest. */
+  moreReconciles(name: string, n: number): Promise<void>;
   runtime(kymaName: string): Promise<HttpClient>;
   createManifest(name: string, kymaName: string, link: string, extra?: Partial<ManifestObject['spec']>): Promise<void>;
   manifest(name: string): Promise<ManifestObject | undefined>;
@@ -167,7 +172,8 @@ export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 
   const remote = new RemoteClusterCache({ client: kcp, kubeconfigFor: (kyma) => ({ namespace: NS, name: `kubeconfig-${kyma}` }), clientOptions: { qps: 0 } });
   const requests = new Map<string, ReturnType<typeof countingClient>>();
   const manager = new Manager({ client: kcp, logger: silentLogger, informerBackoff: { initialMs: 20, maxMs: 200 } });
-  setupManifestController(manager, {
+  const reconciles = countReconciles(manager);
+  const { controller } = setupManifestController(manager, {
     kcp,
     namespace: NS,
     fetcher,
@@ -195,6 +201,12 @@ export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 
     manager,
     operators,
     requests,
+    reconciles: (name) => reconciles(controller.name, `${NS}/${name}`),
+    async moreReconciles(name, n) {
+      // One more start than completions: the reconcile that started last may still run.
+      const target = env.reconciles(name) + n + 1;
+      await waitFor(`${n} more reconciles of Manifest ${name}`, () => env.reconciles(name) >= target);
+    },
     async runtime(kymaName) {
       let c = runtimes.get(kymaName);
       if (!c) {

@@ -37,7 +37,8 @@ describe('manifest errors', () => {
       assert.equal(resources?.reason, error.reason);
       assert.equal(resources?.message, error.message);
       assert.ok(m.status?.lastOperation?.operation.includes(error.message));
-      await new Promise((r) => setTimeout(r, 300)); // retries keep failing the same way
+      await env.moreReconciles(`${kyma}-sample`, 2); // retries keep failing the same way
+      assert.equal((await env.manifest(`${kyma}-sample`))?.status?.state, States.Error, 'still in Error after the retries');
       const counter = env.requests.get(kyma);
       for (const w of WRITES) assert.equal(counter?.count(w) ?? 0, 0, `no ${w} in the runtime`);
       assert.equal(await exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS), false);

@@ -74,7 +74,7 @@ describe('manifest upgrade and drift', () => {
     const counter = env.requests.get('drift-2');
     assert.ok(counter);
     counter.reset();
-    await new Promise((r) => setTimeout(r, 1_000));
+    await env.moreReconciles('drift-2-sample', 2);
     assert.ok(counter.count('get') > 0, 'reconciles kept checking');
     assert.equal(counter.count('apply'), 0, 'nothing applied again');
     const after = (await rt.get(CONFIGMAP, { namespace: MODULE_NS, name: 'sample-config' })).metadata.resourceVersion;
