@@ -14,6 +14,7 @@ import { RemoteClusterCache } from '../../src/runtime/remote.js';
 import type { KindRef, KubeObject } from '../../src/runtime/types.js';
 import { type AnyKind, startWithKinds } from '../support/api.js';
 import { createTestRuntime } from '../support/skr.js';
+import { countingClient } from '../support/counting-client.js';
 import { countReconciles } from '../support/metrics.js';
 import { waitFor } from '../support/wait.js';
 
@@ -26,7 +27,7 @@ export const SAMPLE: KindRef = { apiVersion: 'sample.kyma-project.io/v1alpha1', 
 export const CLUSTER_SAMPLE: KindRef = { apiVersion: 'sample.kyma-project.io/v1alpha1', kind: 'ClusterSample' };
 export const MODULE_NS = 'sample-system';
 
-export { waitFor };
+export { countingClient, waitFor };
 
 /** A fetcher serving fixed answers per link: objects, or an ArtifactError. */
 export class FakeFetcher implements ArtifactFetcher {
@@ -44,29 +45,6 @@ export class FakeFetcher implements ArtifactFetcher {
     if (a instanceof ArtifactError) return Promise.reject(a);
     return Promise.resolve(structuredClone(a));
   }
-}
-
-/** Counts the calls a client makes (one per API request, retries aside). */
-export function countingClient(inner: Client): { client: Client; count: (method?: string) => number; reset: () => void } {
-  const byMethod = new Map<string, number>();
-  const counted = new Set(['get', 'list', 'create', 'update', 'updateStatus', 'patch', 'apply', 'delete', 'watch']);
-  const client = new Proxy(inner, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof prop === 'string' && counted.has(prop) && typeof v === 'function') {
-        return (...args: unknown[]) => {
-          byMethod.set(prop, (byMethod.get(prop) ?? 0) + 1);
-          return (v as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      }
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
-  return {
-    client,
-    count: (method) => (method ? (byMethod.get(method) ?? 0) : [...byMethod.values()].reduce((a, b) => a + b, 0)),
-    reset: () => byMethod.clear(),
-  };
 }
 
 // ---- the sample module ----------------------------------------------------------------------
