@@ -40,7 +40,10 @@ export class ClusterControllers {
     this.queue.push(job);
     if (!this.running) {
       this.running = true;
-      setImmediate(() => void this.drain());
+      // drain() catches each job's error; this only reports a failure of the loop itself.
+      setImmediate(() => {
+        this.drain().catch((err: unknown) => console.error('controller queue failed:', err));
+      });
     }
   }
 

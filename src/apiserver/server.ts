@@ -118,7 +118,10 @@ class EmbeddedApiServer implements RunningApiServer {
     } else {
       this.addCluster(DEFAULT_CLUSTER);
     }
-    const server = createServer({ key: serving.keyPem, cert: serving.certPem, ca: ca.certPem }, (req, res) => void this.onRequest(req, res));
+    const server = createServer({ key: serving.keyPem, cert: serving.certPem, ca: ca.certPem }, (req, res) => {
+      // Handlers answer their own errors; what escapes them becomes a 500 instead of an unhandled rejection.
+      this.onRequest(req, res).catch((err: unknown) => sendStatus(res, err instanceof StatusError ? err : new StatusError(500, 'InternalError', String(err))));
+    });
     server.keepAliveTimeout = 60_000;
     server.on('connection', (s: Socket) => {
       this.sockets.add(s);
@@ -195,7 +198,9 @@ class EmbeddedApiServer implements RunningApiServer {
     const nsType = cluster.resolve('', 'v1', 'namespaces')!;
     for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       if (!cluster.tryGet(nsType, '', name)) {
-        void cluster.create(nsType, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { internal: true, fieldManager: 'kube-apiserver' });
+        cluster
+          .create(nsType, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { internal: true, fieldManager: 'kube-apiserver' })
+          .catch((err: unknown) => console.error(`cluster ${cluster.name}: could not create namespace ${name}:`, err));
       }
     }
   }

@@ -30,7 +30,13 @@ export async function runApiServer(args: ParsedArgs): Promise<void> {
   if (dataDir) process.stdout.write(`kubeconfig: ${join(resolve(dataDir), 'kubeconfig')}\n  try: kubectl --kubeconfig ${join(dataDir, 'kubeconfig')} get namespaces\n`);
   else process.stdout.write('no --data-dir: state is kept in memory only and no kubeconfig is written\n');
   const stop = () => {
-    void server.stop().then(() => process.exit(0));
+    server.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error('stopping the API server failed:', err);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -58,17 +58,15 @@ export async function runUp(args: ParsedArgs): Promise<Up> {
   const lifetime = new AbortController();
   const running: { up?: Up } = {};
   let stoppingSince: number | undefined;
-  const stopAndExit = (up: Up) =>
-    up.stop().then(
-      () => {
-        process.stdout.write('kcp up: stopped; state is kept in the data dir\n');
-        process.exit(0);
-      },
-      (e: unknown) => {
-        process.stderr.write(`kcp up: stop failed: ${e instanceof Error ? e.message : String(e)}\n`);
-        process.exit(1);
-      },
-    );
+  // Both end the process; the stop's outcome decides the exit status.
+  const exitStopped = (): void => {
+    process.stdout.write('kcp up: stopped; state is kept in the data dir\n');
+    process.exit(0);
+  };
+  const exitStopFailed = (e: unknown): void => {
+    process.stderr.write(`kcp up: stop failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  };
   const onSignal = (signalName: string) => {
     if (stoppingSince !== undefined) {
       // npm and shells may pass one Ctrl-C on as a second signal at once: only a later one forces.
@@ -79,7 +77,7 @@ export async function runUp(args: ParsedArgs): Promise<Up> {
     stoppingSince = Date.now();
     process.stdout.write(`kcp up: ${signalName} received, stopping (Ctrl-C again to force) ...\n`);
     lifetime.abort();
-    if (running.up) void stopAndExit(running.up);
+    if (running.up) running.up.stop().then(exitStopped, exitStopFailed);
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
@@ -104,7 +102,7 @@ export async function runUp(args: ParsedArgs): Promise<Up> {
     process.exit(0);
   }
   if (stoppingSince !== undefined) {
-    await stopAndExit(up);
+    await up.stop().then(exitStopped, exitStopFailed);
     return up;
   }
   process.stdout.write(summary(up));

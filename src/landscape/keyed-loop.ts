@@ -78,7 +78,8 @@ export class KeyedLoop {
       if (key === undefined) return;
       this.active++;
       this.running.add(key);
-      void this.run(key);
+      // run() reports the work's errors through onError; this catches a failure of its bookkeeping.
+      this.run(key).catch((err: unknown) => this.opts.onError?.(key, err));
     }
   }
 

@@ -64,7 +64,9 @@ export class KubeletSimulator {
       this.scanTimer = setInterval(() => this.scan(), this.options.scanIntervalMs);
       this.scanTimer.unref();
     }
-    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    signal?.addEventListener('abort', () => {
+      this.stop().catch((err: unknown) => (this.options.onError ?? ((e) => console.error('kubelet simulation:', e)))(err));
+    }, { once: true });
   }
 
   /** Starts marking the cluster's workloads ready (idempotent). */

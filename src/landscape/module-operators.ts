@@ -164,7 +164,8 @@ export class ModuleOperators {
     if (this.timers.has(timerKey)) return;
     const timer = setTimeout(() => {
       this.timers.delete(timerKey);
-      void this.report(a, kind, cr.metadata.namespace ?? '', cr.metadata.name ?? '');
+      // report() swallows write conflicts itself; anything else is a bug worth seeing.
+      this.report(a, kind, cr.metadata.namespace ?? '', cr.metadata.name ?? '').catch((err: unknown) => console.error('module operator simulation:', err));
     }, want.delayMs);
     timer.unref();
     this.timers.set(timerKey, timer);

@@ -190,7 +190,10 @@ export class Controller {
     if (signal.aborted) return;
     for (const w of this.spec.watches) this.stops.push(this.attach(w));
     for (const source of this.spec.channels) this.stops.push(this.consume(source, signal));
-    const onAbort = () => void this.queue.shutDown();
+    // shutDown() only resolves (once in-flight work is done); the workers' run() is what start() awaits.
+    const onAbort = (): void => {
+      this.queue.shutDown().catch(() => undefined);
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     this.log.info('starting workers', { workers: this.maxConcurrentReconciles });
     try {
@@ -232,8 +235,11 @@ export class Controller {
       return () => source.off('key', listener);
     }
     const iterator = source[Symbol.asyncIterator]();
-    const stop = () => void iterator.return?.()?.catch(() => undefined);
-    void (async () => {
+    const stop = (): void => {
+      // Ending a source that already failed or ended may reject: nothing to do about it then.
+      iterator.return?.()?.catch(() => undefined);
+    };
+    (async () => {
       try {
         while (!signal.aborted) {
           const r = await iterator.next();
@@ -243,7 +249,7 @@ export class Controller {
       } catch (e) {
         this.log.error('event source failed', { error: e });
       }
-    })();
+    })().catch((e: unknown) => this.log.error('event source loop failed', { error: e }));
     return stop;
   }
 

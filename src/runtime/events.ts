@@ -135,11 +135,14 @@ export class EventRecorder {
     }
     s.writing = true;
     this.pending++;
-    void this.writeLoop(s).finally(() => {
-      s.writing = false;
-      this.pending--;
-      if (this.pending === 0) for (const w of this.idleWaiters.splice(0)) w();
-    });
+    this.writeLoop(s)
+      // writeLoop logs its own write errors; this keeps a bug in it from becoming an unhandled rejection.
+      .catch((e: unknown) => this.log.warn('event write loop failed', { error: e }))
+      .finally(() => {
+        s.writing = false;
+        this.pending--;
+        if (this.pending === 0) for (const w of this.idleWaiters.splice(0)) w();
+      });
   }
 
   private async writeLoop(s: Series): Promise<void> {

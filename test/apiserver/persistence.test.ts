@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { KubeClient } from '../conformance/http.js';
-import { sleep } from '../../src/util/sleep.js';
+import { waitFor } from '../support/wait.js';
 
 const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -25,11 +25,8 @@ async function startProcess(dataDir: string): Promise<{ child: ChildProcess; cli
   });
   const tokens = JSON.parse(readFileSync(join(dataDir, 'tokens.json'), 'utf8')) as { adminToken: string };
   const client = new KubeClient({ url, token: tokens.adminToken, caPem: readFileSync(join(dataDir, 'ca.crt'), 'utf8') });
-  for (let i = 0; i < 100; i++) {
-    const r = await client.request('GET', '/readyz').catch(() => undefined);
-    if (r?.status === 200) break;
-    await new Promise((res) => setTimeout(res, 50));
-  }
+  // Fails (instead of carrying on with a server that never became ready) when /readyz never says 200.
+  await waitFor('the apiserver ready', async () => (await client.request('GET', '/readyz').catch(() => undefined))?.status === 200);
   return { child, client };
 }
 
@@ -57,7 +54,8 @@ describe('persistence', () => {
       }
     };
     const writers = [0, 1, 2, 3].map(writer);
-    await sleep(1500);
+    // Killed once a burst has been acknowledged (counted, not timed), with the writers still busy.
+    await waitFor('a burst of acknowledged writes', () => acked.length >= 200);
     first.child.kill('SIGKILL');
     stop = true;
     await Promise.all(writers);

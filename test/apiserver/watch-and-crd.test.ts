@@ -63,18 +63,33 @@ describe('watch options and custom resource versions', () => {
     await server.stop();
   });
 
-  it('sends bookmarks only when asked for, and ends the watch after timeoutSeconds', async () => {
+  it('sends bookmarks only when asked for, and ends the watch after timeoutSeconds', async (t) => {
     const list = JSON.parse((await c.request('GET', '/api/v1/namespaces/default/configmaps')).text) as { metadata: { resourceVersion: string } };
-    const w = await c.watch(`/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=${list.metadata.resourceVersion}`);
-    const t0 = Date.now();
-    const events = (await w.take(100, 5000)) as { type: string; object: { metadata: { resourceVersion: string } } }[];
-    const elapsed = Date.now() - t0;
-    assert.ok(events.length >= 2, `bookmarks arrived (${events.length})`);
-    assert.ok(events.every((e) => e.type === 'BOOKMARK'));
-    assert.ok(Number(events[0].object.metadata.resourceVersion) >= Number(list.metadata.resourceVersion));
-    assert.ok(elapsed >= 900 && elapsed < 4000, `the server closed the watch after about a second (${elapsed} ms)`);
-    const plain = await c.watch(`/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1&resourceVersion=${list.metadata.resourceVersion}`);
-    assert.deepEqual(await plain.take(100, 3000), [], 'no bookmark without allowWatchBookmarks');
+    // The server's bookmark interval and watch timeout run on a mocked clock: bookmarks every
+    // 333 ms arrive at 333, 666 and 999 ms, and the watch ends at 1000 ms, not before.
+    t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+    watchSettings.bookmarkIntervalMs = 333;
+    try {
+      const w = await c.watch(`/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=${list.metadata.resourceVersion}`);
+      const events: { type: string; object: { metadata: { resourceVersion: string } } }[] = [];
+      for (let i = 1; i <= 3; i++) {
+        t.mock.timers.tick(333);
+        events.push(...((await w.take(1, 60_000)) as typeof events));
+        assert.equal(events.length, i, `bookmark ${i} arrived at ${i * 333} ms`);
+      }
+      assert.ok(events.every((e) => e.type === 'BOOKMARK'));
+      assert.ok(Number(events[0].object.metadata.resourceVersion) >= Number(list.metadata.resourceVersion));
+      assert.equal(w.ended, false, 'still open at 999 ms (its third bookmark came through)');
+      t.mock.timers.tick(1);
+      await w.take(100, 60_000);
+      assert.equal(w.ended, true, 'the server closed the watch at timeoutSeconds');
+      const plain = await c.watch(`/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1&resourceVersion=${list.metadata.resourceVersion}`);
+      t.mock.timers.tick(1000);
+      assert.deepEqual(await plain.take(100, 60_000), [], 'no bookmark without allowWatchBookmarks');
+      assert.equal(plain.ended, true);
+    } finally {
+      watchSettings.bookmarkIntervalMs = 200;
+    }
   });
 
   it('resumes a watch from a resourceVersion with exactly the changes after it', async () => {

@@ -89,7 +89,7 @@ export class WatchStream {
   private readonly events: JsonValue[] = [];
   private readonly splitter = new JsonDocumentSplitter();
   private waiter: (() => void) | undefined;
-  private ended = false;
+  private finished = false;
 
   constructor(res: IncomingMessage, private readonly abort: () => void) {
     this.status = res.statusCode ?? 0;
@@ -99,12 +99,17 @@ export class WatchStream {
       this.wake();
     });
     const finish = () => {
-      this.ended = true;
+      this.finished = true;
       this.wake();
     };
     res.on('end', finish);
     res.on('error', finish);
     res.on('close', finish);
+  }
+
+  /** Whether the stream has ended (the server closed it, or close() was called). */
+  get ended(): boolean {
+    return this.finished;
   }
 
   private wake(): void {
@@ -116,7 +121,7 @@ export class WatchStream {
   /** The next `count` events, or fewer if the stream ends or `timeoutMs` passes first. */
   async take(count: number, timeoutMs: number): Promise<JsonValue[]> {
     const deadline = Date.now() + timeoutMs;
-    while (this.events.length < count && !this.ended) {
+    while (this.events.length < count && !this.finished) {
       const left = deadline - Date.now();
       if (left <= 0) break;
       await new Promise<void>((resolve) => {
@@ -131,7 +136,7 @@ export class WatchStream {
   }
 
   close(): void {
-    this.ended = true;
+    this.finished = true;
     this.abort();
   }
 }

@@ -37,7 +37,9 @@ function json(res: ServerResponse, status: number, body: JsonValue): void {
 function callWebhook(url: string, caBundle: string, review: JsonValue): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = https.request(`${url}?timeout=5s`, { method: 'POST', ca: Buffer.from(caBundle, 'base64').toString(), agent: false }, (res) =>
-      readBody(res).then(resolve),
+      {
+        readBody(res).then(resolve, reject);
+      },
     );
     req.on('error', reject);
     req.end(JSON.stringify(review));
@@ -52,7 +54,7 @@ async function startFake(): Promise<FakeServer> {
   let flaky = 0;
   let hook: { url: string; caBundle: string } | undefined;
   const server = https.createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
-    void (async () => {
+    (async () => {
       const body = await readBody(req);
       const path = req.url ?? '';
       seen.headers.push(req.headers);
@@ -86,7 +88,10 @@ async function startFake(): Promise<FakeServer> {
         return json(res, 200, JSON.parse(answer) as JsonValue);
       }
       json(res, 404, { reason: 'NotFound' });
-    })();
+    })().catch((err: unknown) => {
+      res.statusCode = 500;
+      res.end(String(err));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -47,6 +47,7 @@ test('deploy/manifests/rbac.yaml is exactly what kcp install applies besides the
 test('the kustomization lists existing files, and its CRD note names exactly the control-plane CRDs in config/crd', () => {
   const kustomization = read('deploy/manifests/kustomization.yaml');
   const parsed = yaml.load(kustomization) as { resources: string[] };
+  assert.ok(parsed.resources.length > 0, 'the kustomization lists resources (an empty list would check nothing)');
   for (const r of parsed.resources) assert.ok(existsSync(`${root}deploy/manifests/${r}`), `${r} exists`);
   const named = [...kustomization.matchAll(/config\/crd\/([\w.-]+\.yaml)/g)].map((m) => m[1]);
   assert.deepEqual(new Set(named), new Set(controlPlaneCrdFiles()));

@@ -8,6 +8,7 @@ import { type RunningApiServer, startApiServer } from '../../src/apiserver/serve
 import { KubeClient } from '../conformance/http.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { sleep } from '../../src/util/sleep.js';
+import { waitFor } from '../support/wait.js';
 
 const MANIFEST = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -142,9 +143,18 @@ describe('kubectl against the embedded API server', () => {
   it('deletes with --wait, holding on a finalizer until it is removed', async () => {
     await kubectlOk(kc, ['patch', 'gadget', 'g1', '-n', 'demo', '--type=merge', '-p', '{"metadata":{"finalizers":["demo.example.com/hold"]}}']);
     const deleting = kubectl(kc, ['delete', 'gadget', 'g1', '-n', 'demo', '--wait=true', '--timeout=20s']);
-    await sleep(700);
-    const during = JSON.parse(await kubectlOk(kc, ['get', 'gadget', 'g1', '-n', 'demo', '-o', 'json'])) as { metadata: { deletionTimestamp?: string } };
+    let finished = false;
+    // Its result is checked at `await deleting` below; this only notes that it ended.
+    deleting.then(
+      () => (finished = true),
+      () => (finished = true),
+    );
+    const during = await waitFor('the object marked for deletion', async () => {
+      const o = JSON.parse(await kubectlOk(kc, ['get', 'gadget', 'g1', '-n', 'demo', '-o', 'json'])) as { metadata: { deletionTimestamp?: string } };
+      return o.metadata.deletionTimestamp ? o : undefined;
+    });
     assert.ok(during.metadata.deletionTimestamp, 'object is marked for deletion while its finalizer holds it');
+    assert.equal(finished, false, 'kubectl delete --wait holds while the finalizer does');
     await kubectlOk(kc, ['patch', 'gadget', 'g1', '-n', 'demo', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
     const r = await deleting;
     assert.equal(r.code, 0, r.stderr);

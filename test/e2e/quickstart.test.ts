@@ -53,7 +53,11 @@ class Up {
 
   async ready(timeoutMs = 90_000): Promise<void> {
     let gone = false;
-    void this.exited.then(() => (gone = true));
+    // `exited` only resolves (with the exit code).
+    this.exited.then(
+      () => (gone = true),
+      () => (gone = true),
+    );
     try {
       await waitFor(
         'kcp up to print its ready line',

@@ -4,9 +4,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Shoot } from '../../src/api/gardener/index.js';
 import { Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
+import { RUNTIME_CONTROLLER_NAME } from '../../src/infrastructure/runtime/controller.js';
 import { AnnotationFailWith } from '../../src/landscape/index.js';
+import { countReconciles } from '../support/metrics.js';
 import { condition, type Harness, NAMESPACE, startHarness, testRuntime, waitFor, waitForRuntime } from './runtime-harness.js';
-import { sleep } from '../../src/util/sleep.js';
 
 describe('runtime failures', () => {
   let h: Harness;
@@ -55,9 +56,23 @@ describe('runtime failures', () => {
     assert.match(provisioned?.message ?? '', /ERR_INFRA_UNAUTHORIZED/);
     assert.deepEqual(failed.status?.shootLastErrors?.[0].codes, ['ERR_INFRA_UNAUTHORIZED']);
 
-    // It stays Failed: nothing is retried until the Runtime changes.
-    await sleep(800);
+    // It stays Failed: nothing is retried until the Runtime's spec changes. Positive control: two
+    // annotation changes (they pass the controller's predicates but are no new spec) make it
+    // reconcile the Runtime; once the second reconcile has started, the first has completed, and
+    // it left the Runtime Failed without touching the Shoot.
+    const reconciles = countReconciles(h.im.manager);
+    const key = `${NAMESPACE}/rt-final`;
+    const shootBefore = await h.shoot('c-rt-final');
+    const started = reconciles(RUNTIME_CONTROLLER_NAME, key);
+    const poke = (n: number) => h.land.kcp.patch(Runtime, { namespace: NAMESPACE, name: 'rt-final' }, 'merge', { metadata: { annotations: { 'example.com/poke': String(n) } } });
+    await poke(1);
+    await waitFor('a reconcile after the first change', () => reconciles(RUNTIME_CONTROLLER_NAME, key) >= started + 1);
+    await poke(2);
+    await waitFor('a reconcile after the second change', () => reconciles(RUNTIME_CONTROLLER_NAME, key) >= started + 2);
     assert.equal((await h.runtime('rt-final'))?.status?.state, 'Failed');
+    const shootAfter = await h.shoot('c-rt-final');
+    assert.equal(shootAfter?.metadata.generation, shootBefore?.metadata.generation, 'the Shoot was not patched');
+    assert.equal(shootAfter?.status?.lastOperation?.state, 'Failed', 'no new operation was started');
 
     // The credentials are fixed on the infrastructure side, and the Runtime is edited.
     await injectFailure('c-rt-final', null);

@@ -8,7 +8,7 @@ import { GardenerCluster, Runtime, type RuntimeObject } from '../../src/api/infr
 import { loadConverterConfig, type ConverterConfig } from '../../src/infrastructure/converter/index.js';
 import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
 import { isNotFound } from '../../src/runtime/client/errors.js';
-import { createLogger, silentLogger } from '../../src/runtime/log.js';
+import { createLogger, silentLogger, type Logger } from '../../src/runtime/log.js';
 import { Registry } from '../../src/runtime/metrics.js';
 import { type Landscape, type LandscapeOptions, startLandscape, waitFor } from '../support/landscape.js';
 
@@ -43,12 +43,16 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-/** `controlPlane` overrides the control plane's settings (e.g. `lifecycleManager: true` to run both managers). */
-export async function startHarness(opts: LandscapeOptions = {}, controlPlane: Partial<ControlPlaneConfig> = {}): Promise<Harness> {
-  const land = await startLandscape(opts);
+/**
+ * `controlPlane` overrides the control plane's settings (e.g. `lifecycleManager: true` to run both
+ * managers); `logger`: where the controllers log (default: nowhere, or stderr with TEST_LOG set).
+ */
+export async function startHarness(opts: LandscapeOptions & { logger?: Logger } = {}, controlPlane: Partial<ControlPlaneConfig> = {}): Promise<Harness> {
+  const { logger: imLogger, ...landscapeOptions } = opts;
+  const land = await startLandscape(landscapeOptions);
   const registry = new Registry();
   const config = converterConfig();
-  const logger = process.env.TEST_LOG ? createLogger({ name: 'im', level: 'debug' }) : silentLogger;
+  const logger = imLogger ?? (process.env.TEST_LOG ? createLogger({ name: 'im', level: 'debug' }) : silentLogger);
   const start = async (): Promise<ControlPlane> => {
     const im = await startControlPlane({
       config: {

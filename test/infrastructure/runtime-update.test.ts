@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ShootObject } from '../../src/api/gardener/index.js';
-import { AnnotationForcePatchReconciliation, AnnotationSuspendPatchReconciliation, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
+import { AnnotationForcePatchReconciliation, AnnotationSuspendPatchReconciliation, Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
 import { ShootRuntimeGenerationAnnotation } from '../../src/infrastructure/converter/index.js';
+import { RecordingLogger } from '../support/log.js';
 import { condition, type Harness, NAMESPACE, startHarness, testRuntime, waitFor, waitForRuntime } from './runtime-harness.js';
-import { sleep } from '../../src/util/sleep.js';
 
 const CRB = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' };
 const ID = 'rt-update';
@@ -14,8 +14,9 @@ const SHOOT = `c-${ID}`;
 
 describe('runtime updates', () => {
   let h: Harness;
+  const log = new RecordingLogger();
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({ logger: log });
     await h.land.kcp.create(testRuntime(ID));
     await waitForRuntime(h, ID, 'Ready');
   });
@@ -92,7 +93,13 @@ describe('runtime updates', () => {
       rt.metadata.annotations = { ...rt.metadata.annotations, [AnnotationSuspendPatchReconciliation]: 'true' };
       rt.spec.shoot.provider.workers[0].maximum = 5;
     });
-    await sleep(1_000);
+    // Positive control: the controller reconciles the edited Runtime (twice: the edit, then a poke)
+    // and says it does not patch; only then is the Shoot checked.
+    const suspendedRuns = () => log.matching('patching is suspended', { runtime: `${NAMESPACE}/${ID}` }).length;
+    await waitFor('the controller declining to patch the suspended Runtime', () => suspendedRuns() >= 1);
+    const seen = suspendedRuns();
+    await h.land.kcp.patch(Runtime, { namespace: NAMESPACE, name: ID }, 'merge', { metadata: { annotations: { 'example.com/poke': '1' } } });
+    await waitFor('the controller declining again after a change', () => suspendedRuns() > seen);
     const shoot = await h.shoot(SHOOT);
     assert.notEqual(shoot?.metadata.annotations?.[ShootRuntimeGenerationAnnotation], String(suspended.metadata.generation), 'not patched while suspended');
     assert.equal(shoot?.spec.provider.workers?.[0].maximum, 3);

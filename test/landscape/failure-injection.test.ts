@@ -15,7 +15,6 @@ import {
 import { AnnotationFailOperations, AnnotationFailRecover, AnnotationFailWith } from '../../src/landscape/index.js';
 import { isNotFound } from '../../src/runtime/client/index.js';
 import { assertInOrder, type Landscape, startLandscape, testShoot, waitFor, followShoot } from '../support/landscape.js';
-import { sleep } from '../../src/util/sleep.js';
 
 describe('Gardener simulator failure injection', () => {
   let l: Landscape;
@@ -35,6 +34,18 @@ describe('Gardener simulator failure injection', () => {
     return testShoot(name, l.projectNamespace, (s) => (s.metadata.annotations = annotations));
   }
 
+  /**
+   * Positive control for "it stays as it is": a Shoot created now, failing with `code` and set to
+   * recover, goes through Error/Failed and recovers after recoverAfterMs in the simulator's own
+   * time. Once it has, the same window has passed for a Shoot that settled earlier.
+   */
+  async function recoveryWindowPassed(name: string, code: string): Promise<void> {
+    await l.garden.create(failing(name, { [AnnotationFailWith]: code, [AnnotationFailRecover]: 'true' }));
+    const seen: string[] = [];
+    await follow(name, (op) => op?.state === 'Succeeded', seen);
+    assert.ok(seen.includes('Create/Error') || seen.includes('Create/Failed'), `the control failed before it recovered: ${seen.join(' -> ')}`);
+  }
+
   it('a retryable error code ends the Create operation in Error, which is retried and then succeeds', async () => {
     await l.garden.create(failing('flaky', { [AnnotationFailWith]: ErrorInfraResourcesDepleted }));
     const seen: string[] = [];
@@ -52,7 +63,7 @@ describe('Gardener simulator failure injection', () => {
     const failed = await follow('quota', (op) => op?.state === 'Failed');
     assert.equal(failed.status?.lastOperation?.type, 'Create');
     assert.deepEqual(failed.status?.lastErrors?.[0]?.codes, [ErrorInfraQuotaExceeded]);
-    await sleep(1_200); // twice recoverAfterMs
+    await recoveryWindowPassed('quota-control', ErrorInfraQuotaExceeded);
     assert.equal((await getShoot('quota')).status?.lastOperation?.state, 'Failed', 'Failed is final without a retry');
 
     await l.garden.patch(Shoot, { namespace: l.projectNamespace, name: 'quota' }, 'merge', { metadata: { annotations: { [AnnotationFailWith]: null, [AnnotationGardenerOperation]: 'retry' } } });
@@ -68,18 +79,26 @@ describe('Gardener simulator failure injection', () => {
     await follow('fixed', (op) => op?.state === 'Succeeded', seen);
     assert.ok(seen.includes('Create/Failed'), `saw ${seen.join(' -> ')}`);
     await follow('stuck', (op) => op?.state === 'Error');
-    await sleep(1_200);
+    await recoveryWindowPassed('stuck-control', ErrorRetryableInfraDependencies);
     assert.equal((await getShoot('stuck')).status?.lastOperation?.state, 'Error');
   });
 
   it('a failure asked for the Delete operation holds the Shoot in deletion until it recovers', async () => {
     await l.garden.create(testShoot('sticky', l.projectNamespace));
+    await l.garden.create(testShoot('sticky-control', l.projectNamespace));
     await follow('sticky', (op) => op?.state === 'Succeeded');
+    await follow('sticky-control', (op) => op?.state === 'Succeeded');
     await l.garden.patch(Shoot, { namespace: l.projectNamespace, name: 'sticky' }, 'merge', {
       metadata: { annotations: { [AnnotationConfirmationDeletion]: 'true', [AnnotationFailWith]: ErrorRetryableInfraDependencies, [AnnotationFailOperations]: 'Delete' } },
     });
-    // A metadata-only change starts no operation.
-    await sleep(300);
+    // A metadata-only change starts no operation. Positive control: a spec change made after it
+    // on another Shoot does start one, so the simulator has worked through the change of sticky.
+    const control = await getShoot('sticky-control');
+    const [worker] = control.spec.provider.workers ?? [];
+    assert.ok(worker);
+    worker.maximum = 4;
+    await l.garden.update(control);
+    await follow('sticky-control', (op) => op?.type === 'Reconcile');
     assert.equal((await getShoot('sticky')).status?.lastOperation?.type, 'Create');
     await l.garden.delete(Shoot, { namespace: l.projectNamespace, name: 'sticky' });
     const errored = await follow('sticky', (op) => op?.type === 'Delete' && op.state === 'Error');

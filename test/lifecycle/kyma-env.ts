@@ -6,13 +6,12 @@ import { operatorKinds, Kyma, Labels, Manifest, ModuleReleaseMeta, ModuleTemplat
 import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
 import { ArtifactError } from '../../src/lifecycle/artifacts/types.js';
 import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
-import { clientFromKubeconfig, isNotFound, type HttpClient } from '../../src/runtime/client/index.js';
-import { silentLogger } from '../../src/runtime/log.js';
+import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
+import { type Logger, silentLogger } from '../../src/runtime/log.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { startWithKinds, type AnyKind, type ApiTestEnv } from '../support/api.js';
 import { createTestRuntime, type TestRuntime } from '../support/skr.js';
 import { waitFor } from '../support/wait.js';
-import { sleep } from '../../src/util/sleep.js';
 
 export const NS = Namespaces.ControlPlane;
 
@@ -41,7 +40,7 @@ export interface KymaEnv {
   api: ApiTestEnv;
   kcp: HttpClient;
   /** The control plane, lifecycle manager only. */
-  lm: ControlPlane & { manifestController: boolean };
+  lm: ControlPlane;
   fetcher: FakeFetcher;
   publish(module: string, versions: string[], opts?: { channels?: Record<string, string>; beta?: boolean; internal?: boolean; mandatory?: string; data?: Record<string, unknown> }): Promise<void>;
   setChannels(module: string, channels: Record<string, string>): Promise<void>;
@@ -53,8 +52,13 @@ export interface KymaEnv {
   stop(): Promise<void>;
 }
 
-/** `config` overrides the control plane's settings; `kcpClient`: options of the controllers' KCP client. */
-export async function startKymaEnv(config: Partial<ControlPlaneConfig> = {}, kcpClient: { qps?: number; burst?: number } = {}): Promise<KymaEnv> {
+/**
+ * `config` overrides the control plane's settings, `logger` receives the controllers' logs (default:
+ * none); `kcpClient`: options of the controllers' KCP client. The Manifest controller always runs:
+ * the scenarios rely on it to install modules and report them Ready.
+ */
+export async function startKymaEnv(config: Partial<ControlPlaneConfig> & { logger?: Logger } = {}, kcpClient: { qps?: number; burst?: number } = {}): Promise<KymaEnv> {
+  const { logger, ...settings } = config;
   const api = await startWithKinds([...operatorKinds] as unknown as AnyKind[]);
   const kcp = clientFromKubeconfig(api.server.clusterAccess('default').kubeconfig, { retries: 1, ...kcpClient });
   const fetcher = new FakeFetcher();
@@ -65,14 +69,14 @@ export async function startKymaEnv(config: Partial<ControlPlaneConfig> = {}, kcp
       kymaIntervals: { readyMs: 300, busyMs: 150, warningMs: 300, errorMs: 150 },
       manifestIntervals: { successMs: 500, busyMs: 100, errorMs: 200, warningMs: 500 },
       remoteRequestTimeoutMs: 2_000,
-      ...config,
+      ...settings,
     },
     kcp,
     fetcher,
-    logger: silentLogger,
+    logger: logger ?? silentLogger,
   });
   await controlPlane.ready();
-  const lm = Object.assign(controlPlane, { manifestController: true });
+  const lm = controlPlane;
   const remotes: HttpClient[] = [];
 
   const env: KymaEnv = {
@@ -126,23 +130,4 @@ export async function startKymaEnv(config: Partial<ControlPlaneConfig> = {}, kcp
     },
   };
   return env;
-}
-
-/** Plays the Manifest controller's part when it is not available: Manifests become Ready. */
-export function fakeManifestReadiness(env: KymaEnv, signal: AbortSignal): Promise<void> {
-  if (env.lm.manifestController) return Promise.resolve();
-  return (async () => {
-    while (!signal.aborted) {
-      const all = (await env.kcp.list<ManifestObject>(Manifest, { namespace: NS }).catch(() => ({ items: [] as ManifestObject[] }))).items;
-      for (const m of all) {
-        if (m.status?.state === 'Ready' && m.status.lastOperation?.operation === m.spec.version) continue;
-        await env.kcp
-          .patch(Manifest, { namespace: NS, name: m.metadata.name ?? '' }, 'merge', { status: { state: 'Ready', lastOperation: { operation: m.spec.version ?? '', lastUpdateTime: new Date().toISOString() } } }, { subresource: 'status' })
-          .catch((e: unknown) => {
-            if (!isNotFound(e)) throw e;
-          });
-      }
-      await sleep(100);
-    }
-  })();
 }

@@ -7,7 +7,6 @@ import { Manifest, States } from '../../src/api/operator/index.js';
 import type { HttpClient } from '../../src/runtime/client/index.js';
 import type { KindRef } from '../../src/kube/object.js';
 import { CLUSTER_SAMPLE, CONFIGMAP, CRD, DEFAULT_CR, DEPLOYMENT, type Env, exists, markDeploymentReady, MODULE_NS, NS, SAMPLE, sampleModule, startEnv, waitFor } from './manifest-env.js';
-import { sleep } from '../../src/util/sleep.js';
 
 const LINK = 'https://modules.example.test/sample/1.0.0/raw-manifest.yaml';
 const CLUSTER_ROLE: KindRef = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' };
@@ -43,7 +42,7 @@ describe('manifest deletion', () => {
     });
     assert.ok(deleting.status?.lastOperation?.operation.includes(expectInMessage), `message names the CR: ${deleting.status?.lastOperation?.operation}`);
     assert.ok(!deleting.status?.lastOperation?.operation.includes('sample-system/default'), 'the default CR does not block');
-    await sleep(400); // several reconciles while blocked
+    await env.moreReconciles(`${name}-sample`, 2); // several reconciles while blocked
     assert.ok(await exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS), 'the module keeps running while blocked');
     assert.ok(await exists(rt, SAMPLE, 'default', MODULE_NS), 'the default CR stays while blocked');
     assert.ok(await env.manifest(`${name}-sample`));

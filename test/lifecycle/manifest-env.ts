@@ -14,6 +14,8 @@ import { RemoteClusterCache } from '../../src/runtime/remote/cache.js';
 import type { KindRef, KubeObject } from '../../src/kube/object.js';
 import { type AnyKind, startWithKinds } from '../support/api.js';
 import { createTestRuntime } from '../support/skr.js';
+import { countingClient } from '../support/counting-client.js';
+import { countReconciles } from '../support/metrics.js';
 import { waitFor } from '../support/wait.js';
 
 export const NS = 'kcp-system';
@@ -25,7 +27,7 @@ export const SAMPLE: KindRef = { apiVersion: 'sample.kyma-project.io/v1alpha1', 
 export const CLUSTER_SAMPLE: KindRef = { apiVersion: 'sample.kyma-project.io/v1alpha1', kind: 'ClusterSample' };
 export const MODULE_NS = 'sample-system';
 
-export { waitFor };
+export { countingClient, waitFor };
 
 /** A fetcher serving fixed answers per link: objects, or an ArtifactError. */
 export class FakeFetcher implements ArtifactFetcher {
@@ -43,29 +45,6 @@ export class FakeFetcher implements ArtifactFetcher {
     if (a instanceof ArtifactError) return Promise.reject(a);
     return Promise.resolve(structuredClone(a));
   }
-}
-
-/** Counts the calls a client makes (one per API request, retries aside). */
-export function countingClient(inner: Client): { client: Client; count: (method?: string) => number; reset: () => void } {
-  const byMethod = new Map<string, number>();
-  const counted = new Set(['get', 'list', 'create', 'update', 'updateStatus', 'patch', 'apply', 'delete', 'watch']);
-  const client = new Proxy(inner, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof prop === 'string' && counted.has(prop) && typeof v === 'function') {
-        return (...args: unknown[]) => {
-          byMethod.set(prop, (byMethod.get(prop) ?? 0) + 1);
-          return (v as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      }
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
-  return {
-    client,
-    count: (method) => (method ? (byMethod.get(method) ?? 0) : [...byMethod.values()].reduce((a, b) => a + b, 0)),
-    reset: () => byMethod.clear(),
-  };
 }
 
 // ---- the sample module ----------------------------------------------------------------------
@@ -152,6 +131,10 @@ export interface Env {
   operators: ModuleOperators;
   /** Requests of the Manifest controller to each runtime, by Kyma name. */
   requests: Map<string, { count: (method?: string) => number; reset: () => void }>;
+  /** How often the Manifest controller took up this Manifest (a reconcile started). */
+  reconciles(name: string): number;
+  /** Waits until the Manifest controller has completed `n` more reconciles of this Manifest. */
+  moreReconciles(name: string, n: number): Promise<void>;
   runtime(kymaName: string): Promise<HttpClient>;
   createManifest(name: string, kymaName: string, link: string, extra?: Partial<ManifestObject['spec']>): Promise<void>;
   manifest(name: string): Promise<ManifestObject | undefined>;
@@ -167,7 +150,8 @@ export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 
   const remote = new RemoteClusterCache({ client: kcp, kubeconfigFor: (kyma) => ({ namespace: NS, name: `kubeconfig-${kyma}` }), clientOptions: { qps: 0 } });
   const requests = new Map<string, ReturnType<typeof countingClient>>();
   const manager = new Manager({ client: kcp, logger: silentLogger, informerBackoff: { initialMs: 20, maxMs: 200 } });
-  setupManifestController(manager, {
+  const reconciles = countReconciles(manager);
+  const { controller } = setupManifestController(manager, {
     kcp,
     namespace: NS,
     fetcher,
@@ -195,6 +179,12 @@ export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 
     manager,
     operators,
     requests,
+    reconciles: (name) => reconciles(controller.name, `${NS}/${name}`),
+    async moreReconciles(name, n) {
+      // One more start than completions: the reconcile that started last may still run.
+      const target = env.reconciles(name) + n + 1;
+      await waitFor(`${n} more reconciles of Manifest ${name}`, () => env.reconciles(name) >= target);
+    },
     async runtime(kymaName) {
       let c = runtimes.get(kymaName);
       if (!c) {

@@ -7,7 +7,6 @@ import { clientFromKubeconfig } from '../../src/runtime/client/index.js';
 import { ArtifactError } from '../../src/lifecycle/artifacts/types.js';
 import { createTestRuntime } from '../support/skr.js';
 import { DEFAULT_CR, DEPLOYMENT, type Env, exists, MODULE_NS, NS, sampleModule, startEnv, waitFor } from './manifest-env.js';
-import { sleep } from '../../src/util/sleep.js';
 
 const WRITES = ['create', 'update', 'patch', 'apply', 'delete'];
 
@@ -38,7 +37,8 @@ describe('manifest errors', () => {
       assert.equal(resources?.reason, error.reason);
       assert.equal(resources?.message, error.message);
       assert.ok(m.status?.lastOperation?.operation.includes(error.message));
-      await sleep(300); // retries keep failing the same way
+      await env.moreReconciles(`${kyma}-sample`, 2); // retries keep failing the same way
+      assert.equal((await env.manifest(`${kyma}-sample`))?.status?.state, States.Error, 'still in Error after the retries');
       const counter = env.requests.get(kyma);
       for (const w of WRITES) assert.equal(counter?.count(w) ?? 0, 0, `no ${w} in the runtime`);
       assert.equal(await exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS), false);

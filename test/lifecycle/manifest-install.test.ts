@@ -7,7 +7,6 @@ import { States } from '../../src/api/operator/index.js';
 import { KubeletSimulator } from '../../src/landscape/kubelet.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { CONFIGMAP, CRD, DEFAULT_CR, DEPLOYMENT, type Env, exists, markDeploymentReady, MODULE_NS, SAMPLE, SERVICE, sampleModule, startEnv, waitFor } from './manifest-env.js';
-import { sleep } from '../../src/util/sleep.js';
 
 const LINK = 'https://modules.example.test/sample/1.0.0/raw-manifest.yaml';
 
@@ -87,7 +86,7 @@ describe('manifest installation', () => {
     await waitFor('the manager Deployment', () => exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS));
     await markDeploymentReady(rt, MODULE_NS, 'sample-manager');
     await env.waitState('install-4-sample', States.Ready);
-    await sleep(500); // a few more reconciles
+    await env.moreReconciles('install-4-sample', 2); // a few more reconciles
     assert.equal(await exists(rt, SAMPLE, 'default', MODULE_NS), false);
   });
 
@@ -112,13 +111,15 @@ describe('manifest installation', () => {
     const fetchesBefore = env.fetcher.calls;
     const counter = env.requests.get('install-5');
     assert.ok(counter);
-    await sleep(300);
+    await env.moreReconciles('install-5-sample', 1);
     counter.reset();
-    await sleep(2_000);
+    // A window counted in the controller's own reconciles, not in wall-clock time: 4 complete after
+    // the reset, plus at most the one in flight at the reset and the one started last, so at most
+    // 6 reconciles, each one read per object (10) plus the default CR.
+    await env.moreReconciles('install-5-sample', 4);
     const n = counter.count();
-    // Success interval 400 ms: about 5 reconciles, each one read per object (10) plus the default CR.
     const perReconcile = sampleModule().length + 1;
-    assert.ok(n <= perReconcile * 6, `requests in 2 s of steady state: ${n}`);
+    assert.ok(n <= perReconcile * 6, `requests in a window of at most 6 reconciles of steady state: ${n}`);
     assert.ok(n > 0, 'the drift check keeps looking');
     assert.equal(env.fetcher.calls, fetchesBefore, 'the manifest is not fetched again');
     const m = await env.manifest('install-5-sample');

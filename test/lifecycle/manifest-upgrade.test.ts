@@ -5,7 +5,6 @@ import { after, before, describe, it } from 'node:test';
 import { Manifest, States } from '../../src/api/operator/index.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { CONFIGMAP, DEFAULT_CR, DEPLOYMENT, type Env, exists, markDeploymentReady, MODULE_NS, NS, SERVICE, sampleModule, startEnv, waitFor } from './manifest-env.js';
-import { sleep } from '../../src/util/sleep.js';
 
 const V1 = 'https://modules.example.test/sample/1.0.0/raw-manifest.yaml';
 const V2 = 'https://modules.example.test/sample/2.0.0/raw-manifest.yaml';
@@ -75,7 +74,7 @@ describe('manifest upgrade and drift', () => {
     const counter = env.requests.get('drift-2');
     assert.ok(counter);
     counter.reset();
-    await sleep(1_000);
+    await env.moreReconciles('drift-2-sample', 2);
     assert.ok(counter.count('get') > 0, 'reconciles kept checking');
     assert.equal(counter.count('apply'), 0, 'nothing applied again');
     const after = (await rt.get(CONFIGMAP, { namespace: MODULE_NS, name: 'sample-config' })).metadata.resourceVersion;

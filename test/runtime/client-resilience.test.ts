@@ -5,6 +5,8 @@ import { type RunningApiServer, startApiServer } from '../../src/apiserver/serve
 import { ApiError, createClient, type HttpClient, isUnreachable, isNoKindMatch, loadKubeconfig, RestMapper, TokenBucket } from '../../src/runtime/client/index.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { sleep } from '../../src/util/sleep.js';
+import { FakeClock } from '../support/fake-clock.js';
+import { ioTurn } from '../support/io.js';
 
 const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
@@ -54,17 +56,32 @@ describe('client resilience', () => {
     await server.stop();
   });
 
-  it('waits as long as a 429 Retry-After says, then succeeds', async () => {
+  it('waits as long as a 429 Retry-After says, then succeeds', async (t) => {
     const c = client({ qps: 0, retries: { attempts: 10 } });
     await c.resourceFor(NAMESPACE);
+    // The client sleeps on a mocked setTimeout; the test moves that clock 1 ms per event-loop turn
+    // and counts how far it had to move it before the retry reached the server.
+    const clock = new FakeClock(t);
     server.setFaults('flaky', { errorRate: 1, errorCodes: [429], retryAfterSeconds: 1 });
-    const clear = setTimeout(() => server.setFaults('flaky', undefined), 300);
-    const t0 = Date.now();
-    const list = await c.list(NAMESPACE);
-    const waited = Date.now() - t0;
-    clearTimeout(clear);
-    assert.ok(list.items.length > 0);
-    assert.ok(waited >= 900, `waited the second Retry-After asked for (${waited} ms)`);
+    const received = server.requestCount();
+    let list: { items: unknown[] } | undefined;
+    const listing = c.list(NAMESPACE).then((l) => (list = l));
+    for (let turns = 0; server.requestCount() === received; turns++) {
+      assert.ok(turns < 100_000, 'the first attempt reached the server');
+      await ioTurn();
+    }
+    server.setFaults('flaky', undefined);
+    const rejectedAt = clock.now();
+    for (let turns = 0; server.requestCount() === received + 1; turns++) {
+      assert.ok(turns < 100_000, 'the client retried');
+      clock.tick(1);
+      await ioTurn();
+    }
+    const waited = clock.now() - rejectedAt;
+    await listing;
+    assert.ok(list && list.items.length > 0);
+    assert.ok(waited >= 1000, `waited the second Retry-After asked for (${waited} ms on the client's clock)`);
+    assert.equal(server.requestCount(), received + 2, 'one 429, then one successful retry');
   });
 
   it('retries reads after 5xx answers', async () => {
@@ -90,14 +107,38 @@ describe('client resilience', () => {
     assert.equal(created.metadata.name, 'after-503');
   });
 
-  it('limits requests per second (qps 20, burst 5)', async () => {
+  it('limits requests per second (qps 20, burst 5)', async (t) => {
+    // The token bucket reads performance.now() and waits on setTimeout: both run on a fake clock
+    // that the test moves 1 ms per event-loop turn until every request has been answered.
+    const clock = new FakeClock(t);
     const c = client({ qps: 20, burst: 5 });
+    const beforeDiscovery = server.requestCount();
     await c.resourceFor(NAMESPACE);
-    const t0 = Date.now();
-    await Promise.all(Array.from({ length: 30 }, () => c.get(NAMESPACE, { name: 'default' })));
-    const took = Date.now() - t0;
-    // 5 at once, then 25 at 20 per second: at least 1.25 s.
-    assert.ok(took >= 1100, `30 requests took ${took} ms`);
+    // Discovery took tokens of the burst too.
+    const burstLeft = 5 - (server.requestCount() - beforeDiscovery);
+    const start = clock.now();
+    const received = server.requestCount();
+    let answered = 0;
+    const all = Promise.all(Array.from({ length: 30 }, () => c.get(NAMESPACE, { name: 'default' }).then(() => answered++)));
+    // What is left of the burst goes out with the clock standing still, and nothing more: the
+    // rest are answered as the last of the burst are, and then another 100 turns.
+    for (let turns = 0; answered < burstLeft; turns++) {
+      assert.ok(turns < 100_000, 'the rest of the burst answered');
+      await ioTurn();
+    }
+    for (let i = 0; i < 100; i++) await ioTurn();
+    assert.deepEqual([server.requestCount() - received, answered], [burstLeft, burstLeft], 'only the burst goes out while the clock stands still');
+    for (let turns = 0; answered < 30; turns++) {
+      assert.ok(turns < 1_000_000, 'every request answered');
+      clock.tick(1);
+      await ioTurn();
+    }
+    await all;
+    const took = clock.now() - start;
+    // The burst at once, then the others at 20 per second (50 ms apart on the limiter's clock).
+    assert.ok(took >= (30 - burstLeft) * 50, `30 requests took ${took} ms on the limiter's clock (burst left: ${burstLeft})`);
+    assert.ok(took >= 1250, `at least 25 x 50 ms: ${took} ms`);
+    assert.equal(server.requestCount(), received + 30);
   });
 
   it('keeps at most maxSockets connections per cluster and closes idle ones on request', async () => {

@@ -7,13 +7,13 @@ import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
 import { KeyChannel, type ReconcileResult, type Request } from '../../src/runtime/controller.js';
-import { silentLogger } from '../../src/runtime/log.js';
+import { type Logger, silentLogger } from '../../src/runtime/log.js';
 import { Manager, newControllerManagedBy } from '../../src/runtime/manager.js';
 import { and, annotationsChanged, generationChanged, labelsChanged, not, or } from '../../src/runtime/predicates.js';
 import { namespacedName } from '../../src/kube/keys.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { ExponentialBackoffLimiter } from '../../src/runtime/workqueue.js';
-import { sleep } from '../../src/util/sleep.js';
+import { RecordingLogger } from '../support/log.js';
 import { waitFor } from '../support/wait.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
@@ -47,11 +47,11 @@ describe('controller', () => {
     await server.stop();
   });
 
-  async function fresh(): Promise<{ name: string; client: HttpClient; manager: Manager; start: () => Promise<void>; stop: () => Promise<void> }> {
+  async function fresh(logger: Logger = silentLogger): Promise<{ name: string; client: HttpClient; manager: Manager; start: () => Promise<void>; stop: () => Promise<void> }> {
     const name = `ctl-${++clusterNo}`;
     const access = await server.createCluster(name);
     const client = clientFromKubeconfig(access.kubeconfig, { retries: 1 });
-    const manager = new Manager({ client, logger: silentLogger, informerBackoff: { initialMs: 20, maxMs: 200 } });
+    const manager = new Manager({ client, logger, informerBackoff: { initialMs: 20, maxMs: 200 } });
     const ac = new AbortController();
     let running: Promise<void> | undefined;
     const stop = async () => {
@@ -138,6 +138,7 @@ describe('controller', () => {
           if (req.name === 'fails-twice' && n <= 2) throw new Error('transient');
           if (req.name === 'again-later' && n === 1) return { requeueAfterMs: 30 };
           if (req.name === 'again-soon' && n === 1) return { requeue: true };
+          if (req.name === 'marker' && n === 1) return { requeueAfterMs: 150 };
         },
       });
     await client.create(obj(CONFIGMAP, 'fails-twice'));
@@ -145,12 +146,20 @@ describe('controller', () => {
     await client.create(obj(CONFIGMAP, 'again-soon'));
     await start();
     await waitFor('retries', () => calls.get('fails-twice') === 3 && calls.get('again-later') === 2 && calls.get('again-soon') === 2);
-    await sleep(100);
+    // The window for a wrong retry: a marker the controller itself requeues after 150 ms, longer
+    // than the largest backoff (100 ms). One worker takes keys in the order they became due, so a
+    // retry of fails-twice would have run before the marker's second reconcile.
+    await client.create(obj(CONFIGMAP, 'marker'));
+    await waitFor('the marker reconciled again after its requeueAfter', () => calls.get('marker') === 2);
     assert.equal(calls.get('fails-twice'), 3, 'no retry after success');
+    assert.deepEqual([calls.get('again-later'), calls.get('again-soon')], [2, 2], 'no extra reconciles of the others either');
     const text = manager.registry.render();
     assert.match(text, /^controller_runtime_reconcile_errors_total\{controller="flaky"\} 2$/m);
     assert.match(text, /^controller_runtime_reconcile_total\{controller="flaky",result="error"\} 2$/m);
-    assert.match(text, /^controller_runtime_reconcile_total\{controller="flaky",result="requeue_after"\} 1$/m);
+    // again-later and the marker.
+    assert.match(text, /^controller_runtime_reconcile_total\{controller="flaky",result="requeue_after"\} 2$/m);
+    // fails-twice, again-later, again-soon and the marker once each: every reconcile is counted.
+    assert.match(text, /^controller_runtime_reconcile_total\{controller="flaky",result="success"\} 4$/m);
     assert.match(text, /^controller_runtime_reconcile_total\{controller="flaky",result="requeue"\} 1$/m);
     assert.match(text, /^controller_runtime_max_concurrent_reconciles\{controller="flaky"\} 1$/m);
     await stop();
@@ -160,7 +169,12 @@ describe('controller', () => {
     const { client, manager, start, stop } = await fresh();
     const rec = new Recorder();
     let leader = false;
-    manager.setGate((controller, kind, req) => controller === 'gated' && kind.kind === 'ConfigMap' && (leader || req.name === 'always'));
+    const refused: string[] = [];
+    manager.setGate((controller, kind, req) => {
+      const ok = controller === 'gated' && kind.kind === 'ConfigMap' && (leader || req.name === 'always');
+      if (!ok) refused.push(req.name);
+      return ok;
+    });
     newControllerManagedBy(manager)
       .named('gated')
       .for(CONFIGMAP)
@@ -171,7 +185,8 @@ describe('controller', () => {
     await client.create(obj(CONFIGMAP, 'when-leader'));
     await start();
     await waitFor('allowed key', () => rec.count('default/always') === 1);
-    await sleep(100);
+    // Positive control: the controller did take up when-leader, and the gate refused it.
+    await waitFor('the gate asked about when-leader', () => refused.includes('when-leader'));
     assert.equal(rec.count('default/when-leader'), 0);
     leader = true;
     manager.requeueAll({ kind: CONFIGMAP });
@@ -202,8 +217,11 @@ describe('controller', () => {
     server.setFaults(name, { forceGoneOnResume: true });
     await waitFor('reconciles of the changes', () => rec.count('default/cm-0') === 1 && rec.count('default/cm-1') === 1);
     server.setFaults(name, undefined);
-    await sleep(200);
-    assert.deepEqual([...rec.seen].sort(), ['default/cm-0', 'default/cm-1']);
+    // A marker created after the relist: the one worker reconciles keys in the order they were
+    // queued, so a needless reconcile from the relist would come before the marker's.
+    await client.create(obj(CONFIGMAP, 'marker'));
+    await waitFor('the marker reconciled', () => rec.count('default/marker') === 1);
+    assert.deepEqual([...rec.seen].sort(), ['default/cm-0', 'default/cm-1', 'default/marker']);
     const informer = manager.informer(CONFIGMAP, { namespace: 'default' });
     assert.equal(informer.stats.lists, 2);
   });
@@ -226,7 +244,8 @@ describe('controller', () => {
   });
 
   it('graceful shutdown lets in-flight reconciles finish before start() resolves', async () => {
-    const { client, manager, start } = await fresh();
+    const log = new RecordingLogger();
+    const { client, manager, start } = await fresh(log);
     let release!: () => void;
     const blocker = new Promise<void>((r) => (release = r));
     let started = false;
@@ -250,8 +269,13 @@ describe('controller', () => {
     await waitFor('reconcile in flight', () => started);
     ac.abort();
     let stopped = false;
-    void running.then(() => (stopped = true));
-    await sleep(50);
+    // A rejection of start() surfaces at `await running` below; this branch only records the end.
+    running.then(
+      () => (stopped = true),
+      () => (stopped = true),
+    );
+    // Positive control: the manager has taken up the abort and is draining its queues.
+    await waitFor('the manager draining', () => log.matching('shutting down: draining queues').length === 1);
     assert.equal(stopped, false, 'shutdown waits for the in-flight reconcile');
     release();
     await running;

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { Registry, workQueueMetrics } from '../../src/runtime/metrics.js';
 import { ExponentialBackoffLimiter, MaxOfLimiter, TokenBucketLimiter, WorkQueue } from '../../src/runtime/workqueue.js';
 import { sleep } from '../../src/util/sleep.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { waitFor } from '../support/wait.js';
 
 describe('work queue', () => {
@@ -29,23 +30,28 @@ describe('work queue', () => {
     let running = 0;
     let maxRunning = 0;
     let calls = 0;
+    let markerDone = false;
     let release!: () => void;
-    const firstStarted = new Promise<void>((started) => {
-      void q.run(
-        4,
-        async () => {
-          calls++;
-          running++;
-          maxRunning = Math.max(maxRunning, running);
-          if (calls === 1) {
-            started();
-            await new Promise<void>((r) => (release = r));
-          }
-          running--;
-        },
-        ac.signal,
-      );
-    });
+    let started!: () => void;
+    const firstStarted = new Promise<void>((r) => (started = r));
+    const run = q.run(
+      4,
+      async (key) => {
+        if (key === 'marker') {
+          markerDone = true;
+          return;
+        }
+        calls++;
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        if (calls === 1) {
+          started();
+          await new Promise<void>((r) => (release = r));
+        }
+        running--;
+      },
+      ac.signal,
+    );
     q.add('k');
     await firstStarted;
     q.add('k');
@@ -53,11 +59,15 @@ describe('work queue', () => {
     q.add('k');
     assert.equal(q.length, 0, 'a key in flight is not handed to another worker');
     release();
-    await waitFor('two calls and none in flight', () => calls === 2 && q.inFlight === 0);
-    await sleep(20);
+    await waitFor('both calls done', () => calls === 2 && q.inFlight === 0);
+    // Positive control: a key added now is processed; a third run of k would have been queued
+    // before it and started first.
+    q.add('marker');
+    await waitFor('the marker done', () => markerDone);
     assert.equal(calls, 2);
     assert.equal(maxRunning, 1);
     await q.shutDown();
+    await run;
   });
 
   it('bounds concurrency to the number of workers', async () => {
@@ -93,21 +103,29 @@ describe('work queue', () => {
     assert.equal(l.when('a'), 5);
   });
 
-  it('a token bucket delays once the burst is spent', () => {
+  it('a token bucket delays once the burst is spent', (t) => {
+    const clock = new FakeClock(t);
     const l = new TokenBucketLimiter(10, 2);
     assert.equal(l.when(), 0);
     assert.equal(l.when(), 0);
-    const d = l.when();
-    assert.ok(d > 50 && d <= 100, `third token waits about 100 ms, got ${d}`);
+    assert.equal(l.when(), 100, 'the third token waits 100 ms');
+    assert.equal(l.when(), 200, 'the fourth waits for the token after');
+    clock.tick(50);
+    assert.equal(l.when(), 250, 'half a token refilled in 50 ms: the fifth waits 300 - 50 ms');
     const max = new MaxOfLimiter(new ExponentialBackoffLimiter(1, 10), new TokenBucketLimiter(1000, 1000));
     assert.equal(max.when('x'), 1);
   });
 
-  it('addRateLimited delays by the backoff; addAfter keeps the earlier time', async () => {
+  it('addRateLimited delays by the backoff; addAfter keeps the earlier time', async (t) => {
+    const clock = new FakeClock(t);
     const q = new WorkQueue({ rateLimiter: new ExponentialBackoffLimiter(30, 1000) });
     q.addRateLimited('a');
     assert.equal(q.length, 0);
     assert.equal(q.delayed, 1);
+    clock.tick(29);
+    assert.equal(q.length, 0, 'not ready before the 30 ms backoff');
+    clock.tick(1);
+    assert.equal(q.length, 1, 'ready after the 30 ms backoff');
     assert.equal(await q.get(), 'a');
     q.done('a');
     assert.equal(q.numRequeues('a'), 1);
@@ -118,10 +136,14 @@ describe('work queue', () => {
     q.addAfter('b', 20);
     q.addAfter('b', 30_000);
     assert.equal(q.delayed, 1);
-    const t0 = performance.now();
+    clock.tick(19);
+    assert.equal(q.length, 0, 'not ready before the earliest time');
+    clock.tick(1);
+    assert.equal(q.length, 1, 'ready at the earliest of the three times (20 ms)');
     assert.equal(await q.get(), 'b');
-    assert.ok(performance.now() - t0 < 20_000);
     q.done('b');
+    clock.tick(60_000);
+    assert.deepEqual([q.length, q.delayed], [0, 0], 'the later times were dropped, not added again');
     q.addAfter('c', 0);
     assert.equal(q.length, 1, 'no delay adds at once');
     await q.shutDown();
@@ -147,7 +169,11 @@ describe('work queue', () => {
     let shutDownResolved = false;
     const stopping = q.shutDown().then(() => (shutDownResolved = true));
     q.add('ignored');
-    await sleep(20);
+    // Positive control in the same window: the shutdown took effect (intake closed, queued and
+    // delayed keys dropped) while the in-flight item still runs.
+    await new Promise((r) => setImmediate(r));
+    assert.equal(q.isShuttingDown, true);
+    assert.deepEqual([q.length, q.delayed, q.inFlight], [0, 0, 1]);
     assert.equal(shutDownResolved, false, 'waits for the in-flight item');
     release();
     await stopping;

@@ -73,7 +73,9 @@ export class GardenerSimulator {
       if (ev.resource === SHOOTS_KEY) loop.enqueue(`${ev.namespace}/${ev.name}`);
     });
     for (const o of garden.store.list(SHOOTS_KEY)) loop.enqueue(`${o.namespace}/${o.name}`);
-    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    signal?.addEventListener('abort', () => {
+      this.stop().catch((err: unknown) => this.onError(err));
+    }, { once: true });
   }
 
   /** Creates the project namespace `garden-<project>` with Gardener's project labels. */

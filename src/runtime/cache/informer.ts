@@ -122,10 +122,14 @@ export class Informer<T extends KubeObject = KubeObject> {
     return new Promise((resolve) => {
       const onAbort = () => resolve(false);
       signal?.addEventListener('abort', onAbort, { once: true });
-      void this.synced.then(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve(true);
-      });
+      // `synced` only ever resolves.
+      this.synced.then(
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(true);
+        },
+        () => resolve(false),
+      );
     });
   }
 

@@ -72,7 +72,10 @@ export class LeaderElector {
     this.clock = opts.clock ?? systemClock;
     this.log = (opts.log ?? silentLogger).child('leader', { lease: `${opts.namespace}/${opts.name}`, identity: opts.identity });
     this.lock = new LeaseLock({ client: opts.client, namespace: opts.namespace, name: opts.name, identity: opts.identity, leaseDurationMs: this.timing.leaseDurationMs, clock: this.clock });
-    this.deadline = new Deadline(() => this.stopLeading('renew deadline passed'));
+    // The leader's task is not awaited here; it logs its own failure (see startLeading).
+    this.deadline = new Deadline(() => {
+      this.stopLeading('renew deadline passed')?.catch(() => undefined);
+    });
   }
 
   get identity(): string {
@@ -152,7 +155,7 @@ export class LeaderElector {
       this.deadline.arm(remaining);
       if (!this.isLeader()) this.startLeading();
     } else if (this.isLeader() && this.lock.observation.heldByOther(this.opts.identity, this.clock.now())) {
-      this.stopLeading('lease taken by another holder');
+      this.stopLeading('lease taken by another holder')?.catch(() => undefined); // the task logs its own failure
     }
   }
 

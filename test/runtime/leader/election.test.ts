@@ -6,7 +6,9 @@ import { type RunningApiServer, startApiServer } from '../../../src/apiserver/se
 import { clientFromKubeconfig, type HttpClient } from '../../../src/runtime/client/index.js';
 import { LEASE_KIND, type Lease } from '../../../src/runtime/leader/lease.js';
 import { type LeaderElectionTiming, LeaderElector } from '../../../src/runtime/leader/election.js';
-import { sleep } from '../../../src/util/sleep.js';
+import { ManualClock } from '../../support/clock.js';
+import { type CountingClient, countingClient } from '../../support/counting-client.js';
+import { RecordingLogger } from '../../support/log.js';
 import { waitFor } from '../../support/wait.js';
 
 const timing: Required<LeaderElectionTiming> = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 };
@@ -63,12 +65,23 @@ describe('leader election', () => {
     return (await server.createCluster(name)).kubeconfig;
   }
 
-  function candidate(kubeconfig: string, identity: string, recorder: Recorder, t: Required<LeaderElectionTiming> = timing): LeaderElector {
-    const client = clientFromKubeconfig(kubeconfig, { retries: 1 });
-    clients.push(client);
-    const elector = new LeaderElector({ client, namespace: 'default', name: 'controller-leader', identity, ...t, ...recorder.callbacks(identity) });
+  interface Candidate {
+    elector: LeaderElector;
+    /** The candidate's requests to the API server (a candidate reads the Lease on every attempt). */
+    requests: CountingClient<HttpClient>;
+    clock: ManualClock;
+    log: RecordingLogger;
+  }
+
+  function candidate(kubeconfig: string, identity: string, recorder: Recorder, t: Required<LeaderElectionTiming> = timing): Candidate {
+    const http = clientFromKubeconfig(kubeconfig, { retries: 1 });
+    clients.push(http);
+    const requests = countingClient(http);
+    const clock = new ManualClock();
+    const log = new RecordingLogger();
+    const elector = new LeaderElector({ client: requests.client, namespace: 'default', name: 'controller-leader', identity, clock, log, ...t, ...recorder.callbacks(identity) });
     electors.push(elector);
-    return elector;
+    return { elector, requests, clock, log };
   }
 
   async function readLease(kubeconfig: string): Promise<Lease> {
@@ -80,34 +93,38 @@ describe('leader election', () => {
     }
   }
 
-  it('never lets two electors lead at once, and hands over within the lease duration when the leader is abandoned', async () => {
+  it('never lets two electors lead at once, and hands over when the abandoned lease expires by the follower\'s clock', async () => {
     const kubeconfig = await cluster('leader-abandon');
     const rec = new Recorder();
-    const a = candidate(kubeconfig, 'replica-a', rec);
-    const b = candidate(kubeconfig, 'replica-b', rec);
+    const ca = candidate(kubeconfig, 'replica-a', rec);
+    const cb = candidate(kubeconfig, 'replica-b', rec);
+    const [a, b] = [ca.elector, cb.elector];
     a.start();
     b.start();
     await waitFor('a leader', () => a.isLeader() || b.isLeader());
-    const [leader, follower] = a.isLeader() ? [a, b] : [b, a];
-    // Let the leader renew a few times while the follower keeps trying.
+    const [leading, following] = a.isLeader() ? [ca, cb] : [cb, ca];
+    const [leader, follower] = [leading.elector, following.elector];
+    // Let the leader renew a few times (counted writes) while the follower keeps trying.
     const first = await readLease(kubeconfig);
-    await waitFor('three renewals', async () => {
-      const l = await readLease(kubeconfig);
-      return Date.parse(l.spec?.renewTime ?? '') - Date.parse(first.spec?.renewTime ?? '') >= 3 * timing.retryPeriodMs;
-    });
+    const renewals = leading.requests.count('update');
+    await waitFor('three renewals', () => leading.requests.count('update') >= renewals + 3);
     assert.equal(follower.isLeader(), false);
     assert.equal(follower.leader(), leader.identity, 'the follower sees who leads');
     assert.equal(first.spec?.holderIdentity, leader.identity);
     assert.equal(first.spec?.leaseDurationSeconds, 2);
 
-    // Crash: stop renewing without releasing.
-    const abandonedAt = performance.now();
+    // Crash: stop renewing without releasing. The follower's clock stands still, so by its clock
+    // the lease never runs out: it keeps trying (counted reads) and must not take over.
+    following.clock.freeze();
     await leader.stop({ release: false });
+    const reads = following.requests.count('get');
+    await waitFor('the follower trying twice more', () => following.requests.count('get') >= reads + 2);
+    assert.equal(follower.isLeader(), false, 'no take-over before the lease expired by the follower\'s clock');
+    // The lease duration passes on the follower's clock: it takes over at its next attempt.
+    following.clock.advance(timing.leaseDurationMs);
+    const readsAtExpiry = following.requests.count('get');
     await waitFor('the follower takes over', () => follower.isLeader());
-    const handOver = performance.now() - abandonedAt;
-    assert.ok(handOver >= timing.leaseDurationMs - timing.renewDeadlineMs, `waited for the lease to expire (${Math.round(handOver)} ms)`);
-    // Within the lease duration plus retry periods (generous slack for a loaded machine).
-    assert.ok(handOver <= timing.leaseDurationMs + 2 * timing.retryPeriodMs + 3000, `handed over in ${Math.round(handOver)} ms`);
+    assert.ok(following.requests.count('get') - readsAtExpiry <= 1, `taken over at the first attempt after the expiry (${following.requests.count('get') - readsAtExpiry} reads)`);
     const taken = await readLease(kubeconfig);
     assert.equal(taken.spec?.holderIdentity, follower.identity);
     assert.equal(taken.spec?.leaseTransitions, (first.spec?.leaseTransitions ?? 0) + 1);
@@ -120,17 +137,17 @@ describe('leader election', () => {
     const rec = new Recorder();
     // A long lease: a hand-over by expiry would take at least 6 s, by release about a retry period.
     const slow = { leaseDurationMs: 8000, renewDeadlineMs: 6000, retryPeriodMs: 300 };
-    const a = candidate(kubeconfig, 'replica-a', rec, slow);
-    const b = candidate(kubeconfig, 'replica-b', rec, slow);
+    const a = candidate(kubeconfig, 'replica-a', rec, slow).elector;
+    const cb = candidate(kubeconfig, 'replica-b', rec, slow);
+    const b = cb.elector;
     a.start();
     await waitFor('a leads', () => a.isLeader());
     b.start();
     await waitFor('b has seen the leader', () => b.leader() === 'replica-a');
-    const stoppedAt = performance.now();
+    // b's clock stands still: by it a's lease can never expire, so only the release can hand over.
+    cb.clock.freeze();
     await a.stop();
     await waitFor('b takes over', () => b.isLeader());
-    const handOver = performance.now() - stoppedAt;
-    assert.ok(handOver < slow.renewDeadlineMs, `handed over in ${Math.round(handOver)} ms, before the lease could have expired`);
     const lease = await readLease(kubeconfig);
     assert.equal(lease.spec?.holderIdentity, 'replica-b');
     rec.assertNoOverlap();
@@ -146,17 +163,23 @@ describe('leader election', () => {
   it('keeps leadership through an API blip shorter than the renew deadline', async () => {
     const kubeconfig = await cluster('leader-blip');
     const rec = new Recorder();
-    const a = candidate(kubeconfig, 'replica-a', rec);
+    const ca = candidate(kubeconfig, 'replica-a', rec);
+    const a = ca.elector;
     a.start();
     await waitFor('a leads', () => a.isLeader());
-    const b = candidate(kubeconfig, 'replica-b', rec);
+    const b = candidate(kubeconfig, 'replica-b', rec).elector;
     b.start();
     await waitFor('b has seen the leader', () => b.leader() === 'replica-a');
+    // The blip lasts 500 ms, and at least until a has sent a renewal into it (counted requests):
+    // a blip that no renewal met would prove nothing.
+    const sent = () => ca.requests.count();
+    const sentBefore = sent();
     server.setFaults('leader-blip', { errorRate: 1, errorCodes: [500, 503] });
-    await sleep(500); // the length of the blip
+    await Promise.all([new Promise((r) => setTimeout(r, 500)), waitFor('a renewal sent during the blip', () => sent() > sentBefore)]);
     server.setFaults('leader-blip', undefined);
-    const afterBlip = Date.now();
-    await waitFor('a renews again', async () => Date.parse((await readLease(kubeconfig)).spec?.renewTime ?? '') >= afterBlip - 50);
+    const atRecovery = await readLease(kubeconfig);
+    await waitFor('a renews again', async () => (await readLease(kubeconfig)).spec?.renewTime !== atRecovery.spec?.renewTime);
+    assert.equal((await readLease(kubeconfig)).spec?.holderIdentity, 'replica-a');
     assert.equal(a.isLeader(), true);
     assert.equal(rec.intervals.length, 1, `one uninterrupted leadership: ${JSON.stringify(rec.intervals)}`);
     assert.equal(rec.intervals[0].end, undefined);
@@ -167,16 +190,21 @@ describe('leader election', () => {
   it('steps down when renewals fail past the renew deadline, and leadership resumes after the outage', async () => {
     const kubeconfig = await cluster('leader-outage');
     const rec = new Recorder();
-    const a = candidate(kubeconfig, 'replica-a', rec);
-    const b = candidate(kubeconfig, 'replica-b', rec);
+    const ca = candidate(kubeconfig, 'replica-a', rec);
+    const a = ca.elector;
+    const b = candidate(kubeconfig, 'replica-b', rec).elector;
     a.start();
     await waitFor('a leads', () => a.isLeader());
     b.start();
-    const outageAt = performance.now();
+    const failures = () => ca.log.matching('acquire/renew failed').length;
+    const failedBefore = failures();
     server.setFaults('leader-outage', { errorRate: 1, errorCodes: [500] });
     await waitFor('a steps down', () => !a.isLeader());
-    const steppedDown = performance.now() - outageAt;
-    assert.ok(steppedDown <= timing.renewDeadlineMs + 1000, `stepped down ${Math.round(steppedDown)} ms into the outage`);
+    // Counted, not timed: a stepped down because its renew deadline passed, after renewals failed,
+    // and before it could have tried more often than fits into the deadline (one per retry period).
+    const failed = failures() - failedBefore;
+    assert.deepEqual(ca.log.matching('stopped leading').map((r) => r.fields.reason), ['renew deadline passed']);
+    assert.ok(failed >= 1 && failed <= timing.renewDeadlineMs / timing.retryPeriodMs + 1, `renewals failed before stepping down: ${failed}`);
     assert.equal(b.isLeader(), false, 'nobody can acquire during the outage');
     server.setFaults('leader-outage', undefined);
     await waitFor('someone leads again', () => a.isLeader() || b.isLeader());

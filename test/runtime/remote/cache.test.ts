@@ -38,6 +38,8 @@ describe('remote cluster client cache', () => {
   let kcp: HttpClient;
   const caches: RemoteClusterCache[] = [];
   const watches = new AbortController();
+  /** The Secret watch loops; a loop that fails fails the suite when it is awaited in after(). */
+  const watching: Promise<void>[] = [];
 
   before(async () => {
     server = await startApiServer({ port: 0 });
@@ -52,6 +54,7 @@ describe('remote cluster client cache', () => {
   });
   after(async () => {
     watches.abort();
+    await Promise.all(watching);
     for (const c of caches) c.close();
     kcp.close();
     await server.stop();
@@ -93,7 +96,7 @@ describe('remote cluster client cache', () => {
     const b = server.clusterAccess('remote-b').kubeconfig;
     await putSecret('kubeconfig-runtime-1', a);
     const { cache: c, built } = cache();
-    void c.watchSecrets({ namespace: NAMESPACE, signal: watches.signal });
+    watching.push(c.watchSecrets({ namespace: NAMESPACE, signal: watches.signal }));
     assert.equal(await whoAnswers(c, 'runtime-1'), 'remote-a');
     assert.equal(c.describe('runtime-1')?.fingerprint, kubeconfigFingerprint(a));
 
@@ -157,7 +160,7 @@ describe('remote cluster client cache', () => {
   it('drops the client of a deleted Secret and bounds the cached clients (LRU)', async () => {
     for (const n of [5, 6, 7]) await putSecret(`kubeconfig-runtime-${n}`, server.clusterAccess('remote-a').kubeconfig);
     const { cache: c } = cache({ maxClients: 2 });
-    void c.watchSecrets({ namespace: NAMESPACE, signal: watches.signal });
+    watching.push(c.watchSecrets({ namespace: NAMESPACE, signal: watches.signal }));
     for (const n of [5, 6, 7]) assert.equal(await whoAnswers(c, `runtime-${n}`), 'remote-a');
     assert.equal(c.stats().clients, 2);
     assert.equal(c.describe('runtime-5'), undefined, 'the least recently used client was dropped');
