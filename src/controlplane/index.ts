@@ -9,6 +9,8 @@
 //
 //   const cp = await startControlPlane({ config, kcp, garden, gardenerProject, converterConfig, fetcher });
 //   await cp.ready(); ...; await cp.stop();
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Labels } from '../api/operator/index.js';
 import type { ConverterConfig } from '../infrastructure/converter/index.js';
 import { type InfrastructureManager, setupInfrastructureManager } from '../infrastructure/index.js';
@@ -50,7 +52,7 @@ export interface ControlPlaneOptions {
   logger?: Logger;
   /** Metrics registry (default: the manager's own). */
   registry?: Registry;
-  /** Replica identity for leader election, sharding and Events (default: the host name). */
+  /** Replica identity for leader election, sharding and Events (default: the host name and a random suffix). */
   identity?: string;
   /** Aborting it stops the control plane, as stop() does. */
   signal?: AbortSignal;
@@ -89,7 +91,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   checkInputs(opts);
   const { config, kcp } = opts;
   const logger = opts.logger ?? createLogger({ name: 'kcp' });
-  const identity = opts.identity;
+  const identity = opts.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
   const namespace = config.namespace;
 
   // The manager serves /healthz and /readyz (informers synced, controllers started); /metrics gets
@@ -106,10 +108,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     reportingInstance: identity,
   });
   if (config.leaderElection) {
-    if (!identity) throw new Error('leader election needs a replica identity');
     useLeaderElection(manager, { client: kcp, identity, log: logger.child('leader-election'), ...config.leaderElection });
   } else if (config.sharding) {
-    if (!identity) throw new Error('sharding needs a replica identity');
     const s = config.sharding;
     useSharding(manager, {
       client: kcp,
