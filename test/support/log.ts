@@ -1,6 +1,7 @@
 // A Logger that keeps what the code under test logs, so that a test can prove a controller looked
 // at an object and decided to leave it alone (the positive control of a "nothing happened" check).
-import type { LogFields, Logger, LogLevel } from '../../src/runtime/log.js';
+// It is the runtime's own JSON logger with a sink that keeps the records.
+import { createLogger, type LogFields, type Logger, type LogLevel } from '../../src/runtime/log.js';
 
 export interface LogRecord {
   level: LogLevel;
@@ -11,33 +12,36 @@ export interface LogRecord {
 }
 
 export class RecordingLogger implements Logger {
-  constructor(
-    readonly name = '',
-    private readonly bound: LogFields = {},
-    /** Shared by a logger and all its children. */
-    readonly records: LogRecord[] = [],
-  ) {}
+  /** Shared by this logger and all its children. */
+  readonly records: LogRecord[] = [];
+  private readonly inner: Logger = createLogger({
+    level: 'debug',
+    sink: (line) => {
+      const { level, logger, msg, time: _time, ...fields } = JSON.parse(line) as { level: LogLevel; logger: string; msg: string; time: string } & LogFields;
+      this.records.push({ level, logger, msg, fields });
+    },
+  });
 
-  enabled(_level: LogLevel): boolean {
-    return true;
+  get name(): string {
+    return this.inner.name;
   }
-
+  enabled(level: LogLevel): boolean {
+    return this.inner.enabled(level);
+  }
   debug(msg: string, fields?: LogFields): void {
-    this.write('debug', msg, fields);
+    this.inner.debug(msg, fields);
   }
   info(msg: string, fields?: LogFields): void {
-    this.write('info', msg, fields);
+    this.inner.info(msg, fields);
   }
   warn(msg: string, fields?: LogFields): void {
-    this.write('warn', msg, fields);
+    this.inner.warn(msg, fields);
   }
   error(msg: string, fields?: LogFields): void {
-    this.write('error', msg, fields);
+    this.inner.error(msg, fields);
   }
-
   child(suffix?: string, fields?: LogFields): Logger {
-    const name = suffix ? (this.name ? `${this.name}.${suffix}` : suffix) : this.name;
-    return new RecordingLogger(name, fields ? { ...this.bound, ...fields } : this.bound, this.records);
+    return this.inner.child(suffix, fields);
   }
 
   /** Records whose message matches `msg` (a substring or a pattern) and whose fields include `fields`. */
@@ -45,9 +49,5 @@ export class RecordingLogger implements Logger {
     return this.records.filter(
       (r) => (typeof msg === 'string' ? r.msg.includes(msg) : msg.test(r.msg)) && Object.entries(fields).every(([k, v]) => r.fields[k] === v),
     );
-  }
-
-  private write(level: LogLevel, msg: string, fields: LogFields | undefined): void {
-    this.records.push({ level, logger: this.name, msg, fields: { ...this.bound, ...fields } });
   }
 }
