@@ -33,7 +33,7 @@ const CONTROLLERS: Partial<ControlPlaneConfig> = {
   kymaIntervals: { readyMs: 30_000, busyMs: 1_000, warningMs: 30_000, errorMs: 2_000 },
   manifestIntervals: { successMs: 30_000, busyMs: 1_000, errorMs: 2_000, warningMs: 30_000 },
 };
-const KCP_CLIENT = { qps: 2000, burst: 4000 };
+const KCP_CLIENT = { qps: 2000, burst: 4000, retries: 1 };
 
 /** Module directories as `kcp module push` reads them: one ConfigMap per module, channel regular. */
 function writeModules(dir: string): void {
@@ -47,13 +47,13 @@ function writeModules(dir: string): void {
 
 async function main(): Promise<void> {
   console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, node ${process.version}; ${count} runtimes x ${MODULES.length} modules`);
-  printSettings({ controlPlane: CONTROLLERS, controllersKcpClient: KCP_CLIENT, runtimes: 'attached without Gardener (no provisioning)', registry: 'in-process' });
+  printSettings({ controlPlane: CONTROLLERS, controllersKcpClient: KCP_CLIENT, endpoints: 'no /metrics or probes listeners', runtimes: 'attached without Gardener (no provisioning)', registry: 'in-process' });
   const work = mkdtempSync(join(os.tmpdir(), 'kcp-bench-modules-'));
   const land = await startInMemoryLandscape();
   const registry = await startInProcessRegistry({ storage: join(work, 'registry'), port: 0 });
   writeModules(join(work, 'modules'));
   await publishCatalog(land.kcp, registry, join(work, 'modules'));
-  const kcp = clientFromKubeconfig(land.kcpKubeconfig, { retries: 1, ...KCP_CLIENT });
+  const kcp = clientFromKubeconfig(land.kcpKubeconfig, KCP_CLIENT);
   const cp = await startControlPlane({ config: { ...defaultControlPlaneConfig(), ...CONTROLLERS }, kcp, logger: silentLogger });
   await cp.ready();
 

@@ -28,14 +28,14 @@ const CONTROLLERS: Partial<ControlPlaneConfig> = {
   runtimeTiming: { statusRequeueMs: 20 },
   kubeconfigExpirationSeconds: 3600,
 };
-const KCP_CLIENT = { qps: 0 };
+const CLIENTS = { qps: 0 };
 
 async function main(): Promise<void> {
   console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, node ${process.version}; ${count} runtimes`);
-  printSettings({ simulator: SIMULATOR, controlPlane: CONTROLLERS, controllersKcpClient: KCP_CLIENT });
+  printSettings({ simulator: SIMULATOR, controlPlane: CONTROLLERS, controllersKcpAndGardenClients: CLIENTS, endpoints: 'no /metrics or probes listeners' });
   const land = await startInMemoryLandscape({ simulator: SIMULATOR });
-  const kcp = clientFromKubeconfig(land.kcpKubeconfig, KCP_CLIENT);
-  const garden = clientFromKubeconfig(land.gardenKubeconfig, KCP_CLIENT);
+  const kcp = clientFromKubeconfig(land.kcpKubeconfig, CLIENTS);
+  const garden = clientFromKubeconfig(land.gardenKubeconfig, CLIENTS);
   const cp = await startControlPlane({
     config: { ...defaultControlPlaneConfig(), ...CONTROLLERS },
     kcp,

@@ -136,12 +136,12 @@ function requiredKinds(config: RunConfig): { group: string; plural: string }[] {
 }
 
 /** Fails with one line when CRDs are missing; only warns when the RBAC does not allow reading CRDs. */
-async function checkCrdsInstalled(kcp: Client, config: RunConfig, logger: Logger): Promise<void> {
+async function checkCrdsInstalled(kcp: Client, config: RunConfig, logger: Logger, signal?: AbortSignal): Promise<void> {
   const missing: string[] = [];
   for (const k of requiredKinds(config)) {
     const name = `${k.plural}.${k.group}`;
     try {
-      await kcp.get(CRD_KIND, { name });
+      await kcp.get(CRD_KIND, { name }, { signal });
     } catch (e) {
       if (isNotFound(e)) missing.push(name);
       else if (isForbidden(e) || isUnauthorized(e)) {
@@ -166,6 +166,8 @@ export interface RunDeps {
   logSink?: LogSink;
   /** Replica identity for leader election and sharding (default POD_NAME or hostname, plus a random suffix). */
   identity?: string;
+  /** Aborts the start (e.g. SIGTERM while the KCP does not answer) and, later, stops the controllers. */
+  signal?: AbortSignal;
 }
 
 export interface RunningControllers {
@@ -180,6 +182,8 @@ export interface RunningControllers {
   ready(): Promise<void>;
   /** Graceful stop: intake stops, in-flight reconciles finish, Leases are released, servers and clients close. */
   stop(): Promise<void>;
+  /** Resolves when the controllers stopped (after stop(), the signal, or a failure of the manager, which rejects it). */
+  done: Promise<void>;
 }
 
 /** Starts the configured controllers; throws a UsageError (before starting anything) on unreadable inputs. */
@@ -199,7 +203,7 @@ export async function startControllers(config: RunConfig, deps: RunDeps = {}): P
       clients.push(garden);
     }
     const kcp = deps.wrapKcpClient ? deps.wrapKcpClient(rawKcp) : rawKcp;
-    await checkCrdsInstalled(kcp, config, logger);
+    await checkCrdsInstalled(kcp, config, logger, deps.signal);
     const identity = deps.identity ?? `${process.env.POD_NAME ?? hostname()}_${randomUUID().slice(0, 8)}`;
     let controlPlane: ControlPlane;
     try {
@@ -212,6 +216,7 @@ export async function startControllers(config: RunConfig, deps: RunDeps = {}): P
         fetcher: deps.fetcher,
         logger,
         identity,
+        signal: deps.signal,
       });
     } catch (e) {
       if (e instanceof UsageError) throw e;
@@ -225,6 +230,7 @@ export async function startControllers(config: RunConfig, deps: RunDeps = {}): P
       metricsUrl: controlPlane.metricsUrl,
       healthUrl: controlPlane.healthUrl,
       ready: () => controlPlane.ready(),
+      done: controlPlane.done,
       stop: () =>
         (stopped ??= (async () => {
           await controlPlane.stop();
@@ -241,12 +247,19 @@ export async function startControllers(config: RunConfig, deps: RunDeps = {}): P
 export async function runControllers(args: ParsedArgs): Promise<void> {
   const config = parseRunConfig(args);
   const signal = signalHandler();
-  const running = await startControllers(config);
-  await new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
+  const running = await startControllers(config, { signal });
+  // Runs until a signal, or until the controllers stop by themselves (a failure): then the process
+  // must not linger without them.
+  const failed = await new Promise<unknown>((resolve) => {
+    if (signal.aborted) resolve(undefined);
+    else signal.addEventListener('abort', () => resolve(undefined), { once: true });
+    running.done.then(
+      () => resolve(signal.aborted ? undefined : new Error('the controllers stopped')),
+      (e: unknown) => resolve(e),
+    );
   });
   await running.stop();
+  if (failed !== undefined) throw new Error(`kcp run: ${failed instanceof Error ? failed.message : String(failed)}`, { cause: failed });
 }
 
 export const command: Command = {

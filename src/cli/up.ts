@@ -106,6 +106,21 @@ export async function runUp(args: ParsedArgs): Promise<Up> {
     return up;
   }
   process.stdout.write(summary(up));
+  // Without its controllers the landscape is no use: a control plane that stops by itself (a
+  // failure) stops kcp up too, with a non-zero exit.
+  const controllersEnded = (reason: string): void => {
+    if (stoppingSince !== undefined) return;
+    stoppingSince = Date.now();
+    process.stderr.write(`kcp up: the controllers stopped (${reason}); stopping\n`);
+    up.stop().then(
+      () => process.exit(1),
+      () => process.exit(1),
+    );
+  };
+  up.controlPlane.done.then(
+    () => controllersEnded('no error'),
+    (e: unknown) => controllersEnded(e instanceof Error ? e.message : String(e)),
+  );
   return up;
 }
 
@@ -133,7 +148,7 @@ export function summary(up: Up): string {
     `  registry            http://${land.registry.host}  (${land.registry.kind}${land.registry.kind === 'in-process' ? ', read-only' : ''}, storage ${rel(land.registry.storage)})`,
     `  module catalog      ${land.catalog.publishedNow ? 'published now' : 'published earlier'}: ${modules.map((m) => `${m} ${versions(m)}`).join('; ') || 'none'}`,
     `  controllers         ${controllersLine(up)}; simulated Gardener, kubelets, module operators`,
-    `  metrics             ${up.controlPlane.metricsUrl ? `${up.controlPlane.metricsUrl}/metrics` : 'off'}`,
+    `  metrics             ${metricsLine(up)}`,
     `  health              ${up.controlPlane.healthUrl ? `${up.controlPlane.healthUrl}/healthz, ${up.controlPlane.healthUrl}/readyz` : 'off'}`,
     ...(land.files.log ? [`  logs                ${rel(land.files.log)}`] : []),
     ...(land.urlChanged ? ['  note                the API server moved since the last run: runtime kubeconfigs are being rotated'] : []),
@@ -152,6 +167,12 @@ export function summary(up: Up): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/** Where /metrics is: its own address, else the probes' listener (which serves it too), else off. */
+function metricsLine(up: Up): string {
+  if (up.controlPlane.metricsUrl) return `${up.controlPlane.metricsUrl}/metrics`;
+  return up.controlPlane.healthUrl ? `${up.controlPlane.healthUrl}/metrics (with the probes)` : 'off';
 }
 
 function controllersLine(up: Up): string {

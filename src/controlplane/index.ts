@@ -134,17 +134,20 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     clientOptions: { requestTimeoutMs: config.remoteRequestTimeoutMs ?? 10_000, retries: 1 },
     log: logger,
   });
-  const secretScopes = [
-    ...(config.lifecycleManager ? [{ namespace, labelSelector: Labels.KymaName }] : []),
-    ...(config.infrastructureManager ? [{ namespace, labelSelector: `${LabelKymaManagedBy}=${ManagedByInfrastructureManager}` }] : []),
-  ];
-  const secretInformers = secretScopes.map((scope) => manager.informer<Secret>(SECRET_KIND, scope));
-  const unsubscribe = secretInformers.map((informer) =>
-    informer.addHandlers({
-      onAdd: (s) => remoteClusters.secretChanged(s),
-      onUpdate: (_old, s) => remoteClusters.secretChanged(s),
-      onDelete: (s) => remoteClusters.secretDeleted({ namespace: s.metadata.namespace, name: s.metadata.name ?? '' }),
-    }),
+  const kymaSecrets = config.lifecycleManager ? manager.informer<Secret>(SECRET_KIND, { namespace, labelSelector: Labels.KymaName }) : undefined;
+  const managedSecrets = config.infrastructureManager
+    ? manager.informer<Secret>(SECRET_KIND, { namespace, labelSelector: `${LabelKymaManagedBy}=${ManagedByInfrastructureManager}` })
+    : undefined;
+  const unsubscribe = [kymaSecrets, managedSecrets].flatMap((informer) =>
+    informer
+      ? [
+          informer.addHandlers({
+            onAdd: (s) => remoteClusters.secretChanged(s),
+            onUpdate: (_old, s) => remoteClusters.secretChanged(s),
+            onDelete: (s) => remoteClusters.secretDeleted({ namespace: s.metadata.namespace, name: s.metadata.name ?? '' }),
+          }),
+        ]
+      : [],
   );
 
   let infrastructure: InfrastructureManager | undefined;
@@ -170,10 +173,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     });
   }
   let lifecycle: LifecycleManager | undefined;
-  if (config.lifecycleManager) {
+  if (kymaSecrets) {
     lifecycle = setupLifecycleManager(manager, {
       namespace,
-      secrets: secretInformers[0].store,
+      secrets: kymaSecrets.store,
       remoteClients: remoteClusters,
       fetcher: opts.fetcher ?? new OciArtifactFetcher(),
       intervals: config.kymaIntervals,
@@ -230,6 +233,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   } catch (e) {
     lifetime.abort(e);
     await done.catch(() => undefined);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (config.health && (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')) {
+      throw new Error(`cannot serve health probes on ${config.health.host}:${config.health.port}: ${(e as Error).message}`, { cause: e });
+    }
     throw e;
   }
   logger.info('controllers started', {

@@ -12,7 +12,7 @@ import { loadConverterConfig } from '../infrastructure/converter/index.js';
 import { type EmbeddedLandscape, type EmbeddedLandscapeOptions, startEmbeddedLandscape } from '../landscape/embedded.js';
 import { OciArtifactFetcher } from '../lifecycle/artifacts/fetcher.js';
 import type { ArtifactFetcher } from '../lifecycle/artifacts/types.js';
-import { clientFromKubeconfig, type ClientOptions } from '../runtime/client/index.js';
+import { type Client, clientFromKubeconfig, type ClientOptions } from '../runtime/client/index.js';
 
 export const DEFAULT_CONVERTER_CONFIG = fileURLToPath(new URL('../../../config/converter-config.json', import.meta.url));
 
@@ -42,14 +42,16 @@ export async function startUp(opts: UpOptions): Promise<Up> {
   const converterConfig = loadConverterConfig(readFileSync(opts.converterConfigPath ?? DEFAULT_CONVERTER_CONFIG, 'utf8'));
   const landscape = await startEmbeddedLandscape(opts);
   // The controllers get clients of their own, from the kubeconfig files, as `kcp run` builds them.
-  const kcp = clientFromKubeconfig(readFileSync(landscape.files.kcpKubeconfig, 'utf8'), opts.kcpClient);
-  const garden = clientFromKubeconfig(readFileSync(landscape.files.gardenKubeconfig, 'utf8'), opts.gardenClient);
+  const clients: Client[] = [];
   const closeClients = (): void => {
-    kcp.close();
-    garden.close();
+    for (const c of clients.splice(0)) c.close();
   };
   let controlPlane: ControlPlane | undefined;
   try {
+    const kcp = clientFromKubeconfig(readFileSync(landscape.files.kcpKubeconfig, 'utf8'), opts.kcpClient);
+    clients.push(kcp);
+    const garden = clientFromKubeconfig(readFileSync(landscape.files.gardenKubeconfig, 'utf8'), opts.gardenClient);
+    clients.push(garden);
     controlPlane = await startControlPlane({
       config: { ...defaultControlPlaneConfig(), ...opts.controlPlane },
       kcp,
@@ -62,9 +64,10 @@ export async function startUp(opts: UpOptions): Promise<Up> {
     });
     await controlPlane.ready();
   } catch (e) {
+    // Undo what started; the first error is the one to report.
     await controlPlane?.stop();
     closeClients();
-    await landscape.stop();
+    await landscape.stop().catch((stopError: unknown) => landscape.logger.error('stopping the landscape failed', { error: stopError }));
     throw e;
   }
   const running = controlPlane;

@@ -99,8 +99,9 @@ class KymaReconciler {
       kyma = await this.kcp.get<KymaObject>(Kyma, req, { signal });
     } catch (e) {
       if (!isNotFound(e)) throw e;
+      // The runtime's client is not dropped here: it belongs to the kubeconfig Secret, which the
+      // infrastructure manager may still use, and goes when the Secret goes.
       this.opts.metrics.forget(req.name, {});
-      this.opts.access.evict(req.name);
       return;
     }
     if (isEnabled(kyma.metadata.labels?.[Labels.SkipReconciliation])) {

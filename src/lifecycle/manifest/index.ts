@@ -18,7 +18,7 @@ export interface ManifestControllerOptions {
   kcp: Client;
   /** Namespace of the Manifests (kcp-system); all namespaces when undefined. */
   namespace?: string;
-  /** Clients of the runtime clusters: a RemoteClusterCache keyed by Kyma name, or a function. */
+  /** The client of a Kyma's runtime cluster (KubeconfigSecretError SecretNotFound when it has no kubeconfig Secret). */
   remoteClients: TargetClients;
   fetcher: ArtifactFetcher;
   /** Field manager of the server-side applies (default `declarative.kyma-project.io/applier`). */

@@ -1,7 +1,7 @@
 // The Manifest reconciler: one module in one runtime. The flow, each step one function:
 //
-//   read -> skip? -> unmanaged? (remove labels, delete the Manifest) -> target client -> orphaned?
-//   -> finalizers -> [deleting: user CRs block -> default CR -> resources -> finalizers]
+//   read -> skip? -> unmanaged? (remove labels, delete the Manifest) -> orphaned? -> finalizers
+//   -> target client -> [deleting: user CRs block -> default CR -> resources -> finalizers]
 //   -> fetch -> render -> apply (or check drift) -> prune -> default CR -> readiness -> status
 //
 // Everything the reconciler needs to know is in the API server (status.synced is the inventory);
@@ -27,7 +27,7 @@ import type { Client } from '../../runtime/client/interface.js';
 import type { ReconcileResult, Request } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
-import { KubeconfigSecretError, RemoteClusterCache } from '../../runtime/remote/cache.js';
+import { KubeconfigSecretError } from '../../runtime/remote/cache.js';
 import type { KubeObject } from '../../kube/object.js';
 import { namespacedName } from '../../kube/keys.js';
 import { ArtifactError } from '../artifacts/types.js';
@@ -58,7 +58,8 @@ export interface RequeueIntervals {
 export const DEFAULT_INTERVALS: RequeueIntervals = { successMs: 30_000, busyMs: 5_000, errorMs: 2_000, warningMs: 30_000 };
 
 /** How the target cluster of a Manifest is reached: a remote cluster cache keyed by Kyma name, or a function. */
-export type TargetClients = RemoteClusterCache | ((kymaName: string, manifest: ManifestObject) => Client);
+/** The client of a Manifest's runtime; KubeconfigSecretError (SecretNotFound) when the runtime has no kubeconfig Secret. */
+export type TargetClients = (kymaName: string, manifest: ManifestObject) => Client;
 
 export interface ManifestReconcilerDeps {
   kcp: Client;
@@ -112,12 +113,12 @@ export class ManifestReconciler {
 
     if (isEnabled(manifest.metadata.annotations?.[Annotations.Unmanaged])) return this.unmanage(ctx);
 
-    const target = this.targetClient(manifest);
     if (!deleting) {
       if (this.isOrphaned(manifest)) return this.orphaned(ctx);
       if (await this.ensureFinalizers(manifest)) return;
     }
     try {
+      const target = this.targetClient(manifest);
       return deleting ? await this.remove(ctx, target) : await this.install(ctx, target);
     } catch (e) {
       if (signal.aborted) throw e;
@@ -280,9 +281,8 @@ export class ManifestReconciler {
   private async unmanage(ctx: Context): Promise<ReconcileResult | void> {
     const { manifest, signal } = ctx;
     if (manifest.metadata.finalizers?.includes(Finalizers.LabelRemoval)) {
-      const target = this.targetClient(manifest);
       try {
-        await this.removeManagedByLabels(target, manifest, signal);
+        await this.removeManagedByLabels(this.targetClient(manifest), manifest, signal);
       } catch (e) {
         // Without the runtime's kubeconfig there are no labels to remove any more.
         if (!(e instanceof KubeconfigSecretError && e.reason === 'SecretNotFound')) throw e;
@@ -348,8 +348,7 @@ export class ManifestReconciler {
     const local = manifest.metadata.annotations?.[Annotations.SyncStrategy] === SyncStrategies.LocalClient || manifest.spec.remote === false;
     if (local) return this.d.kcp;
     const kymaName = manifest.metadata.labels?.[Labels.KymaName] ?? '';
-    const t = this.d.targets;
-    return t instanceof RemoteClusterCache ? t.client(kymaName) : t(kymaName, manifest);
+    return this.d.targets(kymaName, manifest);
   }
 
   /** Adds the finalizers the Manifest needs; true when it wrote (the update event brings the next reconcile). */

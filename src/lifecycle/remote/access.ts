@@ -84,24 +84,23 @@ export class RuntimeAccess {
     if (kubeconfigOf(secret) === undefined) {
       throw new RuntimeAccessError('SecretInvalid', kyma, `kubeconfig Secret ${this.opts.namespace}/${secret.metadata.name ?? ''} of Kyma ${kyma} has no key config`);
     }
-    return this.clients.client(this.clusterKey(kyma));
+    return this.clients.client(secretClusterKey({ namespace: this.opts.namespace, name: secret.metadata.name ?? '' }));
   }
 
   /**
-   * A handle on a Kyma's runtime that resolves its Secret only when used: a missing Secret fails the
-   * request with KubeconfigSecretError (reason SecretNotFound) rather than this call.
+   * A handle on a Kyma's runtime for controllers that tell a missing Secret from other failures by
+   * KubeconfigSecretError (reason SecretNotFound): thrown here when no Secret is labelled with the
+   * Kyma's name; a Secret without the `config` key fails the first request (reason KeyMissing).
    */
   lazyClient(kyma: string): Client {
-    return this.clients.client(this.clusterKey(kyma));
+    const secret = this.secretOf(kyma);
+    if (!secret) throw new KubeconfigSecretError('SecretNotFound', kyma, `kubeconfig Secret of Kyma ${kyma} not found (label ${Labels.KymaName}=${kyma} in namespace ${this.opts.namespace})`);
+    return this.clients.client(secretClusterKey({ namespace: this.opts.namespace, name: secret.metadata.name ?? '' }));
   }
 
   /** Drops a Kyma's cached client (after auth or connection errors, or when the Kyma is gone). */
   evict(kyma: string): void {
-    this.clients.invalidate(this.clusterKey(kyma));
-  }
-
-  /** The cache key of a Kyma's runtime: its labelled Secret, or `kubeconfig-<kyma>` before one is seen. */
-  private clusterKey(kyma: string): string {
-    return secretClusterKey({ namespace: this.opts.namespace, name: this.secretOf(kyma)?.metadata.name ?? `kubeconfig-${kyma}` });
+    const secret = this.secretOf(kyma);
+    if (secret) this.clients.invalidate(secretClusterKey({ namespace: this.opts.namespace, name: secret.metadata.name ?? '' }));
   }
 }
