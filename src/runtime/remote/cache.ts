@@ -87,7 +87,8 @@ export class RemoteClusterCache {
   private readonly entries = new Map<string, Entry>(); // least recently used first
   private readonly building = new Map<string, Promise<Entry>>();
   private readonly clustersBySecret = new Map<string, Set<string>>();
-  private readonly changedWhileBuilding = new Set<string>();
+  /** The last Secret event seen for a cluster while its client was being built (undefined: the Secret was deleted). */
+  private readonly changedWhileBuilding = new Map<string, Secret | undefined>();
   private readonly janitor: SocketJanitor;
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -168,7 +169,7 @@ export class RemoteClusterCache {
     for (const cluster of this.clustersBySecret.get(refKey) ?? []) {
       const e = this.entries.get(cluster);
       if (!e) {
-        if (this.building.has(cluster)) this.changedWhileBuilding.add(cluster);
+        if (this.building.has(cluster)) this.changedWhileBuilding.set(cluster, secret);
         continue;
       }
       const text = kubeconfigOf(secret, e.ref.key ?? DEFAULT_KUBECONFIG_KEY);
@@ -192,7 +193,7 @@ export class RemoteClusterCache {
     for (const cluster of this.clustersBySecret.get(refString(key)) ?? []) {
       const e = this.entries.get(cluster);
       if (e) this.evict(e, 'deleted');
-      else if (this.building.has(cluster)) this.changedWhileBuilding.add(cluster);
+      else if (this.building.has(cluster)) this.changedWhileBuilding.set(cluster, undefined);
     }
   }
 
@@ -281,7 +282,14 @@ export class RemoteClusterCache {
     const newer = this.entries.get(cluster);
     if (newer && newer.seq > startedSeq) return newer; // a rotation installed a newer client meanwhile
     const entry = this.install(cluster, ref, text, 'ttl');
-    if (this.changedWhileBuilding.delete(cluster)) entry.outdated = true;
+    if (this.changedWhileBuilding.has(cluster)) {
+      // A Secret event arrived while the Secret was being read: the client is outdated unless the
+      // event carried the content it was built from (e.g. the informer's first sight of it).
+      const seen = this.changedWhileBuilding.get(cluster);
+      this.changedWhileBuilding.delete(cluster);
+      const seenText = seen && kubeconfigOf(seen, ref.key ?? DEFAULT_KUBECONFIG_KEY);
+      if (seenText === undefined || kubeconfigFingerprint(seenText) !== entry.fingerprint) entry.outdated = true;
+    }
     return entry;
   }
 

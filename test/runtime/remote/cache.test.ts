@@ -113,6 +113,31 @@ describe('remote cluster client cache', () => {
     assert.equal(built[0].transport.socketCounts().idle, 0);
   });
 
+  it('a Secret event during the build outdates the client only when it carries other content', async () => {
+    const a = server.clusterAccess('remote-a').kubeconfig;
+    const b = server.clusterAccess('remote-b').kubeconfig;
+    await putSecret('kubeconfig-runtime-6', a);
+    const secret = await kcp.get<KubeObject & { data: Record<string, string> }>(SECRET, { namespace: NAMESPACE, name: 'kubeconfig-runtime-6' });
+    const { cache: c } = cache();
+
+    // The informer's first sight of the Secret races the first build: same content, one build.
+    const first = c.acquire('runtime-6');
+    c.secretChanged(secret);
+    (await first).done();
+    assert.equal(await whoAnswers(c, 'runtime-6'), 'remote-a');
+    assert.equal(c.stats().builds, 1, 'an event with the content the client was built from does not rebuild it');
+
+    // Other content seen during a build: the next use rebuilds from the Secret.
+    c.invalidate('runtime-6');
+    const second = c.acquire('runtime-6');
+    c.secretChanged({ ...secret, data: { config: Buffer.from(b).toString('base64') } });
+    (await second).done();
+    await putSecret('kubeconfig-runtime-6', b);
+    assert.equal(await whoAnswers(c, 'runtime-6'), 'remote-b');
+    assert.equal(c.stats().builds, 3);
+    assert.equal(c.stats().evictions.rotation, 1, 'the outdated client was replaced');
+  });
+
   it('evicts and rebuilds once on 401', async () => {
     const good = server.clusterAccess('remote-a').kubeconfig;
     const bad = editKubeconfig(good, (d) => {
