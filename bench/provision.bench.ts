@@ -2,17 +2,15 @@
 // time until every Runtime is Ready, API requests per runtime, peak memory. Built on the product:
 // the in-memory landscape, the control plane's composition root with the infrastructure manager,
 // and the Runtimes `kcp runtime create` builds.
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Runtime, type RuntimeObject } from '../src/api/infrastructuremanager/index.js';
 import { Namespaces } from '../src/api/operator/index.js';
 import { buildRuntimeAndKyma, validateRuntimeRequest } from '../src/cli/runtime-spec.js';
 import { type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../src/controlplane/index.js';
-import { loadConverterConfig } from '../src/infrastructure/converter/index.js';
 import { startInMemoryLandscape } from '../src/landscape/in-memory.js';
 import { clientFromKubeconfig } from '../src/runtime/client/index.js';
 import { silentLogger } from '../src/runtime/log.js';
-import { DEFAULT_CONVERTER_CONFIG } from '../src/up/index.js';
+import { readConverterConfig } from '../src/up/index.js';
 import { sleep } from '../src/util/sleep.js';
 import { printSettings } from './settings.js';
 
@@ -41,7 +39,7 @@ async function main(): Promise<void> {
     kcp,
     garden,
     gardenerProject: land.project,
-    converterConfig: loadConverterConfig(readFileSync(DEFAULT_CONVERTER_CONFIG, 'utf8')),
+    converterConfig: readConverterConfig(),
     logger: silentLogger,
   });
   await cp.ready();

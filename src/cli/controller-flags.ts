@@ -4,7 +4,7 @@
 import { type BindAddress, type ControlPlaneConfig, DEFAULT_LEASE, defaultControlPlaneConfig } from '../controlplane/config.js';
 import type { LogLevel } from '../runtime/log.js';
 import { type ParsedArgs, UsageError } from './args.js';
-import { parseDuration } from './duration.js';
+import { formatDuration, parseDuration } from './duration.js';
 
 export type FlagType = 'bool' | 'string' | 'path' | 'int' | 'duration' | 'ratio' | 'address' | 'level';
 
@@ -19,21 +19,6 @@ export interface Flag {
 }
 
 const defaults = defaultControlPlaneConfig();
-
-/** `90s`, `5m`, `1h30m` for a number of milliseconds (the largest units that divide it). */
-export function formatDuration(ms: number): string {
-  if (ms === 0) return '0';
-  const units: [string, number][] = [['h', 3_600_000], ['m', 60_000], ['s', 1_000], ['ms', 1]];
-  let rest = ms;
-  let text = '';
-  for (const [unit, size] of units) {
-    if (rest >= size) {
-      text += `${Math.floor(rest / size)}${unit}`;
-      rest %= size;
-    }
-  }
-  return text;
-}
 
 const d = formatDuration;
 

@@ -12,6 +12,21 @@ export function parseDuration(text: string): number | undefined {
   return Math.round(total);
 }
 
+/** The inverse of parseDuration for whole milliseconds: `90s` -> `1m30s`, `5400000` -> `1h30m` (flag defaults in usage texts). */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0';
+  const units: [string, number][] = [['h', 3_600_000], ['m', 60_000], ['s', 1_000], ['ms', 1]];
+  let rest = ms;
+  let text = '';
+  for (const [unit, size] of units) {
+    if (rest >= size) {
+      text += `${Math.floor(rest / size)}${unit}`;
+      rest %= size;
+    }
+  }
+  return text;
+}
+
 /**
  * `--timeout` of `kcp runtime ... --wait` and `kcp module ... --wait`: a positive duration, or a
  * bare whole number of seconds (`--timeout 600`), which these flags have always accepted. `fallback`

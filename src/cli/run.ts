@@ -4,9 +4,7 @@
 //
 // This file only reads flags and files and builds the clients; the controllers are wired by the
 // control plane's composition root (src/controlplane), the same one `kcp up` uses.
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { GardenerCluster, Runtime } from '../api/infrastructuremanager/index.js';
 import { Kyma, Manifest, ModuleReleaseMeta, ModuleTemplate, Namespaces } from '../api/operator/index.js';
@@ -15,8 +13,7 @@ import { loadConverterConfig, type ConverterConfig } from '../infrastructure/con
 import type { ArtifactFetcher } from '../lifecycle/artifacts/types.js';
 import { type Client, type ClientOptions, createClient, inClusterConfig, isForbidden, isNotFound, isUnauthorized, loadKubeconfigFile } from '../runtime/client/index.js';
 import { createLogger, type Logger, type LogLevel, type LogSink } from '../runtime/log.js';
-import type { Manager } from '../runtime/manager.js';
-import { signalHandler } from '../runtime/manager.js';
+import { type Manager, signalHandler } from '../runtime/manager.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
 import { type ClientLimits, clientLimitsFrom, CONTROLLER_FLAGS, controlPlaneConfigFrom, type Flag, FlagReader, flagsUsage, switchesOf } from './controller-flags.js';
@@ -204,7 +201,6 @@ export async function startControllers(config: RunConfig, deps: RunDeps = {}): P
     }
     const kcp = deps.wrapKcpClient ? deps.wrapKcpClient(rawKcp) : rawKcp;
     await checkCrdsInstalled(kcp, config, logger, deps.signal);
-    const identity = deps.identity ?? `${process.env.POD_NAME ?? hostname()}_${randomUUID().slice(0, 8)}`;
     let controlPlane: ControlPlane;
     try {
       controlPlane = await startControlPlane({
@@ -215,7 +211,7 @@ export async function startControllers(config: RunConfig, deps: RunDeps = {}): P
         converterConfig: converter,
         fetcher: deps.fetcher,
         logger,
-        identity,
+        identity: deps.identity,
         signal: deps.signal,
       });
     } catch (e) {
@@ -226,7 +222,7 @@ export async function startControllers(config: RunConfig, deps: RunDeps = {}): P
     return {
       controlPlane,
       manager: controlPlane.manager,
-      identity,
+      identity: controlPlane.identity,
       metricsUrl: controlPlane.metricsUrl,
       healthUrl: controlPlane.healthUrl,
       ready: () => controlPlane.ready(),

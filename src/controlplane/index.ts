@@ -52,7 +52,7 @@ export interface ControlPlaneOptions {
   logger?: Logger;
   /** Metrics registry (default: the manager's own). */
   registry?: Registry;
-  /** Replica identity for leader election, sharding and Events (default: the host name and a random suffix). */
+  /** Replica identity for leader election, sharding and Events (default: POD_NAME or the host name, plus a random suffix). */
   identity?: string;
   /** Aborting it stops the control plane, as stop() does. */
   signal?: AbortSignal;
@@ -60,6 +60,8 @@ export interface ControlPlaneOptions {
 
 export interface ControlPlane {
   manager: Manager;
+  /** This replica's identity (Lease holder, Events' reporting instance). */
+  identity: string;
   /** The one cache of runtime clients, keyed by kubeconfig Secret. */
   remoteClusters: RemoteClusterCache;
   infrastructure?: InfrastructureManager;
@@ -91,7 +93,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   checkInputs(opts);
   const { config, kcp } = opts;
   const logger = opts.logger ?? createLogger({ name: 'kcp' });
-  const identity = opts.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
+  const identity = opts.identity ?? `${process.env.POD_NAME ?? hostname()}_${randomUUID().slice(0, 8)}`;
   const namespace = config.namespace;
 
   // The manager serves /healthz and /readyz (informers synced, controllers started); /metrics gets
@@ -252,6 +254,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   let stopping: Promise<void> | undefined;
   return {
     manager,
+    identity,
     remoteClusters,
     infrastructure,
     lifecycle,

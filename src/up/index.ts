@@ -8,13 +8,18 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../controlplane/index.js';
-import { loadConverterConfig } from '../infrastructure/converter/index.js';
+import { type ConverterConfig, loadConverterConfig } from '../infrastructure/converter/index.js';
 import { type EmbeddedLandscape, type EmbeddedLandscapeOptions, startEmbeddedLandscape } from '../landscape/embedded.js';
 import { OciArtifactFetcher } from '../lifecycle/artifacts/fetcher.js';
 import type { ArtifactFetcher } from '../lifecycle/artifacts/types.js';
 import { type Client, clientFromKubeconfig, type ClientOptions } from '../runtime/client/index.js';
 
 export const DEFAULT_CONVERTER_CONFIG = fileURLToPath(new URL('../../../config/converter-config.json', import.meta.url));
+
+/** The Runtime-to-Shoot converter configuration in a file (default: the one shipped in config/). */
+export function readConverterConfig(path: string = DEFAULT_CONVERTER_CONFIG): ConverterConfig {
+  return loadConverterConfig(readFileSync(path, 'utf8'));
+}
 
 export interface UpOptions extends EmbeddedLandscapeOptions {
   /** The controllers' settings over the defaults (upstream's; no metrics or health endpoints). */
@@ -39,7 +44,7 @@ export interface Up {
 
 export async function startUp(opts: UpOptions): Promise<Up> {
   const started = performance.now();
-  const converterConfig = loadConverterConfig(readFileSync(opts.converterConfigPath ?? DEFAULT_CONVERTER_CONFIG, 'utf8'));
+  const converterConfig = readConverterConfig(opts.converterConfigPath);
   const landscape = await startEmbeddedLandscape(opts);
   // The controllers get clients of their own, from the kubeconfig files, as `kcp run` builds them.
   const clients: Client[] = [];

@@ -4,13 +4,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from '../../src/cli/args.js';
 import { parseRunConfig, RUN_SWITCHES, type RunDeps, type RunningControllers, startControllers } from '../../src/cli/run.js';
 import { createLogger } from '../../src/runtime/log.js';
+import { DEFAULT_CONVERTER_CONFIG } from '../../src/up/index.js';
 import { type Landscape, startLandscape } from '../support/landscape.js';
 
-export const CONVERTER_CONFIG = fileURLToPath(new URL('../../../config/converter-config.json', import.meta.url));
+export const CONVERTER_CONFIG = DEFAULT_CONVERTER_CONFIG;
 
 /** Short requeues and lease timings so a scenario runs in seconds. */
 export const FAST_FLAGS = [

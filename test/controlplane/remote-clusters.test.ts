@@ -2,16 +2,14 @@
 // for a Runtime and the lifecycle manager's for a Kyma name the same kubeconfig Secret, and a
 // rotated Secret replaces that one client, seen through the informers, before anything fails.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Namespaces } from '../../src/api/operator/index.js';
 import { type ControlPlane, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
-import { loadConverterConfig } from '../../src/infrastructure/converter/index.js';
 import { remoteClusterKey } from '../../src/infrastructure/runtime/remote-cluster.js';
 import { type Landscape, startInMemoryLandscape } from '../../src/landscape/in-memory.js';
 import { attachRuntimeCluster } from '../../src/landscape/runtime-cluster.js';
 import { silentLogger } from '../../src/runtime/log.js';
-import { DEFAULT_CONVERTER_CONFIG } from '../../src/up/index.js';
+import { readConverterConfig } from '../../src/up/index.js';
 import { waitFor } from '../support/wait.js';
 
 const NS = Namespaces.ControlPlane;
@@ -28,7 +26,7 @@ describe('control plane: one client per runtime for both managers', () => {
       kcp: land.kcp,
       garden: land.garden,
       gardenerProject: land.project,
-      converterConfig: loadConverterConfig(readFileSync(DEFAULT_CONVERTER_CONFIG, 'utf8')),
+      converterConfig: readConverterConfig(),
       logger: silentLogger,
     });
     await cp.ready();

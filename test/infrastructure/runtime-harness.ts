@@ -1,11 +1,11 @@
 // Scenario harness of the Runtime controller tests: a fresh embedded landscape (KCP, garden with the
 // Gardener simulator) and the control plane's composition root running only the infrastructure
 // manager against it, with short requeue times.
-import { readFileSync } from 'node:fs';
 import type { ShootObject } from '../../src/api/gardener/index.js';
 import { Shoot } from '../../src/api/gardener/index.js';
 import { GardenerCluster, Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
-import { loadConverterConfig, type ConverterConfig } from '../../src/infrastructure/converter/index.js';
+import type { ConverterConfig } from '../../src/infrastructure/converter/index.js';
+import { readConverterConfig } from '../../src/up/index.js';
 import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
 import { isNotFound } from '../../src/runtime/client/errors.js';
 import { createLogger, silentLogger, type Logger } from '../../src/runtime/log.js';
@@ -25,7 +25,7 @@ export const fastTiming = {
 };
 
 export function converterConfig(): ConverterConfig {
-  return loadConverterConfig(readFileSync(new URL('../../../config/converter-config.json', import.meta.url), 'utf8'));
+  return readConverterConfig();
 }
 
 export interface Harness {

@@ -23,7 +23,7 @@ import { clientFromKubeconfig, isNotFound } from '../../src/runtime/client/index
 import { silentLogger } from '../../src/runtime/log.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { DEFAULT_CONVERTER_CONFIG, startUp } from '../../src/up/index.js';
-import { FAST_FLAGS } from '../cli/run-env.js';
+import { FAST_FLAGS, httpGet } from '../cli/run-env.js';
 import { testRuntime } from '../infrastructure/runtime-harness.js';
 import { waitFor } from '../support/wait.js';
 
@@ -86,10 +86,6 @@ const waysToRun: { name: string; start: (opts: EmbeddedLandscapeOptions) => Prom
   },
 ];
 
-async function httpText(url: string): Promise<{ status: number; body: string }> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-  return { status: res.status, body: await res.text() };
-}
 
 function kymaFor(id: string, modules: { name: string; channel?: string }[]): KymaObject {
   return {
@@ -226,13 +222,13 @@ for (const way of waysToRun) describe(`embedded landscape, controllers as ${way.
   it('serves controller metrics and health probes', async () => {
     assert.ok(running, 'the earlier tests started the landscape');
     assert.ok(running.metricsUrl && running.healthUrl, 'both endpoints are on');
-    const metrics = await httpText(`${running.metricsUrl}/metrics`);
+    const metrics = await httpGet(`${running.metricsUrl}/metrics`);
     assert.equal(metrics.status, 200);
     for (const controller of ['runtime', 'gardener-cluster', 'kyma', 'manifest']) {
       assert.match(metrics.body, new RegExp(`^controller_runtime_reconcile_total\\{controller="${controller}",result="[a-z_]+"\\} [1-9]`, 'm'), `reconciles of ${controller}`);
     }
     assert.match(metrics.body, /^workqueue_adds_total\{controller="kyma",name="kyma"\} [1-9]/m);
-    assert.equal((await httpText(`${running.healthUrl}/healthz`)).status, 200);
-    assert.equal((await httpText(`${running.healthUrl}/readyz`)).status, 200);
+    assert.equal((await httpGet(`${running.healthUrl}/healthz`)).status, 200);
+    assert.equal((await httpGet(`${running.healthUrl}/readyz`)).status, 200);
   });
 });

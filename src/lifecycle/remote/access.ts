@@ -78,13 +78,11 @@ export class RuntimeAccess {
   /** The client of a Kyma's runtime; RuntimeAccessError when its Secret is missing or unusable. */
   client(kyma: string): Client {
     const secret = this.secretOf(kyma);
-    if (!secret) {
-      throw new RuntimeAccessError('SecretNotFound', kyma, `kubeconfig Secret of Kyma ${kyma} not found (label ${Labels.KymaName}=${kyma} in namespace ${this.opts.namespace})`);
-    }
+    if (!secret) throw new RuntimeAccessError('SecretNotFound', kyma, this.secretNotFound(kyma));
     if (kubeconfigOf(secret) === undefined) {
       throw new RuntimeAccessError('SecretInvalid', kyma, `kubeconfig Secret ${this.opts.namespace}/${secret.metadata.name ?? ''} of Kyma ${kyma} has no key config`);
     }
-    return this.clients.client(secretClusterKey({ namespace: this.opts.namespace, name: secret.metadata.name ?? '' }));
+    return this.clients.client(this.clusterKey(secret));
   }
 
   /**
@@ -94,13 +92,22 @@ export class RuntimeAccess {
    */
   lazyClient(kyma: string): Client {
     const secret = this.secretOf(kyma);
-    if (!secret) throw new KubeconfigSecretError('SecretNotFound', kyma, `kubeconfig Secret of Kyma ${kyma} not found (label ${Labels.KymaName}=${kyma} in namespace ${this.opts.namespace})`);
-    return this.clients.client(secretClusterKey({ namespace: this.opts.namespace, name: secret.metadata.name ?? '' }));
+    if (!secret) throw new KubeconfigSecretError('SecretNotFound', kyma, this.secretNotFound(kyma));
+    return this.clients.client(this.clusterKey(secret));
   }
 
   /** Drops a Kyma's cached client (after auth or connection errors, or when the Kyma is gone). */
   evict(kyma: string): void {
     const secret = this.secretOf(kyma);
-    if (secret) this.clients.invalidate(secretClusterKey({ namespace: this.opts.namespace, name: secret.metadata.name ?? '' }));
+    if (secret) this.clients.invalidate(this.clusterKey(secret));
+  }
+
+  /** The cache key of a runtime's client: its kubeconfig Secret. */
+  private clusterKey(secret: Secret): string {
+    return secretClusterKey({ namespace: this.opts.namespace, name: secret.metadata.name ?? '' });
+  }
+
+  private secretNotFound(kyma: string): string {
+    return `kubeconfig Secret of Kyma ${kyma} not found (label ${Labels.KymaName}=${kyma} in namespace ${this.opts.namespace})`;
   }
 }
