@@ -1,6 +1,7 @@
 // Validating admission webhooks: ValidatingWebhookConfiguration objects of a cluster are matched
 // against each write and called with an AdmissionReview v1 over HTTPS, as kube-apiserver does.
-import { request as httpsRequest } from 'node:https';
+// A webhook is reached by `clientConfig.url`, or by `clientConfig.service` through the embedder's
+// ServiceResolver (the embedded server has no pods behind its services).
 import type { LogicalCluster, UserInfo } from './cluster.js';
 import { StatusError } from './errors.js';
 import { newUid } from './objects.js';
@@ -8,6 +9,9 @@ import { BUILTIN_TYPES, type ResourceType } from './resources.js';
 import { labelSelectorFromObject, matchesLabels } from '../kube/labels.js';
 import { isPlainObject } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
+import { type ServiceResolver, type WebhookClientConfig, WebhookClient, webhookTarget } from './webhook-client.js';
+
+export type { ResolvedService, ServiceResolver } from './webhook-client.js';
 
 export interface AdmissionAttributes {
   type: ResourceType;
@@ -37,7 +41,7 @@ interface Rule {
 
 interface Webhook {
   name: string;
-  clientConfig?: { url?: string; caBundle?: string; service?: unknown };
+  clientConfig?: WebhookClientConfig;
   rules?: Rule[];
   failurePolicy?: string;
   namespaceSelector?: unknown;
@@ -78,6 +82,19 @@ function selectorMatches(selector: unknown, labels: Record<string, string> | und
 }
 
 export class WebhookAdmitter implements Admitter {
+  /** Where `clientConfig.service` references are served; without one they fail as missing services. */
+  serviceResolver: ServiceResolver | undefined;
+  private readonly client = new WebhookClient();
+
+  constructor(serviceResolver?: ServiceResolver) {
+    this.serviceResolver = serviceResolver;
+  }
+
+  /** Closes the kept-alive connections to webhooks. */
+  close(): void {
+    this.client.destroy();
+  }
+
   async admit(cluster: LogicalCluster, a: AdmissionAttributes): Promise<void> {
     const configs = cluster.store.list('admissionregistration.k8s.io/validatingwebhookconfigurations');
     if (configs.length === 0) return;
@@ -91,7 +108,7 @@ export class WebhookAdmitter implements Admitter {
         if (!this.namespaceMatches(cluster, wh, a)) continue;
         const objOk = selectorMatches(wh.objectSelector, a.object?.metadata.labels) || (a.oldObject !== undefined && selectorMatches(wh.objectSelector, a.oldObject.metadata.labels));
         if (!objOk) continue;
-        calls.push(this.call(wh, a));
+        calls.push(this.call(cluster.name, wh, a));
       }
     }
     await Promise.all(calls);
@@ -138,17 +155,13 @@ export class WebhookAdmitter implements Admitter {
     return { kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1', request: req };
   }
 
-  private async call(wh: Webhook, a: AdmissionAttributes): Promise<void> {
+  private async call(cluster: string, wh: Webhook, a: AdmissionAttributes): Promise<void> {
     const timeout = wh.timeoutSeconds ?? 10;
-    const url = wh.clientConfig?.url;
     const review = this.review(a);
     let answer: Record<string, unknown>;
     try {
-      if (!url) throw new Error('webhook has no URL (service references are not supported by the embedded server)');
-      const target = new URL(url);
-      target.searchParams.set('timeout', `${timeout}s`);
-      const ca = wh.clientConfig?.caBundle ? Buffer.from(wh.clientConfig.caBundle, 'base64').toString('utf8') : undefined;
-      answer = await postJson(target, review, ca, timeout * 1000);
+      const target = webhookTarget(cluster, wh.clientConfig, timeout, this.serviceResolver);
+      answer = await this.client.post(target, review, timeout * 1000);
     } catch (err) {
       if (wh.failurePolicy === 'Ignore') return;
       const why = err instanceof Error ? err.message : String(err);
@@ -166,32 +179,4 @@ export class WebhookAdmitter implements Admitter {
     const err = new StatusError(code, (reason || '') as never, text);
     throw err;
   }
-}
-
-function postJson(url: URL, body: unknown, ca: string | undefined, timeoutMs: number): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const payload = Buffer.from(JSON.stringify(body));
-    const req = httpsRequest(
-      url,
-      { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': payload.length, accept: 'application/json' }, timeout: timeoutMs },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          try {
-            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
-          } catch (e) {
-            reject(e instanceof Error ? e : new Error(String(e)));
-          }
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`Post "${url.toString()}": context deadline exceeded`)));
-    req.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'ECONNREFUSED') reject(new Error(`Post "${url.toString()}": dial tcp ${url.host}: connect: connection refused`));
-      else reject(new Error(`Post "${url.toString()}": ${e.message}`));
-    });
-    req.end(payload);
-  });
 }

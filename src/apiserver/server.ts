@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import { WebhookAdmitter } from './admission.js';
+import { type ServiceResolver, WebhookAdmitter } from './admission.js';
 import { LogicalCluster, type UserInfo } from './cluster.js';
 import { ClusterControllers } from './controllers.js';
 import { SERVER_VERSION } from './discovery.js';
@@ -19,6 +19,8 @@ import { OPENAPI_V2_JSON, OPENAPI_V2_PROTOBUF } from './openapi.js';
 import { Persistence } from './persistence.js';
 import { type CertKeyPair, createCA, createServingCert } from './pki.js';
 
+export type { ResolvedService, ServiceResolver } from './admission.js';
+
 export interface ApiServerOptions {
   port?: number;
   host?: string;
@@ -26,6 +28,8 @@ export interface ApiServerOptions {
   dataDir?: string;
   /** Watch history kept per logical cluster (events a watch can resume from). */
   historyLimit?: number;
+  /** Where admission webhooks given by `clientConfig.service` are served (see setServiceResolver). */
+  serviceResolver?: ServiceResolver;
 }
 
 export interface ClusterAccess {
@@ -58,6 +62,12 @@ export interface RunningApiServer {
   kubeconfigWithToken(name: string, token: string): string;
   /** Serves a subresource of a resource in every logical cluster (e.g. `core.gardener.cloud/shoots/adminkubeconfig`). */
   registerSubresource(group: string, resource: string, subresource: string, handler: SubresourceHandler): void;
+  /**
+   * Installs (or, with undefined, removes) the resolver for admission webhooks given by
+   * `clientConfig.service`: the embedded server has no pods, so whoever embeds it says where a
+   * service of a logical cluster is served. Without one, such webhooks fail as for a missing service.
+   */
+  setServiceResolver(resolver: ServiceResolver | undefined): void;
   /** Resolves when the in-process controllers of every cluster have nothing queued. */
   idle(): Promise<void>;
   /** Requests served since start (all logical clusters, health checks excluded), for benchmarks. */
@@ -95,13 +105,15 @@ class EmbeddedApiServer implements RunningApiServer {
   private readonly clusters = new Map<string, ClusterEntry>();
   private readonly byToken = new Map<string, string>();
   private readonly sockets = new Set<Socket>();
-  private readonly admitter = new WebhookAdmitter();
+  private readonly admitter: WebhookAdmitter;
   private readonly subresources = new Map<string, SubresourceHandler>();
   private requests = 0;
   private persistence: Persistence | undefined;
   private secrets: Secrets = { adminToken: '', tokens: {} };
 
-  constructor(private readonly opts: ApiServerOptions) {}
+  constructor(private readonly opts: ApiServerOptions) {
+    this.admitter = new WebhookAdmitter(opts.serviceResolver);
+  }
 
   async start(): Promise<void> {
     const host = this.opts.host ?? '127.0.0.1';
@@ -303,6 +315,10 @@ class EmbeddedApiServer implements RunningApiServer {
     e.faults.configure(faults, e.cluster);
   }
 
+  setServiceResolver(resolver: ServiceResolver | undefined): void {
+    this.admitter.serviceResolver = resolver;
+  }
+
   requestCount(): number {
     return this.requests;
   }
@@ -319,6 +335,7 @@ class EmbeddedApiServer implements RunningApiServer {
       for (const s of this.sockets) s.destroy();
       await closed;
     }
+    this.admitter.close();
     this.persistence?.close();
   }
 
