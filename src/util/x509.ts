@@ -209,7 +209,7 @@ export async function createSelfSignedCertificate(opts: Omit<LeafOptions, 'organ
   return { certPem: cert.toString('pem'), keyPem: await privateKeyPem(x509, keys.privateKey) };
 }
 
-/** The certificates of a PEM bundle, each as its own PEM block (other blocks and text ignored). */
+/** The certificates of a PEM bundle, each as its own PEM block without a trailing newline (other blocks and text ignored). */
 export function splitPemCertificates(pem: string): string[] {
-  return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g)?.map((block) => `${block}\n`) ?? [];
+  return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
 }
