@@ -94,6 +94,12 @@ export const Annotations = {
    * (upstream, the runtime watcher tells it).
    */
   RefreshRequestedAt: `${OPERATOR_GROUP}/refresh-requested-at`,
+  /**
+   * The project's own (upstream keeps the time as `caAddedToBundleAt` on its cert-manager objects):
+   * on the watcher's CA Secret, the RFC 3339 time at which its newest CA joined the trusted bundle;
+   * the previous CA stays trusted and serving for a grace period after it (src/watcher/certificates.ts).
+   */
+  CaAddedToBundleAt: `${OPERATOR_GROUP}/ca-added-to-bundle-at`,
 } as const;
 
 export const SyncStrategies = { LocalSecret: 'local-secret', LocalClient: 'local-client' } as const;
