@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Finalizers, Watcher, type WatcherObject } from '../../src/api/operator/index.js';
-import type { KubeObject } from '../../src/kube/object.js';
+import type { KindRef, KubeObject } from '../../src/kube/object.js';
+import { clusterRules, namespacedRules, type PolicyRule } from '../../src/cli/install.js';
 import { isNotFound } from '../../src/runtime/client/errors.js';
 import { findObject } from '../../src/runtime/client/find.js';
 import type { Client } from '../../src/runtime/client/interface.js';
@@ -38,24 +39,47 @@ const statusWrites = new Map<string, number>();
 const stop = new AbortController();
 let running: Promise<void>;
 
-/** The KCP client, noting every status write to a Watcher. */
-function notingStatusWrites(inner: Client): Client {
-  const patch: Client['patch'] = (kind, key, type, body, opts) => {
-    if (kind.kind === Watcher.kind && opts?.subresource === 'status') statusWrites.set(key.name, (statusWrites.get(key.name) ?? 0) + 1);
-    return inner.patch(kind, key, type, body, opts);
+interface Recorded {
+  verb: string;
+  kind: KindRef;
+  namespace?: string;
+  subresource?: string;
+}
+/** Every request the controller (and ensureDefaultWatchers) made to the KCP. */
+const requests: Recorded[] = [];
+
+/** The KCP client, noting every request (as the API server's authorizer sees it) and every status write to a Watcher. */
+function noting(inner: Client): Client {
+  const note = (verb: string, kind: KindRef, namespace?: string, subresource?: string) => requests.push({ verb, kind: { apiVersion: kind.apiVersion, kind: kind.kind }, namespace, subresource });
+  const wrapped: Partial<Client> = {
+    get: (kind, key, opts) => (note('get', kind, key.namespace), inner.get(kind, key, opts)),
+    list: (kind, opts) => (note('list', kind, opts?.namespace), inner.list(kind, opts)),
+    watch: (kind, opts) => (note('watch', kind, opts?.namespace), inner.watch(kind, opts)),
+    create: (obj, opts) => (note('create', obj, obj.metadata.namespace), inner.create(obj, opts)),
+    update: (obj, opts) => (note('update', obj, obj.metadata.namespace), inner.update(obj, opts)),
+    updateStatus: (obj, opts) => (note('update', obj, obj.metadata.namespace, 'status'), inner.updateStatus(obj, opts)),
+    apply: (obj, opts) => (note('patch', obj, obj.metadata.namespace, opts.subresource), inner.apply(obj, opts)),
+    delete: (kind, key, opts) => (note('delete', kind, key.namespace), inner.delete(kind, key, opts)),
+    patch: (kind, key, type, body, opts) => {
+      note('patch', kind, key.namespace, opts?.subresource);
+      if (kind.kind === Watcher.kind && opts?.subresource === 'status') statusWrites.set(key.name, (statusWrites.get(key.name) ?? 0) + 1);
+      return inner.patch(kind, key, type, body, opts);
+    },
   };
   return new Proxy(inner, {
     get(target, prop, receiver) {
-      if (prop === 'patch') return patch;
+      if (typeof prop === 'string' && prop in wrapped) return wrapped[prop as keyof Client];
       const v = Reflect.get(target, prop, receiver) as unknown;
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
 }
+let kcp: Client;
 
 before(async () => {
   land = await startLandscape({ kcpNamespaces: [GATEWAY_NS] });
-  manager = new Manager({ client: notingStatusWrites(land.kcp), logger: silentLogger, informerBackoff: { initialMs: 20, maxMs: 200 } });
+  kcp = noting(land.kcp);
+  manager = new Manager({ client: kcp, logger: silentLogger, informerBackoff: { initialMs: 20, maxMs: 200 } });
   reconciles = countReconciles(manager);
   setupWatcherController(manager, { namespace: NS, listener: { served: 'direct', address: ADDRESS }, requeueReadyMs: 300, requeueErrorMs: 200 });
   running = manager.start(stop.signal);
@@ -154,7 +178,7 @@ test('a listener that expects an Istio gateway, in a KCP without Istio: the Watc
 });
 
 test('ensureDefaultWatchers creates both defaults (the API accepts them and the controller makes them Ready) and never overwrites one a user changed', async () => {
-  assert.deepEqual(await ensureDefaultWatchers(land.kcp, NS, DEFAULT_LISTENER), [DEFAULT_WATCHER_NAME, MODULE_RESOURCES_WATCHER_NAME]);
+  assert.deepEqual(await ensureDefaultWatchers(kcp, NS, DEFAULT_LISTENER), [DEFAULT_WATCHER_NAME, MODULE_RESOURCES_WATCHER_NAME]);
   const expected = defaultWatchers(NS, DEFAULT_LISTENER);
   for (const d of expected) {
     const w = await waitWatcher(d.metadata.name ?? '', 'is Ready', (x) => x.status?.state === 'Ready');
@@ -162,12 +186,12 @@ test('ensureDefaultWatchers creates both defaults (the API accepts them and the 
     assert.deepEqual(w.metadata.labels, d.metadata.labels);
   }
   await land.kcp.patch(Watcher, { namespace: NS, name: DEFAULT_WATCHER_NAME }, 'merge', { spec: { labelsToWatch: { 'operator.kyma-project.io/watched-by': 'someone-else' } } });
-  assert.deepEqual(await ensureDefaultWatchers(land.kcp, NS, DEFAULT_LISTENER), [], 'nothing to create');
+  assert.deepEqual(await ensureDefaultWatchers(kcp, NS, DEFAULT_LISTENER), [], 'nothing to create');
   assert.deepEqual((await getWatcher(DEFAULT_WATCHER_NAME))?.spec.labelsToWatch, { 'operator.kyma-project.io/watched-by': 'someone-else' }, 'the change stays');
   // Deleted (without Istio: nothing to clean up but the finalizer), it comes back on the next call.
   await land.kcp.delete(Watcher, { namespace: NS, name: MODULE_RESOURCES_WATCHER_NAME });
   await waitFor('the deleted default Watcher is gone', async () => !(await getWatcher(MODULE_RESOURCES_WATCHER_NAME)));
-  assert.deepEqual(await ensureDefaultWatchers(land.kcp, NS, DEFAULT_LISTENER), [MODULE_RESOURCES_WATCHER_NAME]);
+  assert.deepEqual(await ensureDefaultWatchers(kcp, NS, DEFAULT_LISTENER), [MODULE_RESOURCES_WATCHER_NAME]);
 });
 
 // ---- Istio installed into the KCP while the controller runs --------------------------------------
@@ -213,4 +237,25 @@ test('deleting a Watcher removes its VirtualService, then the finalizer', async 
   await waitFor('the Watcher is gone', async () => !(await getWatcher('sample')));
   await assert.rejects(land.kcp.get(VIRTUAL_SERVICE, { namespace: NS, name: 'sample' }), (e: unknown) => isNotFound(e));
   assert.ok(await findObject(land.kcp, VIRTUAL_SERVICE, { namespace: NS, name: DEFAULT_WATCHER_NAME }), 'the other Watchers keep theirs');
+});
+
+function allows(rules: PolicyRule[], group: string, resource: string, verb: string): boolean {
+  return rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
+}
+
+test('every request the Watcher controller and ensureDefaultWatchers made is allowed by the RBAC kcp install applies', async () => {
+  const denied = new Set<string>();
+  const used = new Set<string>();
+  for (const r of requests) {
+    const info = await land.kcp.resourceFor(r.kind);
+    const resource = r.subresource ? `${info.resource}/${r.subresource}` : info.resource;
+    used.add(`${r.verb} ${info.group || 'core'}/${resource}`);
+    const ok = info.namespaced && r.namespace === NS ? allows(namespacedRules(), info.group, resource, r.verb) : !info.namespaced && allows(clusterRules(), info.group, resource, r.verb);
+    if (!ok) denied.add(`${r.verb} ${info.group || 'core'}/${resource} in ${r.namespace ?? 'the cluster'}`);
+  }
+  assert.deepEqual([...denied], [], 'requests the RBAC would deny');
+  // The scenarios reached the writes the RBAC grants for (else the check above proves little).
+  for (const expected of ['create operator.kyma-project.io/watchers', 'update operator.kyma-project.io/watchers', 'patch operator.kyma-project.io/watchers/status', 'get apiextensions.k8s.io/customresourcedefinitions', 'list networking.istio.io/gateways', 'create networking.istio.io/virtualservices', 'update networking.istio.io/virtualservices', 'delete networking.istio.io/virtualservices']) {
+    assert.ok(used.has(expected), `the scenarios made "${expected}" (made: ${[...used].sort().join('; ')})`);
+  }
 });
