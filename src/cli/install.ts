@@ -55,7 +55,8 @@ interface KindAccess {
 /**
  * What the controllers do with each control-plane kind in the KCP. Runtimes and Kymas are created
  * and deleted by the broker, not by the controllers; catalog kinds are written by module teams.
- * Watchers, ModuleConfigs and SyncResources are only read (no controller of ours writes them).
+ * Watchers are created (the defaults, when missing), get the Watcher controller's finalizer and
+ * status, and are never deleted by the controllers. ModuleConfigs and SyncResources are only read.
  */
 export const KIND_ACCESS: readonly KindAccess[] = [
   { kind: Runtime, verbs: [...READ, 'patch'], status: true, finalizers: true },
@@ -64,7 +65,7 @@ export const KIND_ACCESS: readonly KindAccess[] = [
   { kind: Manifest, verbs: READ_WRITE, status: true, finalizers: true },
   { kind: ModuleTemplate, verbs: READ },
   { kind: ModuleReleaseMeta, verbs: READ },
-  { kind: Watcher, verbs: READ },
+  { kind: Watcher, verbs: [...READ, 'create', 'update', 'patch'], status: true, finalizers: true },
   { kind: ModuleConfig, verbs: READ },
   { kind: SyncResource, verbs: READ },
 ];
@@ -79,6 +80,9 @@ export function namespacedRules(): PolicyRule[] {
   }
   // Kubeconfig Secrets: written by the GardenerCluster controller, read by the Runtime controller and the lifecycle manager.
   rules.push({ apiGroups: [''], resources: ['secrets'], verbs: READ_WRITE });
+  // Istio, when the KCP has it: the Watcher controller's VirtualService per Watcher, bound to Gateways it only reads.
+  rules.push({ apiGroups: ['networking.istio.io'], resources: ['virtualservices'], verbs: ['get', 'list', 'create', 'update', 'delete'] });
+  rules.push({ apiGroups: ['networking.istio.io'], resources: ['gateways'], verbs: ['get', 'list'] });
   // Events are recorded as events.k8s.io/v1 (repeats patched into a series).
   rules.push({ apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] });
   // Leader election and sharding: Leases taken, renewed, listed (shard group) and released/deleted.

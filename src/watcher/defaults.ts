@@ -1,0 +1,71 @@
+// The Watchers installed with the control plane. `ensureDefaultWatchers` creates the missing ones and
+// never touches one that exists: an operator may have changed it on purpose.
+import { LabelValues, Labels, Watcher, type WatcherObject } from '../api/operator/index.js';
+import { MANAGED_BY_DECLARATIVE } from '../lifecycle/manifest/constants.js';
+import { isAlreadyExists } from '../runtime/client/errors.js';
+import { findObject } from '../runtime/client/find.js';
+import type { Client } from '../runtime/client/interface.js';
+import { DEFAULT_WATCHER_NAME, defaultGatewaySelector, LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, MODULE_RESOURCES_WATCHER_NAME, WATCHER_FIELD_MANAGER } from './constants.js';
+
+/** Where the Watchers' events go in the KCP: the listener's Service. */
+export interface ListenerService {
+  serviceName: string;
+  serviceNamespace: string;
+  port: number;
+}
+
+function watcher(name: string, namespace: string, manager: string, listener: ListenerService, spec: Pick<WatcherObject['spec'], 'labelsToWatch' | 'resourceToWatch' | 'field'>): WatcherObject {
+  return {
+    apiVersion: Watcher.apiVersion,
+    kind: Watcher.kind,
+    // The deprecated label carries the manager too, for readers that do not know spec.manager yet.
+    metadata: { name, namespace, labels: { [Labels.ManagedBy]: manager } },
+    spec: {
+      manager,
+      serviceInfo: { name: listener.serviceName, namespace: listener.serviceNamespace, port: listener.port },
+      ...spec,
+      gateway: { selector: defaultGatewaySelector() },
+    },
+  };
+}
+
+/**
+ * The two default Watchers:
+ * - `klm-watcher` (upstream's): runtime Kymas labelled `watched-by: kyma`, any version, spec changes,
+ *   for the Kyma controller (manager `lifecycle-manager`);
+ * - `klm-module-resources` (the project's own): every resource a module installed (label
+ *   `managed-by: declarative-v2`, which the Manifest controller puts on all of them), spec changes,
+ *   for the Manifest controller (manager `lifecycle-manager-resources`), so drift is repaired
+ *   without polling.
+ */
+export function defaultWatchers(namespace: string, listener: ListenerService): WatcherObject[] {
+  return [
+    watcher(DEFAULT_WATCHER_NAME, namespace, LIFECYCLE_MANAGER_EVENTS, listener, {
+      labelsToWatch: { [Labels.WatchedBy]: LabelValues.Kyma },
+      resourceToWatch: { group: 'operator.kyma-project.io', version: '*', resource: 'kymas' },
+      field: 'spec',
+    }),
+    watcher(MODULE_RESOURCES_WATCHER_NAME, namespace, MODULE_RESOURCE_EVENTS, listener, {
+      labelsToWatch: { [Labels.ManagedBy]: MANAGED_BY_DECLARATIVE },
+      resourceToWatch: { group: '*', version: '*', resource: '*' },
+      field: 'spec',
+    }),
+  ];
+}
+
+/** Creates the default Watchers that do not exist; returns the names created. Existing ones are left as they are. */
+export async function ensureDefaultWatchers(client: Client, namespace: string, listener: ListenerService, signal?: AbortSignal): Promise<string[]> {
+  const created: string[] = [];
+  for (const w of defaultWatchers(namespace, listener)) {
+    const name = w.metadata.name ?? '';
+    if (await findObject(client, Watcher, { namespace, name }, { signal })) continue;
+    try {
+      await client.create(w, { fieldManager: WATCHER_FIELD_MANAGER, signal });
+      created.push(name);
+    } catch (e) {
+      // Another replica (or a person) was faster: theirs stays.
+      if (!isAlreadyExists(e)) throw e;
+    }
+  }
+  return created;
+}
