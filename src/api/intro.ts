@@ -26,8 +26,7 @@ Every label, annotation, finalizer and API group name the project writes follows
 - **The project's own extensions of a Kyma API group live under that group's domain**, and are
   defined in the group's one constants file (\`src/api/<group>/constants.ts\`):
   \`infrastructuremanager.kyma-project.io/kubeconfig-expiration\` (on kubeconfig Secrets, when the issued
-  credential expires), \`operator.kyma-project.io/refresh-requested-at\` (on KCP Kymas, written by
-  \`kcp module\` to ask for a reconcile now) and \`operator.kyma-project.io/ca-added-to-bundle-at\` (on
+  credential expires) and \`operator.kyma-project.io/ca-added-to-bundle-at\` (on
   the watcher's CA Secret \`klm-watcher\`, when its newest CA joined the trusted bundle; upstream keeps
   this time as \`caAddedToBundleAt\`).
 - **Names of the development-only embedded landscape** (the Gardener simulator's failure-injection

@@ -2,9 +2,17 @@
 // docs/operations.md. The controller flags are one table shared by `kcp run` and `kcp up`, so both
 // commands configure the controllers the same way (src/controlplane/config.ts).
 import { type BindAddress, type ControlPlaneConfig, DEFAULT_LEASE, defaultControlPlaneConfig } from '../controlplane/config.js';
+import type { WatcherConfig } from '../controlplane/watcher.js';
 import type { LogLevel } from '../runtime/log.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import { formatDuration, parseDuration } from './duration.js';
+import { DEFAULT_WATCHER_PKI_SETTINGS } from '../watcher/certificates.js';
+import { DEFAULT_RUNTIME_RATE } from '../watcher/listener.js';
+import { DEFAULT_SKR_WEBHOOK_COMMAND, DEFAULT_SKR_WEBHOOK_IMAGE } from '../watcher/skr-objects.js';
+import { DEFAULT_LISTENER } from '../watcher/index.js';
+
+/** With the watcher, Ready Kymas and Manifests are looked at this often (upstream's 5 minutes). */
+export const WATCHER_FALLBACK_MS = 5 * 60_000;
 
 export type FlagType = 'bool' | 'string' | 'path' | 'int' | 'duration' | 'ratio' | 'address' | 'level';
 
@@ -60,6 +68,17 @@ export const CONTROLLER_FLAGS: readonly Flag[] = [
   { name: 'gardener-ratelimiter-qps', type: 'int', default: '50', help: 'requests per second of the controllers to the garden cluster (0: unlimited)' },
   { name: 'gardener-ratelimiter-burst', type: 'int', default: '100', help: 'request burst of the controllers to the garden cluster' },
   { name: 'log-level', type: 'level', default: 'info', help: 'debug, info, warn or error' },
+  { name: 'enable-kcp-watcher', type: 'bool', default: 'false', help: 'run the runtime watcher: a webhook in every runtime reports changes to the listener, and Ready Kymas and Manifests are only re-checked every --watcher-fallback-interval' },
+  { name: 'watcher-listener-address', type: 'address', default: `:${DEFAULT_LISTENER.port}`, help: 'address of the watcher listener (POST /v2/<manager>/event)' },
+  { name: 'watcher-kcp-address', type: 'string', default: '', help: 'host:port of the watcher listener as runtimes reach it (required with --enable-kcp-watcher for real clusters)' },
+  { name: 'watcher-trust-gateway', type: 'bool', default: 'false', help: 'the listener sits behind a gateway that terminates mutual TLS: serve plain HTTP and take the client certificate from X-Forwarded-Client-Cert' },
+  { name: 'skr-webhook-image', type: 'string', default: DEFAULT_SKR_WEBHOOK_IMAGE, help: 'image of the skr-webhook Deployment in runtimes (another image runs with its own entrypoint, e.g. upstream\'s runtime-watcher)' },
+  { name: 'watcher-fallback-interval', type: 'duration', default: d(WATCHER_FALLBACK_MS), help: 'with the watcher: requeue of Ready Kymas and Manifests, unless their success intervals are given (jittered by up to 10%)' },
+  { name: 'watcher-ca-validity', type: 'duration', default: d(DEFAULT_WATCHER_PKI_SETTINGS.caValidityMs), help: 'validity of the watcher CA' },
+  { name: 'watcher-ca-rotation-grace', type: 'duration', default: d(DEFAULT_WATCHER_PKI_SETTINGS.rotationGraceMs), help: 'after a new watcher CA is trusted, how long until the listener presents it' },
+  { name: 'watcher-cert-validity', type: 'duration', default: d(DEFAULT_WATCHER_PKI_SETTINGS.certValidityMs), help: 'validity of runtime certificates' },
+  { name: 'watcher-cert-renew-before', type: 'duration', default: d(DEFAULT_WATCHER_PKI_SETTINGS.certRenewBeforeMs), help: 'renew a runtime certificate this long before it expires' },
+  { name: 'watcher-events-per-runtime', type: 'int', default: String(DEFAULT_RUNTIME_RATE.perSecond), help: 'events per second one runtime may send (more get 429)' },
 ];
 
 /** Client-side rate limit of one of the controllers' clients. */
@@ -227,6 +246,36 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
     throw new UsageError('--metrics-bind-address and --health-probe-bind-address use the same port on different hosts');
   }
 
+  const watcherOn = flags.bool('enable-kcp-watcher');
+  if (watcherOn && !lifecycleManager) throw new UsageError('--enable-kcp-watcher needs the lifecycle manager');
+  const fallback = flags.duration('watcher-fallback-interval');
+  const ready = (name: string): number => (watcherOn && !flags.given(name) ? fallback : flags.duration(name));
+  const listen = flags.address('watcher-listener-address');
+  if (watcherOn && !listen) throw new UsageError('--watcher-listener-address cannot be 0 with --enable-kcp-watcher');
+  const kcpAddress = flags.optional('watcher-kcp-address');
+  if (kcpAddress && !/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(kcpAddress)) throw new UsageError(`--watcher-kcp-address must be host or host:port, got ${JSON.stringify(kcpAddress)}`);
+  const image = flags.text('skr-webhook-image');
+  const watcher: WatcherConfig | undefined =
+    watcherOn && listen
+      ? {
+          listen,
+          trustGateway: flags.bool('watcher-trust-gateway'),
+          kcpAddress,
+          image,
+          command: image === DEFAULT_SKR_WEBHOOK_IMAGE ? DEFAULT_SKR_WEBHOOK_COMMAND : undefined,
+          pki: {
+            caValidityMs: flags.duration('watcher-ca-validity'),
+            rotationGraceMs: flags.duration('watcher-ca-rotation-grace'),
+            certValidityMs: flags.duration('watcher-cert-validity'),
+            certRenewBeforeMs: flags.duration('watcher-cert-renew-before'),
+          },
+          eventsPerRuntime: { perSecond: flags.int('watcher-events-per-runtime', 1), burst: Math.max(DEFAULT_RUNTIME_RATE.burst, flags.int('watcher-events-per-runtime', 1) * 2) },
+        }
+      : undefined;
+  if (watcher && watcher.pki.certRenewBeforeMs !== undefined && watcher.pki.certValidityMs !== undefined && watcher.pki.certRenewBeforeMs >= watcher.pki.certValidityMs) {
+    throw new UsageError('--watcher-cert-renew-before must be shorter than --watcher-cert-validity');
+  }
+
   return {
     ...defaults,
     namespace,
@@ -241,13 +290,13 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
     minimalRotationTimeRatio: flags.ratio('minimal-rotation-time'),
     rotationPeriodRatio: flags.ratio('rotation-period-ratio'),
     kymaIntervals: {
-      readyMs: flags.duration('kyma-requeue-success-interval'),
+      readyMs: ready('kyma-requeue-success-interval'),
       busyMs: flags.duration('kyma-requeue-busy-interval'),
       warningMs: flags.duration('kyma-requeue-warning-interval'),
       errorMs: flags.duration('kyma-requeue-error-interval'),
     },
     manifestIntervals: {
-      successMs: flags.duration('manifest-requeue-success-interval'),
+      successMs: ready('manifest-requeue-success-interval'),
       busyMs: flags.duration('manifest-requeue-busy-interval'),
       warningMs: flags.duration('manifest-requeue-warning-interval'),
       errorMs: flags.duration('manifest-requeue-error-interval'),
@@ -259,5 +308,6 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
     metrics,
     health,
     gracefulShutdownTimeoutMs: flags.duration('graceful-shutdown-timeout', false),
+    watcher,
   };
 }

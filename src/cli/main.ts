@@ -13,6 +13,7 @@ const commands: Record<string, () => Promise<{ command: Command }>> = {
   run: () => import('./run.js'),
   install: () => import('./install.js'),
   apiserver: () => import('./apiserver.js'),
+  'skr-webhook': () => import('./skr-webhook.js'),
 };
 
 async function overview(): Promise<string> {

@@ -3,7 +3,6 @@
 // runtime's kubeconfig); the lifecycle manager carries the change into the KCP Kyma and installs or
 // removes the module. `push` is for module teams (src/cli/module-push.ts).
 import {
-  Annotations,
   DEFAULT_REMOTE_KYMA_NAME,
   isEnabled,
   Kyma,
@@ -18,7 +17,7 @@ import {
   Namespaces,
   States,
 } from '../api/operator/index.js';
-import { type Client, clientFromKubeconfig, findObject, isConflict, isNotFound } from '../runtime/client/index.js';
+import { type Client, clientFromKubeconfig, findObject, isConflict } from '../runtime/client/index.js';
 import { flagString, type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
 import { type CliContext, withKcp } from './connect.js';
@@ -211,16 +210,6 @@ async function editRemoteModules(remote: Client, kyma: KymaObject, edit: (module
   }
 }
 
-/** Asks the lifecycle manager to look at the Kyma now (see Annotations.RefreshRequestedAt). */
-async function requestRefresh(ctx: CliContext, name: string): Promise<void> {
-  try {
-    await ctx.kcp.patch(Kyma, { namespace: ctx.namespace, name }, 'merge', { metadata: { annotations: { [Annotations.RefreshRequestedAt]: new Date().toISOString() } } }, { fieldManager: 'kcp-cli', signal: ctx.signal });
-  } catch (e) {
-    // Without the nudge the change is still picked up at the next requeue.
-    if (!isNotFound(e)) throw e;
-  }
-}
-
 async function kcpKyma(ctx: CliContext, name: string, signal?: AbortSignal): Promise<KymaObject | undefined> {
   return findObject<KymaObject>(ctx.kcp, Kyma, { namespace: ctx.namespace, name }, { signal });
 }
@@ -275,7 +264,6 @@ async function enable(args: ParsedArgs, positionals: string[], format: OutputFor
   } finally {
     remote.close();
   }
-  if (changed) await requestRefresh(ctx, record.name);
   const how = version ? `version ${version}` : `channel ${effectiveChannel ?? 'regular'}`;
   if (format === 'table') ctx.output.out(changed ? `module ${module} enabled in runtime ${runtimeName} (${how})\n` : `module ${module} is already enabled in runtime ${runtimeName} (${how})\n`);
 
@@ -333,7 +321,6 @@ async function disable(args: ParsedArgs, positionals: string[], format: OutputFo
   } finally {
     remote.close();
   }
-  await requestRefresh(ctx, record.name);
   if (format === 'table') ctx.output.out(`module ${module} disabled in runtime ${runtimeName}\n`);
   if (wait) {
     await waitWithProgress({

@@ -20,7 +20,13 @@ export const LANDSCAPE_FLAGS: readonly Flag[] = [
 /** The controller flags of `kcp run`, with metrics and probes on loopback, on any free port (the banner says which). */
 export const UP_FLAGS: readonly Flag[] = [
   ...LANDSCAPE_FLAGS,
-  ...withDefaults(CONTROLLER_FLAGS, { 'metrics-bind-address': '127.0.0.1:0', 'health-probe-bind-address': '127.0.0.1:0' }),
+  ...withDefaults(CONTROLLER_FLAGS, {
+    'metrics-bind-address': '127.0.0.1:0',
+    'health-probe-bind-address': '127.0.0.1:0',
+    // The runtimes' webhooks run in this process and reach the listener on loopback.
+    'enable-kcp-watcher': 'true',
+    'watcher-listener-address': '127.0.0.1:0',
+  }),
 ];
 
 export const UP_USAGE = [
@@ -150,6 +156,7 @@ export function summary(up: Up): string {
     `  controllers         ${controllersLine(up)}; simulated Gardener, kubelets, module operators`,
     `  metrics             ${metricsLine(up)}`,
     `  health              ${up.controlPlane.healthUrl ? `${up.controlPlane.healthUrl}/healthz, ${up.controlPlane.healthUrl}/readyz` : 'off'}`,
+    `  runtime watcher     ${up.controlPlane.watcher ? `listener ${up.controlPlane.watcher.listener.url}/v2/<manager>/event (mutual TLS, CA in Secret kcp-system/klm-watcher)` : 'off (Kymas and Manifests are polled)'}`,
     ...(land.files.log ? [`  logs                ${rel(land.files.log)}`] : []),
     ...(land.urlChanged ? ['  note                the API server moved since the last run: runtime kubeconfigs are being rotated'] : []),
     '',

@@ -5,6 +5,7 @@ import { DEFAULT_EXPIRATION_SECONDS, DEFAULT_MINIMAL_ROTATION_TIME_RATIO, DEFAUL
 import { defaultRuntimeTiming, type RuntimeTiming } from '../infrastructure/index.js';
 import { DEFAULT_INTERVALS, DEFAULT_MANIFEST_INTERVALS, DEFAULT_PURGE_GRACE_MS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, type ManifestRequeueIntervals, type RequeueIntervals } from '../lifecycle/index.js';
 import { DEFAULT_TIMING as DEFAULT_LEASE_TIMING } from '../runtime/leader/election.js';
+import type { WatcherConfig } from './watcher.js';
 
 /** A listen address: `:8080` is `{ host: '0.0.0.0', port: 8080 }`; port 0 picks a free port. */
 export interface BindAddress {
@@ -51,6 +52,9 @@ export interface ControlPlaneConfig {
   // Runtime clusters (both managers share one client per runtime).
   /** Per-request timeout of runtime clients (no flag; default 10 s). */
   remoteRequestTimeoutMs?: number;
+
+  /** The runtime watcher (with the lifecycle manager; undefined: off, the lifecycle manager polls). */
+  watcher?: WatcherConfig;
 
   // Coordination and operations.
   leaderElection?: LeaseTiming & { name: string; namespace: string };

@@ -29,8 +29,11 @@ import { SECRET_KIND, type Secret } from '../runtime/remote/secret.js';
 import { useSharding } from '../runtime/sharding/manager.js';
 import { LabelKymaManagedBy, ManagedByInfrastructureManager } from '../api/infrastructuremanager/index.js';
 import { type ControlPlaneConfig, runtimeTimingOf } from './config.js';
+import { startWatcherRuntime, type WatcherRuntime } from './watcher.js';
+import { ensureDefaultWatchers, setupWatcherController, LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, DEFAULT_LISTENER, type ListenerService } from '../watcher/index.js';
 
 export { defaultControlPlaneConfig, runtimeTimingOf, type BindAddress, type ControlPlaneConfig, type LeaseTiming } from './config.js';
+export type { WatcherConfig, WatcherRuntime } from './watcher.js';
 
 /** Name of the manager: the reporting controller of Events, the Lease holder's prefix in logs. */
 export const CONTROL_PLANE_NAME = 'kcp-controllers';
@@ -66,6 +69,8 @@ export interface ControlPlane {
   remoteClusters: RemoteClusterCache;
   infrastructure?: InfrastructureManager;
   lifecycle?: LifecycleManager;
+  /** The runtime watcher's listener and CA (when the watcher is on). */
+  watcher?: WatcherRuntime;
   /** Base URL of /metrics (undefined when off). */
   metricsUrl?: string;
   /** Base URL of /healthz and /readyz (undefined when off). */
@@ -174,6 +179,20 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       logger: logger.child('infrastructure-manager'),
     });
   }
+  // The runtime watcher: CA and listener first, so that the webhook installed into runtimes points
+  // at a listener that already serves.
+  let watcher: WatcherRuntime | undefined;
+  if (config.watcher && config.lifecycleManager) {
+    try {
+      watcher = await startWatcherRuntime({ kcp, namespace, config: config.watcher, registry: manager.registry, log: logger.child('watcher') });
+      await ensureDefaultWatchers(kcp, namespace, watcherServiceOf(config));
+    } catch (e) {
+      await watcher?.stop();
+      remoteClusters.close();
+      throw e;
+    }
+    setupWatcherController(manager, { namespace, listener: { served: config.watcher.trustGateway ? 'gateway' : 'direct', address: watcher.kcpAddress } });
+  }
   let lifecycle: LifecycleManager | undefined;
   if (kymaSecrets) {
     lifecycle = setupLifecycleManager(manager, {
@@ -187,7 +206,25 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       purgeGraceMs: config.purgeGraceMs,
       remoteCleanupTimeoutMs: config.remoteCleanupTimeoutMs,
       watcherEvents: opts.watcherEvents,
+      watcher: watcher
+        ? {
+            image: config.watcher?.image ?? '',
+            command: config.watcher?.command,
+            kcpAddress: watcher.kcpAddress,
+            ca: watcher.ca,
+            pki: watcher.pki,
+            lastEventAt: (runtimeId) => watcher?.listener.lastEventAt(runtimeId),
+            resyncMs: config.watcher?.webhookResyncMs,
+          }
+        : undefined,
     });
+    const router = lifecycle.watcherEvents;
+    if (watcher && router) {
+      watcher.listener.handle(LIFECYCLE_MANAGER_EVENTS, (e) => router.kymaChanged(e));
+      watcher.listener.handle(MODULE_RESOURCE_EVENTS, (e) => router.moduleResourceChanged(e));
+      // A new CA means new runtime certificates: every Kyma gets them now, not at its next requeue.
+      watcher.onCaChanged = () => router.wakeAll();
+    }
   }
 
   let metricsServer: OperationsServer | undefined;
@@ -202,6 +239,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       });
     } catch (e) {
       remoteClusters.close();
+      await watcher?.stop();
       throw new Error(`cannot serve metrics on ${config.metrics.host}:${config.metrics.port}: ${(e as Error).message}`, { cause: e });
     }
   }
@@ -221,6 +259,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       for (const off of unsubscribe) off();
       remoteClusters.close();
       await metricsServer?.close();
+      await watcher?.stop();
     });
   // Failures surface through done and ready(); keep them from becoming unhandled rejections here.
   done.catch(() => undefined);
@@ -258,6 +297,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     remoteClusters,
     infrastructure,
     lifecycle,
+    watcher,
     metricsUrl: metricsServer?.url ?? (sameAddress ? manager.operationsUrl : undefined),
     healthUrl: manager.operationsUrl,
     ready: () => Promise.race([manager.ready(), stoppedEarly]),
@@ -268,6 +308,11 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       })()),
     done,
   };
+}
+
+/** The listener's Service as Watchers name it (VirtualServices route to it behind a gateway). */
+function watcherServiceOf(config: ControlPlaneConfig): ListenerService {
+  return { serviceName: DEFAULT_LISTENER.serviceName, serviceNamespace: config.namespace, port: config.watcher?.listen.port || DEFAULT_LISTENER.port };
 }
 
 /** The manager opens its health server inside start(): wait until it listens, or start failed. */

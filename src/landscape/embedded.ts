@@ -26,6 +26,7 @@ import { createLogger, type Logger, type LogLevel, type LogSink } from '../runti
 import { embeddedSimulatorOptions, GARDEN_CLUSTER, type GardenerSimulator, type GardenerSimulatorConfig } from './gardener/index.js';
 import { DEFAULT_PROJECT, type GardenLandscape, startGardenLandscape } from './index.js';
 import type { KubeletOptions, KubeletSimulator } from './kubelet.js';
+import { SkrWebhookHost } from './skr-webhooks.js';
 import { type ModuleOperators, startModuleOperators } from './module-operators.js';
 import { EMBEDDED_FIELD_MANAGER, installControlPlane } from './control-plane.js';
 import { dockerRegistryInstalled, type LandscapeRegistry, type RegistryKind, startDockerRegistry, startInProcessRegistry } from './registry.js';
@@ -103,6 +104,8 @@ export interface EmbeddedLandscape {
   simulator: GardenerSimulator;
   kubelet: KubeletSimulator;
   moduleOperators: ModuleOperators;
+  /** Serves the runtime watcher's webhook of every runtime (the pods the landscape does not have). */
+  skrWebhooks: SkrWebhookHost;
   registry: LandscapeRegistry;
   catalog: {
     /** Whether this start published it (false: it was published by an earlier run). */
@@ -187,6 +190,10 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
     const moduleOperators = startModuleOperators({ server, delayMs: opts.moduleOperatorDelayMs ?? 500, isRuntime: (name) => name.startsWith('shoot--') });
     stoppers.push(() => moduleOperators.stop());
 
+    const skrWebhooks = new SkrWebhookHost(server, { log: logger.child('skr-webhook') });
+    await skrWebhooks.start();
+    stoppers.push(() => skrWebhooks.stop());
+
     const registry = await registryStarting;
     const catalog = await ensureCatalog(kcp, registry, opts.catalogDir === undefined ? DEFAULT_CATALOG_DIR : opts.catalogDir, file(DataDirFiles.catalog), opts.signal);
     if (urlChanged) await forceKubeconfigRotation(kcp, opts.signal);
@@ -218,6 +225,7 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
       simulator: garden.simulator,
       kubelet: garden.kubelet,
       moduleOperators,
+      skrWebhooks,
       registry,
       catalog,
       urlChanged,

@@ -11,6 +11,7 @@ import { installControlPlane } from './control-plane.js';
 import { type GardenerSimulator, type GardenerSimulatorConfig, shootClusterName } from './gardener/index.js';
 import { startGardenLandscape } from './index.js';
 import type { KubeletOptions, KubeletSimulator } from './kubelet.js';
+import { SkrWebhookHost } from './skr-webhooks.js';
 
 export interface LandscapeOptions {
   /** Gardener project; the namespace in the garden cluster is `garden-<project>`. Default `kyma-dev`. */
@@ -39,6 +40,8 @@ export interface Landscape {
   projectNamespace: string;
   simulator: GardenerSimulator;
   kubelet: KubeletSimulator;
+  /** Serves the runtime watcher's webhook of every runtime (the pods the landscape does not have). */
+  skrWebhooks: SkrWebhookHost;
   /** Name of a shoot's logical cluster (`shoot--<project>--<shoot>`). */
   shootClusterName(shootName: string): string;
   /** Admin client of a shoot's logical cluster (it exists once the Shoot's Create succeeded). */
@@ -66,6 +69,11 @@ export async function startInMemoryLandscape(opts: LandscapeOptions = {}): Promi
       extraKubeletClusters: opts.extraKubeletClusters,
     });
     const gardenClient = newClient(garden.gardenKubeconfig);
+    const skrWebhooks = new SkrWebhookHost(server);
+    await skrWebhooks.start().catch(async (e: unknown) => {
+      await garden.stop();
+      throw e;
+    });
     return {
       server,
       kcp,
@@ -76,6 +84,7 @@ export async function startInMemoryLandscape(opts: LandscapeOptions = {}): Promi
       projectNamespace: garden.projectNamespace,
       simulator: garden.simulator,
       kubelet: garden.kubelet,
+      skrWebhooks,
       shootClusterName: (shootName) => shootClusterName(garden.projectNamespace, shootName),
       shootClient(shootName) {
         const name = shootClusterName(garden.projectNamespace, shootName);
@@ -83,6 +92,7 @@ export async function startInMemoryLandscape(opts: LandscapeOptions = {}): Promi
         return newClient(server.clusterAccess(name).kubeconfig);
       },
       async stop() {
+        await skrWebhooks.stop();
         await garden.stop();
         for (const c of clients) c.close();
         await server.stop();

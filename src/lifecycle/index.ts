@@ -3,9 +3,14 @@
 // The control plane's composition root (src/controlplane) calls this; nothing else starts them.
 //
 //   const lm = setupLifecycleManager(manager, { secrets, remoteClients, fetcher });
-import { Namespaces } from '../api/operator/index.js';
+import { EventEmitter } from 'node:events';
+import { Kyma, LabelValues, Labels, Manifest, Namespaces, Watcher, type KymaObject, type ManifestObject, type WatcherObject } from '../api/operator/index.js';
 import type { Store } from '../runtime/cache/store.js';
-import type { KeySource } from '../runtime/controller.js';
+import type { KeyEmitter, KeySource } from '../runtime/controller.js';
+import { SECRET_KIND } from '../runtime/remote/secret.js';
+import type { CaState, WatcherPkiSettings } from '../watcher/certificates.js';
+import { SkrWebhookInstaller } from './remote/skr-webhook.js';
+import { WatcherEventRouter } from './watcher-events.js';
 import type { Manager } from '../runtime/manager.js';
 import type { RemoteClusterCache } from '../runtime/remote/cache.js';
 import type { ArtifactFetcher } from './artifacts/types.js';
@@ -43,11 +48,31 @@ export interface LifecycleManagerOptions {
   manifestIntervals?: Partial<ManifestRequeueIntervals>;
   /** Parallel reconciles of the Kyma controller (default 4). */
   maxConcurrentReconciles?: number;
+  /** The runtime watcher: its webhook is installed into every runtime and its events wake Kymas and Manifests. */
+  watcher?: LifecycleWatcherOptions;
+}
+
+export interface LifecycleWatcherOptions {
+  /** Image and command of the skr-webhook Deployment. */
+  image: string;
+  command?: string[];
+  /** The KCP listener's address as runtimes reach it (`host:port`). */
+  kcpAddress: string;
+  /** The current watcher CA (undefined until loaded). */
+  ca: () => CaState | undefined;
+  pki: WatcherPkiSettings;
+  /** When the listener last accepted an event from a runtime. */
+  lastEventAt: (runtimeId: string) => number | undefined;
+  /** Re-apply unchanged webhook objects this often (default 5 min). */
+  resyncMs?: number;
 }
 
 export interface LifecycleManager {
   access: RuntimeAccess;
   metrics: LifecycleMetrics;
+  /** Routes watcher events to the Kymas and Manifests of the sending runtime (with the watcher). */
+  watcherEvents?: WatcherEventRouter;
+  skrWebhook?: SkrWebhookInstaller;
 }
 
 /** Adds the lifecycle manager's controllers to `manager` (which the caller starts). */
@@ -55,6 +80,25 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
   const namespace = opts.namespace ?? Namespaces.ControlPlane;
   const access = new RuntimeAccess({ namespace, secrets: opts.secrets, remoteClients: opts.remoteClients });
   const metrics = new LifecycleMetrics(manager.registry);
+  let router: WatcherEventRouter | undefined;
+  let skrWebhook: SkrWebhookInstaller | undefined;
+  if (opts.watcher) {
+    const w = opts.watcher;
+    router = new WatcherEventRouter(namespace, manager.cache<KymaObject>(Kyma, { namespace }), manager.cache<ManifestObject>(Manifest, { namespace }));
+    skrWebhook = new SkrWebhookInstaller({
+      kcp: manager.client,
+      namespace,
+      image: w.image,
+      command: w.command,
+      kcpAddress: w.kcpAddress,
+      ca: w.ca,
+      pki: w.pki,
+      watchers: manager.cache<WatcherObject>(Watcher, { namespace }),
+      certificates: manager.cache<Secret>(SECRET_KIND, { namespace, labelSelector: `${Labels.Purpose}=${LabelValues.CertManager}` }),
+      lastEventAt: w.lastEventAt,
+      resyncMs: w.resyncMs,
+    });
+  }
   setupKymaController(manager, {
     namespace,
     access,
@@ -62,7 +106,8 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     intervals: opts.intervals,
     remoteCleanupTimeoutMs: opts.remoteCleanupTimeoutMs,
     maxConcurrentReconciles: opts.maxConcurrentReconciles,
-    watcherEvents: opts.watcherEvents,
+    watcherEvents: mergeSources(opts.watcherEvents, router?.kymaSource),
+    skrWebhook,
   });
   setupMandatoryModuleController(manager, { namespace });
   setupPurgeController(manager, { namespace, access, graceMs: opts.purgeGraceMs });
@@ -72,6 +117,18 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     remoteClients: (kyma) => access.lazyClient(kyma),
     fetcher: opts.fetcher,
     intervals: opts.manifestIntervals,
+    watcherEvents: router?.manifestSource,
   });
-  return { access, metrics };
+  return { access, metrics, watcherEvents: router, skrWebhook };
+}
+
+/** One source of keys from two (either may be missing). */
+function mergeSources(a: KeySource | undefined, b: KeyEmitter | undefined): KeySource | undefined {
+  if (!a || !b) return a ?? b;
+  if (!('on' in a)) throw new Error('a watcher event source must be an emitter when the runtime watcher also runs');
+  const merged = new EventEmitter();
+  const forward = (key: unknown): boolean => merged.emit('key', key);
+  a.on('key', forward);
+  b.on('key', forward);
+  return merged;
 }

@@ -507,11 +507,12 @@ function keyMatches(certPem: string, keyPem: string | undefined): boolean {
   }
 }
 
-/** The runtime id of a Kyma (its `kyma-project.io/runtime-id` label), the CN of its certificate. */
-function runtimeIdOf(kyma: KymaObject): string {
-  const id = kyma.metadata.labels?.[Labels.RuntimeID];
-  if (!id) throw new Error(`Kyma ${kyma.metadata.namespace ?? ''}/${kyma.metadata.name ?? ''} has no ${Labels.RuntimeID} label: its watcher certificate needs one`);
-  return id;
+/**
+ * The runtime id of a Kyma, the CN of its certificate: its `kyma-project.io/runtime-id` label, else
+ * its name (the broker names Kymas by runtime id).
+ */
+export function runtimeIdOf(kyma: KymaObject): string {
+  return kyma.metadata.labels?.[Labels.RuntimeID] || (kyma.metadata.name ?? '');
 }
 
 /**

@@ -36,8 +36,6 @@ export const ISTIO_PREFERRED_VERSION = 'v1beta1';
 export const VIRTUAL_SERVICE_CRD = `virtualservices.${ISTIO_GROUP}`;
 export const GATEWAY_CRD = `gateways.${ISTIO_GROUP}`;
 export const CRD_KIND: KindRef = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
-/** Contract version of the listener path (`/v2/<manager>/event`, upstream's current contract). */
-export const LISTENER_CONTRACT_VERSION = 'v2';
 
 /** What upstream writes on the VirtualService condition. */
 export const WatcherConditionMessages = {

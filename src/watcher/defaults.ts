@@ -1,7 +1,6 @@
 // The Watchers installed with the control plane. `ensureDefaultWatchers` creates the missing ones and
 // never touches one that exists: an operator may have changed it on purpose.
 import { LabelValues, Labels, Watcher, type WatcherObject } from '../api/operator/index.js';
-import { MANAGED_BY_DECLARATIVE } from '../lifecycle/manifest/constants.js';
 import { isAlreadyExists } from '../runtime/client/errors.js';
 import { findObject } from '../runtime/client/find.js';
 import type { Client } from '../runtime/client/interface.js';
@@ -46,7 +45,7 @@ export function defaultWatchers(namespace: string, listener: ListenerService): W
       field: 'spec',
     }),
     watcher(MODULE_RESOURCES_WATCHER_NAME, namespace, MODULE_RESOURCE_EVENTS, listener, {
-      labelsToWatch: { [Labels.ManagedBy]: MANAGED_BY_DECLARATIVE },
+      labelsToWatch: { [Labels.ManagedBy]: LabelValues.Declarative },
       resourceToWatch: { group: '*', version: '*', resource: '*' },
       field: 'spec',
     }),

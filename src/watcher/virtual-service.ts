@@ -4,7 +4,8 @@
 // matching the prefix `/v2/<manager>/event` and sending it to the listener Service.
 import type { WatcherObject } from '../api/operator/index.js';
 import type { KubeObject } from '../kube/object.js';
-import { ISTIO_GROUP, LISTENER_CONTRACT_VERSION } from './constants.js';
+import { ISTIO_GROUP } from './constants.js';
+import { eventPath } from './event.js';
 import { managerOf } from './validate.js';
 
 export interface GatewayObject extends KubeObject {
@@ -28,10 +29,6 @@ export class GatewayError extends Error {
   override name = 'GatewayError';
 }
 
-/** The listener path of a manager's events (`/v2/<manager>/event`). */
-export function eventPath(manager: string): string {
-  return `/${LISTENER_CONTRACT_VERSION}/${manager}/event`;
-}
 
 /** The label selector text of a metav1.LabelSelector (matchLabels, then matchExpressions). */
 export function selectorText(sel: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] } | undefined): string {

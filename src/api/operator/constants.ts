@@ -69,6 +69,8 @@ export const LabelValues = {
   CertManager: 'klm-watcher-cert-manager',
   /** Value of Labels.WatcherGateway on the default gateway. */
   DefaultGateway: 'default',
+  /** Value of Labels.ManagedBy on every resource a module installed into a runtime (upstream's `declarative-v2`). */
+  Declarative: 'declarative-v2',
   /** Value of Labels.ManagedBy on a runtime Kyma the KCP no longer manages. */
   UnmanagedKyma: 'unmanaged-kyma',
 } as const;
@@ -88,12 +90,6 @@ export const Annotations = {
   SkrDomain: 'skr-domain',
   /** How to reach a runtime: `local-secret` (default, kubeconfig Secret) or `local-client` (same cluster, tests). */
   SyncStrategy: 'sync-strategy',
-  /**
-   * The project's own (docs/api.md, "Names"): a timestamp `kcp module` writes on a KCP Kyma after
-   * editing its runtime Kyma, so that the lifecycle manager looks now instead of at its next requeue
-   * (upstream, the runtime watcher tells it).
-   */
-  RefreshRequestedAt: `${OPERATOR_GROUP}/refresh-requested-at`,
   /**
    * The project's own (upstream keeps the time as `caAddedToBundleAt` on its cert-manager objects):
    * on the watcher's CA Secret, the RFC 3339 time at which its newest CA joined the trusted bundle;

@@ -37,6 +37,7 @@ import type { LifecycleMetrics } from '../metrics.js';
 import { accessErrorOf, KUBECONFIG_SECRET_SELECTOR, SECRET_KIND, type RuntimeAccess, type Secret } from '../remote/access.js';
 import { FIELD_MANAGER, syncRemoteCrds } from '../remote/crds.js';
 import { ensureRemoteNamespace, mirrorStatus, syncRemoteKyma } from '../remote/kyma.js';
+import type { SkrWebhookInstaller } from '../remote/skr-webhook.js';
 import { runDeletion } from './deletion.js';
 import { syncModules } from './modules.js';
 import { DEFAULT_INTERVALS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, intervalFor, type RequeueIntervals } from './options.js';
@@ -55,6 +56,8 @@ export interface KymaControllerOptions {
   maxConcurrentReconciles?: number;
   /** Keys from the runtime watcher (runtime Kyma changed), if one runs. */
   watcherEvents?: KeySource;
+  /** Keeps the runtime watcher's webhook in every runtime, if the watcher runs. */
+  skrWebhook?: SkrWebhookInstaller;
 }
 
 /** Caches the controllers of the lifecycle manager read (shared informers of the manager). */
@@ -102,6 +105,7 @@ class KymaReconciler {
       // The runtime's client is not dropped here: it belongs to the kubeconfig Secret, which the
       // infrastructure manager may still use, and goes when the Secret goes.
       this.opts.metrics.forget(req.name, {});
+      this.opts.skrWebhook?.forget(req.name);
       return;
     }
     if (isEnabled(kyma.metadata.labels?.[Labels.SkipReconciliation])) {
@@ -136,6 +140,7 @@ class KymaReconciler {
     let conditions: Condition[] = kyma.status?.conditions ?? [];
     let remote: Client;
     let remoteKyma: KymaObject;
+    let webhookFailed = false;
     try {
       remote = this.opts.access.client(name);
       await ensureRemoteNamespace(remote, signal);
@@ -156,6 +161,11 @@ class KymaReconciler {
           conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'False', KymaConditionMessages.CatalogOutOfSync, kyma.metadata.generation, now);
         }
       } else conditions = removeCondition(conditions, KymaConditionTypes.ModuleCatalog);
+      if (this.opts.skrWebhook) {
+        const webhook = await this.syncWebhook(kyma, remote, remoteKyma, signal);
+        webhookFailed = webhook.error;
+        conditions = setCondition(conditions, KymaConditionTypes.SKRWebhook, webhook.status, webhook.message, kyma.metadata.generation, now);
+      } else conditions = removeCondition(conditions, KymaConditionTypes.SKRWebhook);
     } catch (e) {
       const accessError = accessErrorOf(name, e);
       if (!accessError) throw e;
@@ -166,8 +176,12 @@ class KymaReconciler {
     const modules = await syncModules({ kcp: this.kcp, catalog: this.catalog.view, manifests: this.manifests }, kyma, signal);
     const mc = modulesCondition(modules);
     conditions = setCondition(conditions, KymaConditionTypes.Modules, mc.status, mc.message, kyma.metadata.generation, now);
-    const state = determineState(modules, conditions);
-    const operation = state === States.Ready ? 'kyma is ready' : (modules.find((m) => m.state === state && m.message)?.message ?? `kyma is ${state.toLowerCase()}`);
+    const state = webhookFailed ? States.Error : determineState(modules, conditions);
+    const webhookProblem = conditions.find((c) => c.type === KymaConditionTypes.SKRWebhook && c.status !== 'True')?.message;
+    const operation =
+      state === States.Ready
+        ? 'kyma is ready'
+        : (modules.find((m) => m.state === state && m.message)?.message ?? (state === States.Error || !modules.some((m) => m.state === state) ? webhookProblem : undefined) ?? `kyma is ${state.toLowerCase()}`);
     const status: KymaStatus = { state, conditions, modules, activeChannel: kyma.spec.channel, lastOperation: lastOperation(kyma, operation, now) };
     await this.writeStatus(kyma, status, signal);
     try {
@@ -179,6 +193,17 @@ class KymaReconciler {
     const after = intervalFor(state, this.intervals);
     this.opts.metrics.requeue(`kyma_${state.toLowerCase()}`);
     return { requeueAfterMs: after };
+  }
+
+  /** The watcher's webhook in the runtime; a failure other than runtime access is the condition's message. */
+  private async syncWebhook(kyma: KymaObject, remote: Client, remoteKyma: KymaObject, signal: AbortSignal): Promise<{ status: 'True' | 'False'; message: string; error: boolean }> {
+    try {
+      return await (this.opts.skrWebhook as SkrWebhookInstaller).sync(kyma, remote, remoteKyma, signal);
+    } catch (e) {
+      if (accessErrorOf(kyma.metadata.name ?? '', e)) throw e;
+      this.log.warn('runtime watcher webhook sync failed', { kyma: kyma.metadata.name, error: e });
+      return { status: 'False', message: `${KymaConditionMessages.WebhookOutOfSync}: ${(e as Error).message}`, error: false };
+    }
   }
 
   /** The KCP Kyma's modules follow the runtime Kyma, where runtime admins enable and disable them. */
@@ -221,6 +246,7 @@ class KymaReconciler {
         access: this.opts.access,
         remoteCleanupTimeoutMs: this.opts.remoteCleanupTimeoutMs ?? DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS,
         log: this.log,
+        removeWebhook: this.opts.skrWebhook ? (remote, kymaName, s) => (this.opts.skrWebhook as SkrWebhookInstaller).remove(remote, kymaName, s) : undefined,
         writeState: (k, state, operation, s) => this.writeStatus(k, { ...k.status, state, lastOperation: lastOperation(k, operation, new Date().toISOString()) }, s),
       },
       kyma,

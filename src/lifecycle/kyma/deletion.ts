@@ -24,6 +24,8 @@ export interface DeletionDeps {
   log: Logger;
   /** Writes the Kyma status (state and last operation). */
   writeState(kyma: KymaObject, state: typeof States.Deleting, operation: string, signal: AbortSignal): Promise<void>;
+  /** Removes the runtime watcher's webhook from the runtime (when the watcher runs). */
+  removeWebhook?: (remote: Client, kymaName: string, signal: AbortSignal) => Promise<void>;
   now?: () => number;
 }
 
@@ -84,6 +86,7 @@ export async function runDeletion(deps: DeletionDeps, kyma: KymaObject, signal: 
   let skippedRuntime = false;
   if (probe.client) {
     try {
+      await deps.removeWebhook?.(probe.client, name, signal);
       await deleteRemoteKyma(probe.client, signal);
       await deleteRemoteCrds(probe.client, signal);
     } catch (e) {

@@ -1,5 +1,7 @@
 // Settings of the Kyma controller with upstream's defaults.
 
+import { jittered } from '../../util/jitter.js';
+
 export interface RequeueIntervals {
   /** After a reconcile that left the Kyma Ready (upstream `kyma-requeue-success-interval`, 30 s). */
   readyMs: number;
@@ -19,7 +21,8 @@ export const DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS = 60_000;
 export function intervalFor(state: string, intervals: RequeueIntervals): number {
   switch (state) {
     case 'Ready':
-      return intervals.readyMs;
+      // A fallback with the runtime watcher: spread, so Kymas created together do not stay in step.
+      return jittered(intervals.readyMs);
     case 'Warning':
       return intervals.warningMs;
     case 'Error':

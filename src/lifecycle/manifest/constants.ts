@@ -1,10 +1,11 @@
 // Names the Manifest controller writes into runtime clusters that are not part of the shared API
 // constants (upstream keeps them in internal/declarative/v2 and internal/manifest).
+import { LabelValues } from '../../api/operator/constants.js';
 
 /** The one field manager of every server-side apply into a runtime (upstream's applier). */
 export const MANIFEST_FIELD_MANAGER = 'declarative.kyma-project.io/applier';
 /** Value of the `operator.kyma-project.io/managed-by` label on module resources (upstream `declarative-v2`). */
-export const MANAGED_BY_DECLARATIVE = 'declarative-v2';
+export const MANAGED_BY_DECLARATIVE = LabelValues.Declarative;
 /** Annotation warning users that edits are reverted. */
 export const DISCLAIMER_ANNOTATION = 'operator.kyma-project.io/managed-by-reconciler-disclaimer';
 export const DISCLAIMER_TEXT = 'DO NOT EDIT - This resource is managed by Kyma.\nAny modifications are discarded and the resource is reverted to the original state.';

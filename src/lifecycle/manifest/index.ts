@@ -3,7 +3,7 @@
 // removes it when the Manifest goes (blocked while users' custom resources of the module exist).
 import { Kyma, type KymaObject, Labels, Manifest, type ManifestObject } from '../../api/operator/index.js';
 import type { Client } from '../../runtime/client/interface.js';
-import type { Controller } from '../../runtime/controller.js';
+import type { Controller, KeySource } from '../../runtime/controller.js';
 import { type Manager, newControllerManagedBy } from '../../runtime/manager.js';
 import type { Predicate } from '../../runtime/predicates.js';
 import { namespacedName } from '../../kube/keys.js';
@@ -35,6 +35,8 @@ export interface ManifestControllerOptions {
   detectOrphans?: boolean;
   /** Called when a module's state changes (besides the `lifecycle_mgr_manifest_state` gauge). */
   onModuleState?: ModuleStateHook;
+  /** Keys of Manifests whose resources changed in their runtime (runtime watcher events). */
+  watcherEvents?: KeySource;
 }
 
 export interface ManifestController {
@@ -87,6 +89,7 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
       { ...scope, predicates: [{ update: () => false }] },
     );
   }
+  if (opts.watcherEvents) builder.watchesChannel(opts.watcherEvents);
   const controller = builder.complete(reconciler);
   return { controller, reconciler };
 }

@@ -43,6 +43,7 @@ import { hashObjects, RenderError, renderObjects } from './render.js';
 import { linkOf, type ManifestSource } from './source.js';
 import { StatusDraft } from './status.js';
 import { messageOf } from './util.js';
+import { jittered } from '../../util/jitter.js';
 
 export interface RequeueIntervals {
   /** After a Ready reconcile (also the period of the drift check). */
@@ -413,7 +414,8 @@ export class ManifestReconciler {
     const i = this.d.intervals;
     switch (state) {
       case States.Ready:
-        return i.successMs;
+        // The drift check (a fallback with the runtime watcher): spread, so Manifests installed together do not stay in step.
+        return jittered(i.successMs);
       case States.Warning:
         return i.warningMs;
       case States.Error:

@@ -1,7 +1,7 @@
 // The runtime's view of its Kyma: namespace `kyma-system` and the Kyma `kyma-system/default`.
 // Created from the KCP Kyma; from then on runtime admins enable modules in the runtime Kyma, and
 // the KCP Kyma's `spec.modules` follows it, while the channel stays the KCP's (as upstream syncs).
-// The KCP Kyma's status is mirrored into the runtime Kyma.
+// The KCP Kyma's status is mirrored into the runtime Kyma, which carries the watched-by label.
 import { DEFAULT_REMOTE_KYMA_NAME, Kyma, LabelValues, Labels, Namespaces, type KymaObject, type KymaStatus } from '../../api/operator/index.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.js';
@@ -48,13 +48,18 @@ export async function syncRemoteKyma(remote: Client, kcpKyma: KymaObject, signal
     const fresh: KymaObject = {
       apiVersion: Kyma.apiVersion,
       kind: Kyma.kind,
-      metadata: { ...REMOTE_KYMA_KEY, labels: { [Labels.ManagedBy]: LabelValues.Kyma } },
+      metadata: { ...REMOTE_KYMA_KEY, labels: { [Labels.ManagedBy]: LabelValues.Kyma, [Labels.WatchedBy]: LabelValues.Kyma } },
       spec: { channel: kcpKyma.spec.channel, modules: kcpKyma.spec.modules ?? [] },
     };
     return { remote: await remote.create(fresh, { fieldManager: FIELD_MANAGER, signal }), created: true };
   }
-  if (current.spec.channel !== kcpKyma.spec.channel) {
-    current = await remote.update<KymaObject>({ ...current, spec: { ...current.spec, channel: kcpKyma.spec.channel } }, { fieldManager: FIELD_MANAGER, signal });
+  // The watched-by label selects the Kyma for the runtime watcher's webhook (Watcher klm-watcher).
+  const watched = current.metadata.labels?.[Labels.WatchedBy] === LabelValues.Kyma;
+  if (current.spec.channel !== kcpKyma.spec.channel || !watched) {
+    current = await remote.update<KymaObject>(
+      { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, [Labels.WatchedBy]: LabelValues.Kyma } }, spec: { ...current.spec, channel: kcpKyma.spec.channel } },
+      { fieldManager: FIELD_MANAGER, signal },
+    );
   }
   return { remote: current, created: false };
 }

@@ -1,0 +1,118 @@
+// The runtime watcher's KCP side, as the composition root starts it: the watcher CA (a KCP Secret,
+// created on first start, rotated in upstream's order), the listener with a serving certificate
+// of that CA, and a loop that picks up CA changes (rotation, another replica's work) and renews
+// the listener's certificate before it expires.
+import { isIP } from 'node:net';
+import type { Client } from '../runtime/client/interface.js';
+import type { Logger } from '../runtime/log.js';
+import type { Registry } from '../runtime/metrics.js';
+import {
+  DEFAULT_WATCHER_PKI_SETTINGS,
+  issueListenerCertificate,
+  WatcherCertificateAuthority,
+  type CaState,
+  type IssuedCertificate,
+  type WatcherPkiSettings,
+} from '../watcher/certificates.js';
+import { EventListener, type RuntimeRate } from '../watcher/listener.js';
+import type { BindAddress } from './config.js';
+
+export interface WatcherConfig {
+  /** Where the listener listens (`:8082` upstream; port 0 picks a free one). */
+  listen: BindAddress;
+  /** Behind a gateway that terminates mutual TLS: plain HTTP, identity from X-Forwarded-Client-Cert. */
+  trustGateway: boolean;
+  /** The listener's address as runtimes reach it (`host:port`); default: the listen address (embedded landscape). */
+  kcpAddress?: string;
+  /** Image and command of the skr-webhook Deployment in runtimes. */
+  image: string;
+  command?: string[];
+  /** CA and certificate lifetimes (upstream's by default). */
+  pki: Partial<WatcherPkiSettings>;
+  /** Events one runtime may send. */
+  eventsPerRuntime?: RuntimeRate;
+  /** How often the CA Secret is looked at (default 1 min). */
+  caRefreshMs?: number;
+  /** Re-apply unchanged webhook objects in runtimes this often (default 5 min). */
+  webhookResyncMs?: number;
+}
+
+export interface WatcherRuntime {
+  listener: EventListener;
+  authority: WatcherCertificateAuthority;
+  pki: WatcherPkiSettings;
+  /** The address runtimes are given. */
+  kcpAddress: string;
+  /** The CA as last loaded. */
+  ca(): CaState | undefined;
+  /** Called after the CA changed (rotation started or finished). */
+  onCaChanged?: (ca: CaState) => void;
+  /** Looks at the CA now (what the loop does every caRefreshMs). */
+  refresh(signal?: AbortSignal): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function hostOf(address: string): string {
+  const url = new URL(/^https?:\/\//.test(address) ? address : `https://${address}`);
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
+export async function startWatcherRuntime(opts: { kcp: Client; namespace: string; config: WatcherConfig; registry: Registry; log: Logger }): Promise<WatcherRuntime> {
+  const { config, log } = opts;
+  const pki: WatcherPkiSettings = { ...DEFAULT_WATCHER_PKI_SETTINGS, ...config.pki, namespace: opts.namespace };
+  const authority = new WatcherCertificateAuthority(opts.kcp, pki);
+  let ca = await authority.ensure();
+  const listenHost = config.listen.host === '0.0.0.0' || config.listen.host === '::' ? '127.0.0.1' : config.listen.host;
+  const names = new Set([config.kcpAddress ? hostOf(config.kcpAddress) : listenHost, 'localhost']);
+  const dnsNames = [...names].filter((n) => isIP(n) === 0);
+  const ipAddresses = [...new Set([...[...names].filter((n) => isIP(n) !== 0), '127.0.0.1'])];
+  const issue = (state: CaState): Promise<IssuedCertificate> => issueListenerCertificate(state, { dnsNames, ipAddresses, validityMs: pki.certValidityMs });
+  let serving = await issue(ca);
+  const tlsOf = (state: CaState, cert: IssuedCertificate) => ({ certPem: cert.certPem, keyPem: cert.keyPem, clientCaPem: state.trustedPem });
+  const listener = new EventListener({
+    host: config.listen.host,
+    port: config.listen.port,
+    mode: config.trustGateway ? { kind: 'gateway', clientCaPem: ca.trustedPem } : { kind: 'mtls', tls: tlsOf(ca, serving) },
+    registry: opts.registry,
+    log: log.child('watcher-listener'),
+    rate: config.eventsPerRuntime,
+  });
+  try {
+    await listener.start();
+  } catch (e) {
+    throw new Error(`cannot serve the watcher listener on ${config.listen.host}:${config.listen.port}: ${(e as Error).message}`, { cause: e });
+  }
+  const kcpAddress = config.kcpAddress ?? `${listenHost}:${listener.address.port}`;
+
+  const now = pki.now ?? (() => new Date());
+  const runtime: WatcherRuntime = {
+    listener,
+    authority,
+    pki,
+    kcpAddress,
+    ca: () => ca,
+    async refresh(signal) {
+      const next = await authority.ensure(signal);
+      const caChanged = next.resourceVersion !== ca.resourceVersion;
+      const renew = serving.notAfter.getTime() - now().getTime() < pki.certRenewBeforeMs;
+      if (!caChanged && !renew) return;
+      ca = next;
+      serving = await issue(ca);
+      listener.updateTls(tlsOf(ca, serving));
+      if (caChanged) {
+        log.info('watcher CA changed', { trustedCAs: ca.trustedPem.split('BEGIN CERTIFICATE').length - 1, rotationStartedAt: ca.caAddedToBundleAt?.toISOString() });
+        runtime.onCaChanged?.(ca);
+      }
+    },
+    async stop() {
+      clearInterval(timer);
+      await listener.close();
+    },
+  };
+  const timer = setInterval(() => {
+    runtime.refresh().catch((e: unknown) => log.warn('watcher CA refresh failed', { error: e }));
+  }, config.caRefreshMs ?? 60_000);
+  timer.unref();
+  log.info('watcher listener serving', { url: listener.url, kcpAddress, mode: config.trustGateway ? 'behind a gateway (X-Forwarded-Client-Cert)' : 'mutual TLS' });
+  return runtime;
+}

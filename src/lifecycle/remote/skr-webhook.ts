@@ -1,0 +1,169 @@
+// The runtime watcher's runtime side, kept by the Kyma controller: the runtime's certificate (a KCP
+// Secret `<kyma>-webhook-tls`, issued by the watcher CA), and in the runtime the Secret, Services,
+// Deployment and ValidatingWebhookConfiguration `skr-webhook` (src/watcher/skr-objects.ts). The
+// result is the Kyma's SKRWebhook condition, which names what is wrong when events cannot flow.
+//
+// Cost: the objects are applied when what they should be changes (a fingerprint per Kyma, kept in
+// memory) or every `resyncMs`; otherwise a reconcile reads only the Deployment's status.
+import { createHash } from 'node:crypto';
+import { KymaConditionMessages, type KymaObject, type WatcherObject } from '../../api/operator/index.js';
+import type { Store } from '../../runtime/cache/store.js';
+import type { Client } from '../../runtime/client/interface.js';
+import { isNotFound } from '../../runtime/client/errors.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
+import type { Secret } from '../../runtime/remote/secret.js';
+import { certificateNotAfter, ensureRuntimeCertificate, runtimeIdOf, type CaState, type WatcherPkiSettings } from '../../watcher/certificates.js';
+import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, skrWebhookObjects } from '../../watcher/skr-objects.js';
+import { webhookConfigurationFor } from '../../watcher/index.js';
+import { FIELD_MANAGER } from './crds.js';
+
+const DEPLOYMENT: KindRef = { apiVersion: 'apps/v1', kind: 'Deployment' };
+const VWC: KindRef = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface SkrWebhookOptions {
+  kcp: Client;
+  /** KCP namespace of Kymas, Watchers and certificate Secrets. */
+  namespace: string;
+  image: string;
+  command?: string[];
+  /** The KCP listener's address as runtimes reach it. */
+  kcpAddress: string;
+  /** The current watcher CA (undefined until loaded). */
+  ca: () => CaState | undefined;
+  pki: WatcherPkiSettings;
+  watchers: Store<WatcherObject>;
+  /** Informer store of the `<kyma>-webhook-tls` Secrets. */
+  certificates: Store<Secret>;
+  /** When the listener last accepted an event from a runtime (Date.now()). */
+  lastEventAt: (runtimeId: string) => number | undefined;
+  /** Re-apply unchanged objects this often (default 5 min), repairing edits in the runtime. */
+  resyncMs?: number;
+  /** How long the webhook may be unavailable before the Kyma is Error (default 60 s). */
+  unavailableGraceMs?: number;
+  /** How long after installing a runtime may change without an event before it is reported (default 60 s). */
+  silenceGraceMs?: number;
+  now?: () => number;
+}
+
+export interface WebhookCondition {
+  status: 'True' | 'False';
+  message: string;
+  /** The Kyma must be Error (the webhook cannot run), not just not Ready. */
+  error: boolean;
+}
+
+interface Installed {
+  fingerprint: string;
+  appliedAt: number;
+  installedAt: number;
+  /** Generation of the runtime Kyma when the webhook was installed by this process. */
+  generationAtInstall: number;
+  unavailableSince?: number;
+}
+
+function secretText(secret: Secret, key: string): string {
+  const v = secret.data?.[key];
+  return v ? Buffer.from(v, 'base64').toString('utf8') : '';
+}
+
+export class SkrWebhookInstaller {
+  private readonly installed = new Map<string, Installed>();
+  private readonly now: () => number;
+
+  constructor(private readonly opts: SkrWebhookOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Brings the runtime's webhook to what it should be; returns the SKRWebhook condition. */
+  async sync(kyma: KymaObject, remote: Client, remoteKyma: KymaObject, signal: AbortSignal): Promise<WebhookCondition> {
+    const name = kyma.metadata.name ?? '';
+    const ca = this.opts.ca();
+    if (!ca) return { status: 'False', message: `${KymaConditionMessages.WebhookOutOfSync}: the watcher CA is not loaded yet`, error: false };
+    const stored = this.opts.certificates.get(`${this.opts.namespace}/${name}-webhook-tls`);
+    const { secret } = await ensureRuntimeCertificate(this.opts.kcp, kyma, ca, this.opts.pki, stored, signal);
+    const tls = { caPem: secretText(secret, 'ca.crt'), certPem: secretText(secret, 'tls.crt'), keyPem: secretText(secret, 'tls.key') };
+    const watchers = this.opts.watchers.list({ namespace: this.opts.namespace });
+    const objects = [
+      ...skrWebhookObjects({ image: this.opts.image, command: this.opts.command, kcpAddress: this.opts.kcpAddress, tls }),
+      webhookConfigurationFor(watchers, ca.trustedPem) as unknown as KubeObject,
+    ];
+    const fingerprint = createHash('sha256').update(JSON.stringify(objects)).digest('hex');
+    const now = this.now();
+    const generation = remoteKyma.metadata.generation ?? 0;
+    let state = this.installed.get(name);
+    let deployment: KubeObject | undefined;
+    const due = !state || state.fingerprint !== fingerprint || now - state.appliedAt >= (this.opts.resyncMs ?? 5 * 60_000);
+    if (!due) deployment = await this.readDeployment(remote, signal);
+    if (due || !deployment) {
+      // The webhook configuration goes last: the webhook it calls exists before any call.
+      for (const o of objects) {
+        const applied = await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
+        if (o.kind === 'Deployment') deployment = applied;
+      }
+      state = { fingerprint, appliedAt: now, installedAt: state?.installedAt ?? now, generationAtInstall: state?.generationAtInstall ?? generation, unavailableSince: state?.unavailableSince };
+      this.installed.set(name, state);
+    }
+    if (!state) throw new Error('unreachable: webhook state missing after apply');
+
+    const problems: string[] = [];
+    let error = false;
+    const available = ((deployment?.status as { availableReplicas?: number } | undefined)?.availableReplicas ?? 0) >= 1;
+    if (!available) {
+      state.unavailableSince ??= now;
+      const waited = now - state.unavailableSince;
+      problems.push(`the skr-webhook Deployment in the runtime has no available replica (for ${Math.round(waited / 1000)} s)`);
+      error = waited >= (this.opts.unavailableGraceMs ?? 60_000);
+    } else state.unavailableSince = undefined;
+    const notAfter = certificateNotAfter(tls.certPem);
+    if (notAfter) {
+      const left = notAfter.getTime() - now;
+      if (left <= 0) {
+        problems.push(`the runtime's watcher certificate expired at ${notAfter.toISOString()}`);
+        error = true;
+      } else if (left < 7 * DAY_MS) problems.push(`the runtime's watcher certificate expires at ${notAfter.toISOString()} and was not renewed`);
+    }
+    const runtimeId = runtimeIdOf(kyma);
+    if (available && this.opts.lastEventAt(runtimeId) === undefined && generation > state.generationAtInstall && now - state.installedAt >= (this.opts.silenceGraceMs ?? 60_000)) {
+      problems.push(
+        `no event received from the runtime since the webhook was installed, although its Kyma changed (generation ${state.generationAtInstall} -> ${generation}): check the skr-webhook logs and that the runtime reaches ${this.opts.kcpAddress}`,
+      );
+    }
+    if (problems.length === 0) return { status: 'True', message: KymaConditionMessages.WebhookSynced, error: false };
+    return { status: 'False', message: `${KymaConditionMessages.WebhookOutOfSync}: ${problems.join('; ')}`, error };
+  }
+
+  /** Removes the webhook from a runtime (the configuration first, so nothing calls a missing webhook). */
+  async remove(remote: Client, kymaName: string, signal: AbortSignal): Promise<void> {
+    this.installed.delete(kymaName);
+    const targets: { ref: KindRef; namespace?: string; name: string }[] = [
+      { ref: VWC, name: SKR_WEBHOOK_NAME },
+      ...skrWebhookObjects({ image: '', kcpAddress: '', tls: { caPem: '', certPem: '', keyPem: '' } }).map((o) => ({
+        ref: { apiVersion: o.apiVersion, kind: o.kind },
+        namespace: o.metadata.namespace,
+        name: o.metadata.name ?? '',
+      })),
+    ];
+    for (const t of targets) {
+      try {
+        await remote.delete(t.ref, { namespace: t.namespace, name: t.name }, { signal });
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+  }
+
+  /** Forgets what this process installed for a Kyma that is gone. */
+  forget(kymaName: string): void {
+    this.installed.delete(kymaName);
+  }
+
+  private async readDeployment(remote: Client, signal: AbortSignal): Promise<KubeObject | undefined> {
+    try {
+      return await remote.get(DEPLOYMENT, { namespace: SKR_WEBHOOK_NAMESPACE, name: SKR_WEBHOOK_NAME }, { signal });
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+// Watcher events into the lifecycle manager's work queues. The listener has authenticated the
+// runtime (the certificate's Common Name is its runtime-id); the event body only says which object
+// changed. So an event can only ever wake the Kyma of the runtime that sent it, or its Manifests.
+//   lifecycle-manager            (Watcher klm-watcher: the runtime's Kyma)  -> that Kyma
+//   lifecycle-manager-resources  (module resources changed or deleted)      -> that Kyma's Manifests
+import { EventEmitter } from 'node:events';
+import { Labels, type KymaObject, type ManifestObject } from '../api/operator/index.js';
+import type { Store } from '../runtime/cache/store.js';
+import type { KeyEmitter } from '../runtime/controller.js';
+import { runtimeIdOf } from '../watcher/certificates.js';
+
+export interface DeliveredWatchEvent {
+  runtimeId: string;
+}
+
+export type RouteResult = 'enqueued' | 'unknown-runtime';
+
+export class WatcherEventRouter {
+  private readonly kymaKeys = new EventEmitter();
+  private readonly manifestKeys = new EventEmitter();
+  /** Called with the Kyma key of every routed event (e.g. to time event -> reconcile). */
+  onRouted?: (kymaKey: string, e: DeliveredWatchEvent) => void;
+
+  constructor(
+    private readonly namespace: string,
+    private readonly kymas: Store<KymaObject>,
+    private readonly manifests: Store<ManifestObject>,
+  ) {
+    this.kymaKeys.setMaxListeners(0);
+    this.manifestKeys.setMaxListeners(0);
+  }
+
+  /** Keys for the Kyma controller. */
+  get kymaSource(): KeyEmitter {
+    return this.kymaKeys;
+  }
+
+  /** Keys for the Manifest controller. */
+  get manifestSource(): KeyEmitter {
+    return this.manifestKeys;
+  }
+
+  /** The Kyma of a runtime, from the informer cache (indexed by label). */
+  kymaOf(runtimeId: string): KymaObject | undefined {
+    const labelled = this.kymas.list({ namespace: this.namespace, labelSelector: `${Labels.RuntimeID}=${runtimeId}` });
+    if (labelled.length > 0) return labelled[0];
+    const named = this.kymas.get(`${this.namespace}/${runtimeId}`);
+    // A Kyma named like the runtime but labelled with another runtime-id belongs to that other runtime.
+    return named && runtimeIdOf(named) === runtimeId ? named : undefined;
+  }
+
+  kymaChanged(e: DeliveredWatchEvent): RouteResult {
+    const kyma = this.kymaOf(e.runtimeId);
+    if (!kyma) return 'unknown-runtime';
+    const key = `${this.namespace}/${kyma.metadata.name ?? ''}`;
+    this.onRouted?.(key, e);
+    this.kymaKeys.emit('key', key);
+    return 'enqueued';
+  }
+
+  moduleResourceChanged(e: DeliveredWatchEvent): RouteResult {
+    const kyma = this.kymaOf(e.runtimeId);
+    if (!kyma) return 'unknown-runtime';
+    const name = kyma.metadata.name ?? '';
+    this.onRouted?.(`${this.namespace}/${name}`, e);
+    for (const m of this.manifests.list({ namespace: this.namespace, labelSelector: `${Labels.KymaName}=${name}` })) {
+      this.manifestKeys.emit('key', `${this.namespace}/${m.metadata.name ?? ''}`);
+    }
+    return 'enqueued';
+  }
+
+  /** Wakes every Kyma (e.g. after a CA rotation, so their certificates are re-issued now). */
+  wakeAll(): void {
+    for (const key of this.kymas.keys()) this.kymaKeys.emit('key', key);
+  }
+}

@@ -1,0 +1,160 @@
+// The runtime watcher end to end on the in-memory landscape: the lifecycle manager installs the
+// webhook into each runtime, the runtime's API server calls it (served by the landscape with the
+// runtime's own certificate), and it reports over mutual TLS to the listener. Ready Kymas and
+// Manifests are requeued only every hour here, so whatever converges within seconds was woken by
+// an event.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Kyma, Labels, Manifest, ModuleReleaseMeta, ModuleTemplate, Namespaces, type KymaObject, type ManifestObject } from '../../src/api/operator/index.js';
+import { type ControlPlane, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import { type Landscape, startInMemoryLandscape } from '../../src/landscape/in-memory.js';
+import { attachRuntimeCluster } from '../../src/landscape/runtime-cluster.js';
+import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
+import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
+import { isNotFound } from '../../src/runtime/client/errors.js';
+import { silentLogger } from '../../src/runtime/log.js';
+import { DEFAULT_SKR_WEBHOOK_IMAGE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_TLS_SECRET } from '../../src/watcher/skr-objects.js';
+import { waitFor } from '../support/wait.js';
+
+const NS = Namespaces.ControlPlane;
+const HOUR = 3_600_000;
+const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' };
+const VWC = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
+
+/** Module `web`: one Deployment in kyma-system. */
+class WebFetcher implements ArtifactFetcher {
+  fetchManifest(link: string): Promise<FetchedManifest> {
+    const objects: KubeObject[] = [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: Namespaces.Remote },
+        spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'web:1' }] } } },
+      } as KubeObject,
+    ];
+    return Promise.resolve({ objects, digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` });
+  }
+}
+
+function counter(text: string, name: string, labels: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
+describe('runtime watcher: events instead of polling', () => {
+  let land: Landscape;
+  let cp: ControlPlane;
+  const remotes: HttpClient[] = [];
+
+  const eventsOf = (manager: string): number => counter(cp.manager.registry.render(), 'watcher_events_received_total', `manager="${manager}"`);
+
+  async function runtime(id: string): Promise<HttpClient> {
+    const rt = await attachRuntimeCluster(land.server, land.kcp, id);
+    const remote = clientFromKubeconfig(land.server.clusterAccess(rt.cluster).kubeconfig, { retries: 1 });
+    remotes.push(remote);
+    await land.kcp.create({
+      apiVersion: Kyma.apiVersion,
+      kind: Kyma.kind,
+      metadata: { name: id, namespace: NS, labels: { [Labels.KymaName]: id, [Labels.RuntimeID]: id } },
+      spec: { channel: 'regular', modules: [] },
+    });
+    await waitFor(`Kyma ${id} Ready with its webhook`, async () => {
+      const k = await land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: id });
+      return k.status?.state === 'Ready' && k.status.conditions?.some((c) => c.type === 'SKRWebhook' && c.status === 'True');
+    }, 20_000);
+    return remote;
+  }
+
+  before(async () => {
+    land = await startInMemoryLandscape({ extraKubeletClusters: (n) => n.startsWith('skr-'), kubelet: { readyDelayMs: 50, scanIntervalMs: 100 } });
+    await land.kcp.create({
+      apiVersion: ModuleTemplate.apiVersion,
+      kind: ModuleTemplate.kind,
+      metadata: { name: 'web-1.0.0', namespace: NS, labels: { [Labels.ModuleName]: 'web' } },
+      spec: { moduleName: 'web', version: '1.0.0', resources: [{ name: 'rawManifest', link: 'https://modules.test/web/1.0.0.yaml' }] },
+    });
+    await land.kcp.create({ apiVersion: ModuleReleaseMeta.apiVersion, kind: ModuleReleaseMeta.kind, metadata: { name: 'web', namespace: NS }, spec: { moduleName: 'web', channels: [{ channel: 'regular', version: '1.0.0' }] } });
+    cp = await startControlPlane({
+      config: {
+        ...defaultControlPlaneConfig(),
+        infrastructureManager: false,
+        // Only events can make a Ready Kyma or Manifest look again within the test.
+        kymaIntervals: { readyMs: HOUR, busyMs: 200, warningMs: HOUR, errorMs: 300 },
+        manifestIntervals: { successMs: HOUR, busyMs: 150, errorMs: 300, warningMs: HOUR },
+        remoteRequestTimeoutMs: 3_000,
+        watcher: { listen: { host: '127.0.0.1', port: 0 }, trustGateway: false, image: DEFAULT_SKR_WEBHOOK_IMAGE, pki: {} },
+      },
+      kcp: land.kcp,
+      fetcher: new WebFetcher(),
+      logger: silentLogger,
+    });
+    await cp.ready();
+  });
+  after(async () => {
+    await cp?.stop();
+    for (const r of remotes) r.close();
+    await land?.stop();
+  });
+
+  it('installs the webhook, and a module enabled in the runtime Kyma becomes Ready through its event', async () => {
+    const remote = await runtime('rt-enable');
+    const vwc = await remote.get<KubeObject & { webhooks: { name: string; clientConfig: { service: { path: string } } }[] }>(VWC, { name: SKR_WEBHOOK_NAME });
+    assert.deepEqual(
+      vwc.webhooks.map((w) => [w.name, w.clientConfig.service.path]).sort(),
+      [
+        [`${NS}.klm-module-resources.operator.kyma-project.io`, '/validate/lifecycle-manager-resources'],
+        [`${NS}.klm-watcher.operator.kyma-project.io`, '/validate/lifecycle-manager'],
+      ],
+    );
+    const before = eventsOf('lifecycle-manager');
+    // What `kubectl edit kyma default -n kyma-system` does in the runtime.
+    await remote.patch(Kyma, { namespace: Namespaces.Remote, name: 'default' }, 'merge', { spec: { modules: [{ name: 'web' }] } });
+    await waitFor('the module Ready in the KCP Kyma', async () => {
+      const k = await land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: 'rt-enable' });
+      return k.status?.state === 'Ready' && k.status.modules?.some((m) => m.name === 'web' && m.state === 'Ready');
+    }, 20_000);
+    assert.ok(eventsOf('lifecycle-manager') > before, 'the listener received the runtime Kyma event');
+    await remote.get(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' });
+  });
+
+  it('repairs a module Deployment deleted in the runtime within seconds', async () => {
+    const remote = await runtime('rt-drift');
+    await remote.patch(Kyma, { namespace: Namespaces.Remote, name: 'default' }, 'merge', { spec: { modules: [{ name: 'web' }] } });
+    await waitFor('the module Deployment installed', () => remote.get(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' }).catch(() => undefined), 20_000);
+    await waitFor('the Manifest Ready', async () => {
+      const ms = (await land.kcp.list<ManifestObject>(Manifest, { namespace: NS, labelSelector: `${Labels.KymaName}=rt-drift` })).items;
+      return ms.length === 1 && ms[0].status?.state === 'Ready';
+    }, 20_000);
+    const before = eventsOf('lifecycle-manager-resources');
+    await remote.delete(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' });
+    await waitFor('the Deployment back', () => remote.get(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' }).catch(() => undefined), 15_000);
+    assert.ok(eventsOf('lifecycle-manager-resources') > before, 'the deletion reached the listener as an event');
+  });
+
+  it('sends no event for status or label writes, and one for a spec change in the same window', async () => {
+    const remote = await runtime('rt-quiet');
+    const before = eventsOf('lifecycle-manager');
+    const key = { namespace: Namespaces.Remote, name: 'default' };
+    await remote.patch(Kyma, key, 'merge', { metadata: { labels: { team: 'a' } } });
+    await remote.patch(Kyma, key, 'merge', { status: { state: 'Ready' } }, { subresource: 'status' });
+    // The control: a spec change in the same window is reported.
+    await remote.patch(Kyma, key, 'merge', { spec: { modules: [{ name: 'ghost' }] } });
+    await waitFor('the spec change reported', () => eventsOf('lifecycle-manager') > before, 10_000);
+    await waitFor('the KCP Kyma following it', async () => (await land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: 'rt-quiet' })).spec.modules?.some((m) => m.name === 'ghost'), 10_000);
+    assert.equal(eventsOf('lifecycle-manager') - before, 1, 'only the spec change gave an event');
+  });
+
+  it('removes the webhook from the runtime with the Kyma', async () => {
+    const remote = await runtime('rt-gone');
+    await land.kcp.delete(Kyma, { namespace: NS, name: 'rt-gone' });
+    await waitFor('the Kyma gone', () => land.kcp.get(Kyma, { namespace: NS, name: 'rt-gone' }).then(() => false, (e: unknown) => isNotFound(e)), 20_000);
+    for (const [ref, key] of [
+      [VWC, { name: SKR_WEBHOOK_NAME }],
+      [DEPLOYMENT, { namespace: Namespaces.Remote, name: SKR_WEBHOOK_NAME }],
+      [{ apiVersion: 'v1', kind: 'Secret' }, { namespace: Namespaces.Remote, name: SKR_WEBHOOK_TLS_SECRET }],
+    ] as const) {
+      await assert.rejects(remote.get(ref, key), (e: unknown) => isNotFound(e), `${ref.kind} ${key.name} removed`);
+    }
+  });
+});
