@@ -3,6 +3,7 @@
 // of a gateway that terminated mutual TLS in front of it (Envoy's format, as Istio sends it).
 import { X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
+import { splitPemCertificates } from '../util/x509.js';
 
 export const XFCC_HEADER = 'x-forwarded-client-cert';
 
@@ -19,8 +20,7 @@ export type Identity = { runtimeId: string } | { refused: IdentityRefusal; messa
 
 /** Splits PEM text into its certificates. */
 export function certificatesOf(pem: string): X509Certificate[] {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  return blocks.map((b) => new X509Certificate(b));
+  return splitPemCertificates(pem).map((b) => new X509Certificate(b));
 }
 
 function commonNameOfSubject(subject: string): string {

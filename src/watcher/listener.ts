@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { X509Certificate } from 'node:crypto';
 import type { Logger } from '../runtime/log.js';
+import { splitPemCertificates } from '../util/x509.js';
 import type { Counter, Histogram, Registry } from '../runtime/metrics.js';
 import { decodeEvent, managerOfPath, MAX_EVENT_BYTES, type WatchEvent } from './event.js';
 import { certificatesOf, identityOfForwardedCert, identityOfTlsSocket, XFCC_HEADER, type Identity } from './identity.js';
@@ -288,6 +289,7 @@ export class EventListener {
   }
 }
 
-function secureOptions(tls: ListenerTls): { cert: string; key: string; ca: string } {
-  return { cert: tls.certPem, key: tls.keyPem, ca: tls.clientCaPem };
+function secureOptions(tls: ListenerTls): { cert: string; key: string; ca: string[] } {
+  // One entry per CA: a bundle whose certificates are not newline-separated would otherwise lose all but the first.
+  return { cert: tls.certPem, key: tls.keyPem, ca: splitPemCertificates(tls.clientCaPem) };
 }

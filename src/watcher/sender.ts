@@ -3,6 +3,7 @@
 // kept alive: a busy runtime pays one handshake, not one per event.
 import { Agent, request } from 'node:https';
 import { sleep } from '../util/sleep.js';
+import { splitPemCertificates } from '../util/x509.js';
 import { encodeEvent, eventPath, type WatchEvent } from './event.js';
 
 export interface RuntimeCredentials {
@@ -93,7 +94,7 @@ export class KcpEventSender {
       timeout: this.opts.idleMs ?? 30_000,
       cert: this.credentials.certPem,
       key: this.credentials.keyPem,
-      ca: this.credentials.caPem,
+      ca: splitPemCertificates(this.credentials.caPem),
     });
   }
 

@@ -399,12 +399,14 @@ describe('watcher PKI', () => {
       });
     });
 
-    it('refuses a Kyma without a runtime id', async () => {
+    it('names a Kyma without a runtime-id label by its name (the broker names Kymas by runtime id)', async () => {
       const clock = new ManualDateClock();
       const settings = settingsWith(clock, 'ca-secrets');
       const ca = await new WatcherCertificateAuthority(kcp, settings).ensure();
-      const kyma = { apiVersion: Kyma.apiVersion, kind: Kyma.kind, metadata: { name: 'no-id', namespace: NS } } as KymaObject;
-      await assert.rejects(ensureRuntimeCertificate(kcp, kyma, ca, settings, undefined), /runtime-id/);
+      const kyma = await kcp.create<KymaObject>({ apiVersion: Kyma.apiVersion, kind: Kyma.kind, metadata: { name: 'no-id', namespace: NS }, spec: { channel: 'regular' } } as KymaObject);
+      const { secret } = await ensureRuntimeCertificate(kcp, kyma, ca, settings, undefined);
+      const cert = new X509Certificate(Buffer.from(secret.data?.['tls.crt'] ?? '', 'base64').toString('utf8'));
+      assert.match(cert.subject, /CN=no-id/);
     });
   });
 });
