@@ -16,7 +16,7 @@ import type { ConverterConfig } from '../infrastructure/converter/index.js';
 import { type InfrastructureManager, setupInfrastructureManager } from '../infrastructure/index.js';
 import { OciArtifactFetcher } from '../lifecycle/artifacts/fetcher.js';
 import type { ArtifactFetcher } from '../lifecycle/artifacts/types.js';
-import { type LifecycleManager, setupLifecycleManager } from '../lifecycle/index.js';
+import { KUBECONFIG_SECRET_SELECTOR, type LifecycleManager, setupLifecycleManager } from '../lifecycle/index.js';
 import type { Client } from '../runtime/client/interface.js';
 import type { KeySource } from '../runtime/controller.js';
 import { startOperationsServer, type OperationsServer } from '../runtime/health.js';
@@ -141,7 +141,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     clientOptions: { requestTimeoutMs: config.remoteRequestTimeoutMs ?? 10_000, retries: 1 },
     log: logger,
   });
-  const kymaSecrets = config.lifecycleManager ? manager.informer<Secret>(SECRET_KIND, { namespace, labelSelector: Labels.KymaName }) : undefined;
+  const kymaSecrets = config.lifecycleManager ? manager.informer<Secret>(SECRET_KIND, { namespace, labelSelector: KUBECONFIG_SECRET_SELECTOR }) : undefined;
   const managedSecrets = config.infrastructureManager
     ? manager.informer<Secret>(SECRET_KIND, { namespace, labelSelector: `${LabelKymaManagedBy}=${ManagedByInfrastructureManager}` })
     : undefined;

@@ -3,7 +3,7 @@
 // writes it. Clients come from the control plane's one cache of runtime clients, keyed by the Secret
 // (shared with the infrastructure manager); a Secret that changes (rotation) or disappears replaces
 // or drops the cached client at once.
-import { Labels } from '../../api/operator/index.js';
+import { LabelValues, Labels } from '../../api/operator/index.js';
 import type { Store } from '../../runtime/cache/store.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { ApiError, type ApiErrorReason, isUnreachable } from '../../runtime/client/errors.js';
@@ -15,8 +15,9 @@ const UNAVAILABLE = new Set<ApiErrorReason>(['ServiceUnavailable', 'InternalErro
 
 export { SECRET_KIND, type Secret };
 
-/** Label selector of the informer that keeps kubeconfig Secrets (any Secret with a Kyma name). */
-export const KUBECONFIG_SECRET_SELECTOR = Labels.KymaName;
+/** Label selector of the informer that keeps kubeconfig Secrets (a Secret with a Kyma name that is not a watcher certificate). */
+// The watcher's certificate Secrets (`<kyma>-webhook-tls`) carry the Kyma name too; they are not kubeconfigs.
+export const KUBECONFIG_SECRET_SELECTOR = `${Labels.KymaName},${Labels.Purpose}!=${LabelValues.CertManager}`;
 
 export type RuntimeAccessReason = 'SecretNotFound' | 'SecretInvalid' | 'Unreachable' | 'Unauthorized';
 
