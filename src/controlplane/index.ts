@@ -11,7 +11,6 @@
 //   await cp.ready(); ...; await cp.stop();
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Labels } from '../api/operator/index.js';
 import type { ConverterConfig } from '../infrastructure/converter/index.js';
 import { type InfrastructureManager, setupInfrastructureManager } from '../infrastructure/index.js';
 import { OciArtifactFetcher } from '../lifecycle/artifacts/fetcher.js';

@@ -1,6 +1,6 @@
 // Settings of the Kyma controller with upstream's defaults.
 
-import { jittered } from '../../util/jitter.js';
+import { jitter } from '../../runtime/timers.js';
 
 export interface RequeueIntervals {
   /** After a reconcile that left the Kyma Ready (upstream `kyma-requeue-success-interval`, 30 s). */
@@ -22,7 +22,7 @@ export function intervalFor(state: string, intervals: RequeueIntervals): number 
   switch (state) {
     case 'Ready':
       // A fallback with the runtime watcher: spread, so Kymas created together do not stay in step.
-      return jittered(intervals.readyMs);
+      return Math.round(jitter(intervals.readyMs, 0.1));
     case 'Warning':
       return intervals.warningMs;
     case 'Error':

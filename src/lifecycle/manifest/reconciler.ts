@@ -43,7 +43,7 @@ import { hashObjects, RenderError, renderObjects } from './render.js';
 import { linkOf, type ManifestSource } from './source.js';
 import { StatusDraft } from './status.js';
 import { messageOf } from './util.js';
-import { jittered } from '../../util/jitter.js';
+import { jitter } from '../../runtime/timers.js';
 
 export interface RequeueIntervals {
   /** After a Ready reconcile (also the period of the drift check). */
@@ -415,7 +415,7 @@ export class ManifestReconciler {
     switch (state) {
       case States.Ready:
         // The drift check (a fallback with the runtime watcher): spread, so Manifests installed together do not stay in step.
-        return jittered(i.successMs);
+        return Math.round(jitter(i.successMs, 0.1));
       case States.Warning:
         return i.warningMs;
       case States.Error:
