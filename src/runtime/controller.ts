@@ -141,6 +141,11 @@ export class Controller {
   private forInformer: Informer | undefined;
   private forNamespaced = true;
   private started = false;
+  /**
+   * Observation only (benchmarks, tests): called with the key when a worker starts reconciling it,
+   * after the coordination check. Must not throw or block; leave undefined in production.
+   */
+  onReconcileStart?: (key: string) => void;
 
   constructor(
     private readonly host: ControllerHost,
@@ -269,6 +274,7 @@ export class Controller {
       this.queue.forget(key);
       return;
     }
+    this.onReconcileStart?.(key);
     this.metrics.activeWorkers(1);
     const t0 = performance.now();
     try {

@@ -1,0 +1,274 @@
+// npm run bench:watcher — the runtime watcher under load, one process: N runtimes (default 1,000)
+// with the webhook installed by the Kyma controller, then writes at a steady rate into random
+// runtimes' Kymas (`spec.modules` toggled), each timed from the moment it is sent in the runtime
+//   -> the event routed to the Kyma's queue (WatcherEventRouter.onRouted)
+//   -> the start of the KCP reconcile of that Kyma (Controller.onReconcileStart).
+// Ready Kymas are requeued only every hour, so every reconcile in the write phase comes from an
+// event (the watcher's, or the informer's after the KCP Kyma followed the runtime).
+// Built on the product: the in-memory landscape (its SkrWebhookHost serves every runtime's webhook
+// with the runtime's own certificate), runtime clusters attached without Gardener, and the control
+// plane's composition root with the lifecycle manager and the watcher listener (mutual TLS).
+//
+//   node dist/bench/watcher.bench.js [--runtimes N] [--rate writes/s] [--duration s] [--converge-timeout s]
+//   (or WATCHER_BENCH_RUNTIMES, WATCHER_BENCH_RATE, WATCHER_BENCH_DURATION, WATCHER_BENCH_CONVERGE_TIMEOUT)
+import os from 'node:os';
+import { Kyma, type KymaModule, type KymaObject, Labels, ModuleReleaseMeta, ModuleTemplate, Namespaces } from '../src/api/operator/index.js';
+import { type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../src/controlplane/index.js';
+import { startInMemoryLandscape } from '../src/landscape/in-memory.js';
+import { attachRuntimeCluster } from '../src/landscape/runtime-cluster.js';
+import { KYMA_CONTROLLER_NAME } from '../src/lifecycle/kyma/controller.js';
+import { clientFromKubeconfig, type HttpClient } from '../src/runtime/client/index.js';
+import { silentLogger } from '../src/runtime/log.js';
+import { sleep } from '../src/util/sleep.js';
+import { DEFAULT_SKR_WEBHOOK_IMAGE } from '../src/watcher/skr-objects.js';
+import { printSettings } from './settings.js';
+
+function option(flag: string, env: string, fallback: number): number {
+  const i = process.argv.indexOf(flag);
+  const raw = i >= 0 ? process.argv[i + 1] : process.env[env];
+  const n = Number(raw ?? fallback);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag} (${env}) must be a positive number, got ${String(raw)}`);
+  return n;
+}
+
+const COUNT = option('--runtimes', 'WATCHER_BENCH_RUNTIMES', 1000);
+const RATE = option('--rate', 'WATCHER_BENCH_RATE', 50);
+const DURATION_S = option('--duration', 'WATCHER_BENCH_DURATION', 30);
+const CONVERGE_TIMEOUT_S = option('--converge-timeout', 'WATCHER_BENCH_CONVERGE_TIMEOUT', 900);
+const NS = Namespaces.ControlPlane;
+const HOUR = 3_600_000;
+/** Toggled in `spec.modules`: a module of the catalog taken over by the user, so no Manifest and no install. */
+const UNMANAGED: KymaModule[] = [{ name: 'nothing', managed: false }];
+
+// Deviations from production settings, printed with the figures. The Ready requeue is 1 hour (the
+// production fallback with the watcher is 5 min, --kyma-requeue-success-interval) so that the write
+// phase sees event-driven reconciles only. The controllers' KCP client gets a high client-side rate
+// limit, as in the other benchmarks.
+const CONTROLLERS: Partial<ControlPlaneConfig> = {
+  infrastructureManager: false,
+  kymaIntervals: { readyMs: HOUR, busyMs: 5_000, warningMs: 30_000, errorMs: 2_000 },
+  watcher: { listen: { host: '127.0.0.1', port: 0 }, trustGateway: false, image: DEFAULT_SKR_WEBHOOK_IMAGE, pki: {} },
+};
+const KCP_CLIENT = { qps: 2000, burst: 4000, retries: 1 };
+
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+function summary(name: string, values: number[]): string {
+  const s = [...values].sort((a, b) => a - b);
+  const f = (v: number) => (Number.isNaN(v) ? 'n/a' : `${v.toFixed(0)} ms`);
+  return `${name}: p50 ${f(quantile(s, 0.5))}, p90 ${f(quantile(s, 0.9))}, p99 ${f(quantile(s, 0.99))}, max ${f(s[s.length - 1] ?? NaN)} (n=${s.length})`;
+}
+
+/** `name{labels} value` lines of a Prometheus text rendering, as label string -> value. */
+function series(text: string, name: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const at = line.lastIndexOf(' ');
+    out.set(line.slice(name.length, at), Number(line.slice(at + 1)));
+  }
+  return out;
+}
+
+const sum = (m: Map<string, number>): number => [...m.values()].reduce((a, b) => a + b, 0);
+
+interface Pending {
+  sent: number;
+  received?: number;
+  routed?: number;
+}
+
+async function main(): Promise<void> {
+  console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, node ${process.version}; ${COUNT} runtimes, ${RATE} writes/s for ${DURATION_S} s`);
+  printSettings({
+    controlPlane: CONTROLLERS,
+    controllersKcpClient: KCP_CLIENT,
+    endpoints: 'no /metrics or probes listeners',
+    runtimes: 'attached without Gardener (no provisioning); skr-webhook served by the landscape (SkrWebhookHost), kubelet simulation with its defaults',
+    catalog: 'one ModuleTemplate (module "nothing"), only ever enabled with managed: false',
+  });
+  const cpu0 = process.cpuUsage();
+  const land = await startInMemoryLandscape({ extraKubeletClusters: (n) => n.startsWith('skr-') });
+  await land.kcp.create({
+    apiVersion: ModuleTemplate.apiVersion,
+    kind: ModuleTemplate.kind,
+    metadata: { name: 'nothing-1.0.0', namespace: NS, labels: { [Labels.ModuleName]: 'nothing' } },
+    spec: { moduleName: 'nothing', version: '1.0.0', resources: [{ name: 'rawManifest', link: 'https://modules.invalid/nothing/1.0.0.yaml' }] },
+  });
+  await land.kcp.create({ apiVersion: ModuleReleaseMeta.apiVersion, kind: ModuleReleaseMeta.kind, metadata: { name: 'nothing', namespace: NS }, spec: { moduleName: 'nothing', channels: [{ channel: 'regular', version: '1.0.0' }] } });
+  const kcp = clientFromKubeconfig(land.kcpKubeconfig, KCP_CLIENT);
+  const cp = await startControlPlane({ config: { ...defaultControlPlaneConfig(), ...CONTROLLERS }, kcp, logger: silentLogger });
+  await cp.ready();
+  const router = cp.lifecycle?.watcherEvents;
+  const kymaController = cp.manager.getControllers().find((c) => c.name === KYMA_CONTROLLER_NAME);
+  if (!router || !kymaController) throw new Error('the control plane runs no watcher router or no Kyma controller');
+
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
+  const t0 = performance.now();
+  const runtime = async (id: string): Promise<void> => {
+    await attachRuntimeCluster(land.server, land.kcp, id);
+    await land.kcp.create({
+      apiVersion: Kyma.apiVersion,
+      kind: Kyma.kind,
+      metadata: { name: id, namespace: NS, labels: { [Labels.KymaName]: id, [Labels.RuntimeID]: id } },
+      spec: { channel: 'regular', modules: [] },
+    });
+  };
+  const ids = Array.from({ length: COUNT }, (_, i) => `rt-${String(i).padStart(5, '0')}`);
+  for (let i = 0; i < COUNT; i += 25) await Promise.all(ids.slice(i, i + 25).map(runtime));
+  console.log(`  ${COUNT} runtimes and Kymas created in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  // Progress from the controllers' own informer cache: no list requests competing with the run.
+  const cached = cp.manager.cache<KymaObject>(Kyma, { namespace: NS });
+  let ready = 0;
+  let lastPrint = performance.now();
+  const deadline = t0 + CONVERGE_TIMEOUT_S * 1000;
+  while (ready < COUNT && performance.now() < deadline) {
+    await sleep(1000);
+    const kymas = cached.list({ namespace: NS });
+    ready = kymas.filter((k) => k.status?.state === 'Ready' && k.status.conditions?.some((c) => c.type === 'SKRWebhook' && c.status === 'True')).length;
+    if (performance.now() - lastPrint >= 5000) {
+      const states = new Map<string, number>();
+      for (const k of kymas) states.set(k.status?.state ?? '(none)', (states.get(k.status?.state ?? '(none)') ?? 0) + 1);
+      console.log(`  ... ${ready}/${COUNT} Kymas Ready with SKRWebhook True after ${((performance.now() - t0) / 1000).toFixed(0)} s (states: ${[...states].map(([s, n]) => `${s} ${n}`).join(', ')}; RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB)`);
+      lastPrint = performance.now();
+    }
+  }
+  const convergeS = (performance.now() - t0) / 1000;
+  const cpuConverge = process.cpuUsage(cpu0);
+  if (ready < COUNT) console.log(`NOT converged: ${ready}/${COUNT} Kymas Ready with SKRWebhook True after ${convergeS.toFixed(0)} s (cap ${CONVERGE_TIMEOUT_S} s); writing anyway into the Ready ones`);
+  else console.log(`${COUNT} Kymas Ready with SKRWebhook True in ${convergeS.toFixed(1)} s (CPU ${((cpuConverge.user + cpuConverge.system) / 1e6).toFixed(0)} s)`);
+
+  // The write phase: only runtimes whose Kyma is Ready with the webhook.
+  const kymas = cached.list({ namespace: NS });
+  const writable = kymas.filter((k) => k.status?.state === 'Ready' && k.status.conditions?.some((c) => c.type === 'SKRWebhook' && c.status === 'True')).map((k) => k.metadata.name ?? '');
+  const pending = new Map<string, Pending>();
+  const toEvent: number[] = [];
+  const toListener: number[] = [];
+  const toReconcile: number[] = [];
+  const writeLatency: number[] = [];
+  let writeErrors = 0;
+  let reconcileStarts = 0;
+  // The listener hands the router its DeliveredEvent, which carries receivedAt (performance.now()).
+  router.onRouted = (key, e) => {
+    const p = pending.get(key);
+    if (!p || p.routed !== undefined) return;
+    p.routed = performance.now();
+    const receivedAt = (e as { receivedAt?: number }).receivedAt;
+    if (receivedAt !== undefined) p.received = receivedAt;
+  };
+  kymaController.onReconcileStart = (key) => {
+    reconcileStarts++;
+    const p = pending.get(key);
+    if (!p || p.routed === undefined) return;
+    const now = performance.now();
+    toEvent.push(p.routed - p.sent);
+    if (p.received !== undefined) toListener.push(p.received - p.sent);
+    toReconcile.push(now - p.sent);
+    pending.delete(key);
+  };
+  const clients = new Map<string, HttpClient>();
+  const enabled = new Set<string>();
+  const remoteOf = (id: string): HttpClient => {
+    let c = clients.get(id);
+    if (!c) {
+      c = clientFromKubeconfig(land.server.clusterAccess(`skr-${id}`).kubeconfig, { retries: 0 });
+      clients.set(id, c);
+    }
+    return c;
+  };
+  let skipped = 0;
+  const write = async (): Promise<void> => {
+    let id: string | undefined;
+    for (let tries = 0; tries < 20 && !id; tries++) {
+      const candidate = writable[Math.floor(Math.random() * writable.length)];
+      if (!pending.has(`${NS}/${candidate}`)) id = candidate;
+    }
+    if (!id) {
+      skipped++;
+      return;
+    }
+    const key = `${NS}/${id}`;
+    const modules = enabled.has(id) ? [] : UNMANAGED;
+    const p: Pending = { sent: performance.now() };
+    pending.set(key, p);
+    try {
+      await remoteOf(id).patch(Kyma, { namespace: Namespaces.Remote, name: 'default' }, 'merge', { spec: { modules } });
+      writeLatency.push(performance.now() - p.sent);
+      if (modules.length > 0) enabled.add(id);
+      else enabled.delete(id);
+    } catch (e) {
+      writeErrors++;
+      if (writeErrors <= 3) console.log(`  write into ${id} failed: ${(e as Error).message}`);
+      pending.delete(key);
+    }
+  };
+
+  const metricsBefore = cp.manager.registry.render();
+  const startsBefore = reconcileStarts;
+  const cpuW0 = process.cpuUsage();
+  const w0 = performance.now();
+  const total = Math.round(RATE * DURATION_S);
+  const writes: Promise<void>[] = [];
+  let sent = 0;
+  let lastLine = w0;
+  while (sent < total) {
+    // Steady rate: each write at its scheduled time, never in bursts to catch up more than one tick.
+    const due = w0 + (sent * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    writes.push(write());
+    sent++;
+    if (performance.now() - lastLine >= 5000) {
+      const s = [...toReconcile].sort((a, b) => a - b);
+      console.log(`  ... ${sent}/${total} writes after ${((performance.now() - w0) / 1000).toFixed(0)} s; ${toReconcile.length} reconciles measured (p50 ${quantile(s, 0.5).toFixed(0)} ms, p99 ${quantile(s, 0.99).toFixed(0)} ms), ${pending.size} pending`);
+      lastLine = performance.now();
+    }
+  }
+  const sendSeconds = (performance.now() - w0) / 1000;
+  await Promise.all(writes);
+  const drainStart = performance.now();
+  while (pending.size > 0 && performance.now() - drainStart < 30_000) await sleep(100);
+  const cpuWrite = process.cpuUsage(cpuW0);
+  const windowSeconds = (performance.now() - w0) / 1000;
+  const metricsAfter = cp.manager.registry.render();
+  const received = sum(series(metricsAfter, 'watcher_events_received_total')) - sum(series(metricsBefore, 'watcher_events_received_total'));
+  const rejectedAfter = series(metricsAfter, 'watcher_events_rejected_total');
+  const rejectedBefore = series(metricsBefore, 'watcher_events_rejected_total');
+  const rejected = [...rejectedAfter].map(([labels, v]) => [labels, v - (rejectedBefore.get(labels) ?? 0)] as const).filter(([, v]) => v > 0);
+
+  // Did the KCP follow? Each written runtime's KCP Kyma should have the runtime's last modules.
+  await sleep(2000);
+  const after = new Map((await land.kcp.list<KymaObject>(Kyma, { namespace: NS })).items.map((k) => [k.metadata.name ?? '', k]));
+  const touched = [...clients.keys()];
+  const followed = touched.filter((id) => ((after.get(id)?.spec.modules ?? []).length > 0) === enabled.has(id)).length;
+  const readyAfter = [...after.values()].filter((k) => k.status?.state === 'Ready').length;
+
+  clearInterval(sampler);
+  const cpuAll = process.cpuUsage(cpu0);
+  console.log(`write phase: ${sent} writes sent in ${sendSeconds.toFixed(1)} s (${(sent / sendSeconds).toFixed(1)}/s) into ${touched.length} runtimes; ${writeErrors} failed, ${skipped} skipped (every candidate still pending)`);
+  console.log(summary('write -> event routed to the Kyma queue', toEvent));
+  console.log(summary('write -> KCP reconcile start', toReconcile));
+  console.log(summary('write -> event received by the listener', toListener));
+  console.log(summary('write request (runtime API server incl. admission webhook)', writeLatency));
+  console.log(`not measured (no reconcile within 30 s after the last write): ${pending.size}`);
+  console.log(`listener: ${received} events received in ${windowSeconds.toFixed(1)} s (${(received / windowSeconds).toFixed(1)} events/s sustained); rejected: ${rejected.length === 0 ? 'none' : rejected.map(([l, v]) => `${l} ${v}`).join(', ')}`);
+  console.log(`Kyma reconciles started in the write window: ${reconcileStarts - startsBefore} (${((reconcileStarts - startsBefore) / windowSeconds).toFixed(1)}/s)`);
+  console.log(`KCP followed the runtime: ${followed}/${touched.length} written Kymas; ${readyAfter}/${after.size} Kymas Ready`);
+  console.log(`CPU time: write phase ${((cpuWrite.user + cpuWrite.system) / 1e6).toFixed(1)} s in ${windowSeconds.toFixed(1)} s (${(((cpuWrite.user + cpuWrite.system) / 1e6 / windowSeconds) * 100).toFixed(0)}% of one core); whole run ${((cpuAll.user + cpuAll.system) / 1e6).toFixed(0)} s`);
+  console.log(`peak RSS: ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
+
+  for (const c of clients.values()) c.close();
+  await cp.stop();
+  kcp.close();
+  await land.stop();
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
