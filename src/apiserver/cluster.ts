@@ -81,6 +81,25 @@ const NAMESPACES = '/namespaces';
 const CRDS = 'apiextensions.k8s.io/customresourcedefinitions';
 const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
+/** How often a patch is tried again when its object changed while webhooks were called. */
+const PATCH_ATTEMPTS = 5;
+
+/** The object changed while admission webhooks were called: a 409 unless the write may simply be tried again. */
+class ChangedDuringAdmission extends Error {
+  constructor(readonly conflict: StatusError) {
+    super(conflict.message);
+  }
+}
+
+/** An update or apply names what it saw (or the caller retries itself): the race stays a 409. */
+async function conflictOnRace<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (e) {
+    throw e instanceof ChangedDuringAdmission ? e.conflict : e;
+  }
+}
+
 function refOf(t: ResourceType): ResourceRef {
   return { group: t.group, resource: t.resource };
 }
@@ -424,7 +443,7 @@ export class LogicalCluster {
       throw conflict(refOf(t), name, MODIFIED);
     }
     const next = deepClone(body);
-    return this.finishUpdate(t, old, next, opts, opts.subresource);
+    return conflictOnRace(this.finishUpdate(t, old, next, opts, opts.subresource));
   }
 
   /**
@@ -495,7 +514,7 @@ export class LogicalCluster {
     if (!opts.internal && this.admitter) await this.admit(t, 'UPDATE', obj, old, opts, subresource);
     const current = this.store.get(resourceKey(t), old.metadata.namespace ?? '', old.metadata.name ?? '');
     if (!current) throw notFound(refOf(t), old.metadata.name ?? '');
-    if (String(current.rv) !== old.metadata.resourceVersion) throw conflict(refOf(t), old.metadata.name ?? '', MODIFIED);
+    if (String(current.rv) !== old.metadata.resourceVersion) throw new ChangedDuringAdmission(conflict(refOf(t), old.metadata.name ?? '', MODIFIED));
     if (opts.dryRun) return { code: 200, object: obj, exists: true };
     if (finalizing) {
       // The update is not stored: the object as it was is deleted (the DELETED event shows it).
@@ -505,6 +524,11 @@ export class LogicalCluster {
     return { code: 200, object: this.commit(t, obj, old), exists: true };
   }
 
+  /**
+   * A patch that does not name a resourceVersion applies to whatever is stored: when the object
+   * changed while admission webhooks were called, kube-apiserver tries it again on the new object
+   * (GuaranteedUpdate) instead of answering 409; so does this.
+   */
   async patch(
     t: ResourceType,
     namespace: string,
@@ -512,6 +536,24 @@ export class LogicalCluster {
     type: PatchType,
     patchBody: unknown,
     opts: WriteOptions & { subresource?: string; force?: boolean } = {},
+  ): Promise<WriteResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.patchOnce(t, namespace, name, type, patchBody, opts);
+      } catch (e) {
+        if (!(e instanceof ChangedDuringAdmission)) throw e;
+        if (attempt >= PATCH_ATTEMPTS) throw e.conflict;
+      }
+    }
+  }
+
+  private async patchOnce(
+    t: ResourceType,
+    namespace: string,
+    name: string,
+    type: PatchType,
+    patchBody: unknown,
+    opts: WriteOptions & { subresource?: string; force?: boolean },
   ): Promise<WriteResult> {
     const stored = this.store.get(resourceKey(t), t.namespaced ? namespace : '', name);
     if (type === 'apply') return this.apply(t, namespace, name, patchBody, stored, opts);
@@ -571,7 +613,7 @@ export class LogicalCluster {
     if (merged.metadata.resourceVersion !== undefined && merged.metadata.resourceVersion !== old.metadata.resourceVersion) {
       throw conflict(refOf(t), name, MODIFIED);
     }
-    return this.finishUpdate(t, old, merged, opts, opts.subresource, 'apply');
+    return conflictOnRace(this.finishUpdate(t, old, merged, opts, opts.subresource, 'apply'));
   }
 
   /** Create through server-side apply: the apply entry the field manager computed is kept. */

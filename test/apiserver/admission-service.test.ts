@@ -25,6 +25,8 @@ class TestWebhook {
   handshakes = 0;
   open = 0;
   answer: { allowed: boolean; status?: Record<string, unknown> } = { allowed: true };
+  /** Runs before each answer (e.g. another client writing the object meanwhile). */
+  beforeAnswer: (() => Promise<void>) | undefined;
   private idleWaiters: (() => void)[] = [];
   private constructor(
     private readonly server: https.Server,
@@ -52,8 +54,10 @@ class TestWebhook {
       req.on('end', () => {
         const review = JSON.parse(text) as Received['review'];
         hook.received.push({ url: req.url ?? '', servername: (req.socket as TLSSocket).servername, host: req.headers.host, review });
+        void (hook.beforeAnswer ?? (() => Promise.resolve()))().then(() => {
         res.writeHead(200, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...hook.answer } }));
+        });
       });
     });
     return hook;
@@ -152,6 +156,36 @@ describe('validating webhooks by service reference', () => {
     assert.equal(got[0].host, 'svc-name.ns.svc:443');
     assert.equal(got[0].review.request.name, 'first');
     assert.equal(got[0].review.request.namespace, 'default');
+  });
+
+  it('tries a patch without resourceVersion again when the object changed during the webhook call, as kube-apiserver does; an update naming its version gets 409', async () => {
+    resolve = () => ({ url: hook.url });
+    const client = await clusterWithHook('svc-race');
+    const path = '/api/v1/namespaces/default/configmaps/race';
+    assert.equal((await client.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('race') })).status, 201);
+    const before = (JSON.parse((await client.request('GET', path)).text) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    // While the webhook is asked about the patch, someone else writes the object (once).
+    let raced = false;
+    hook.beforeAnswer = async () => {
+      if (raced) return;
+      raced = true;
+      const r = await client.request('PATCH', path, { body: JSON.stringify({ data: { other: 'x' } }), contentType: 'application/merge-patch+json' });
+      assert.equal(r.status, 200, r.text);
+    };
+    const seen0 = hook.received.length;
+    try {
+      const r = await client.request('PATCH', path, { body: JSON.stringify({ data: { mine: 'y' } }), contentType: 'application/merge-patch+json' });
+      assert.equal(r.status, 200, r.text);
+      const data = (JSON.parse(r.text) as { data: Record<string, string> }).data;
+      assert.deepEqual(data, { a: '1', other: 'x', mine: 'y' }, 'both writes kept');
+      assert.equal(hook.received.length - seen0, 3, 'the racing patch, the first try, and the second try were admitted');
+      // An update naming the version it read is a conflict, as before.
+      raced = false;
+      const stale = await client.request('PUT', path, { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'race', resourceVersion: before }, data: { a: '2' } }) });
+      assert.equal(stale.status, 409, stale.text);
+    } finally {
+      hook.beforeAnswer = undefined;
+    }
   });
 
   it('sends the service DNS name as SNI when the resolver gives none, passes the port and defaults the path to /', async () => {
