@@ -54,9 +54,12 @@ class TestWebhook {
       req.on('end', () => {
         const review = JSON.parse(text) as Received['review'];
         hook.received.push({ url: req.url ?? '', servername: (req.socket as TLSSocket).servername, host: req.headers.host, review });
-        void (hook.beforeAnswer ?? (() => Promise.resolve()))().then(() => {
+        (hook.beforeAnswer ?? (() => Promise.resolve()))().then(() => {
         res.writeHead(200, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...hook.answer } }));
+        }, (e: unknown) => {
+          res.writeHead(500);
+          res.end(String(e));
         });
       });
     });
