@@ -15,6 +15,7 @@ import {
   type WatcherPkiSettings,
 } from '../watcher/certificates.js';
 import { EventListener, type RuntimeRate } from '../watcher/listener.js';
+import { kcpBaseUrl } from '../watcher/sender.js';
 import type { BindAddress } from './config.js';
 
 export interface WatcherConfig {
@@ -53,8 +54,7 @@ export interface WatcherRuntime {
 }
 
 function hostOf(address: string): string {
-  const url = new URL(/^https?:\/\//.test(address) ? address : `https://${address}`);
-  return url.hostname.replace(/^\[|\]$/g, '');
+  return kcpBaseUrl(address).hostname.replace(/^\[|\]$/g, '');
 }
 
 export async function startWatcherRuntime(opts: { kcp: Client; namespace: string; config: WatcherConfig; registry: Registry; log: Logger }): Promise<WatcherRuntime> {

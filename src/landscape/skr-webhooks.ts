@@ -18,6 +18,7 @@ import type { RunningApiServer } from '../apiserver/server.js';
 import type { StoredObject } from '../apiserver/store.js';
 import type { Logger } from '../runtime/log.js';
 import type { Registry } from '../runtime/metrics.js';
+import { closeServer, listen } from '../util/servers.js';
 import { KcpEventSender } from '../watcher/sender.js';
 import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_TLS_SECRET, webhookEnvOf } from '../watcher/skr-objects.js';
 import { answerAdmission, EventForwarder, WebhookMetrics } from '../watcher/webhook-server.js';
@@ -77,13 +78,7 @@ export class SkrWebhookHost {
       },
     );
     server.keepAliveTimeout = 30_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await listen(server, 0, '127.0.0.1');
     this.server = server;
     this.api.setServiceResolver(this.resolver);
   }
@@ -112,11 +107,7 @@ export class SkrWebhookHost {
     this.states.clear();
     const server = this.server;
     this.server = undefined;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    if (server) await closeServer(server);
   }
 
   private sniOf(cluster: string): string {

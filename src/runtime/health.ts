@@ -2,8 +2,9 @@
 // process is alive) and `/readyz` (every check passes, e.g. all caches synced). Plain HTTP, as
 // controller-runtime serves probes; `?verbose` lists the checks.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { PROMETHEUS_CONTENT_TYPE, type Registry } from './metrics.js';
+import { listen } from '../util/servers.js';
 
 /** A named check: returns true or throws / returns a message when failing. */
 export type Check = () => boolean | string | Promise<boolean | string>;
@@ -66,14 +67,7 @@ export async function startOperationsServer(opts: OperationsServerOptions): Prom
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port, address } = server.address() as AddressInfo;
+  const { port, address } = await listen(server, opts.port, opts.host ?? '127.0.0.1');
   const host = address.includes(':') ? `[${address}]` : address;
   return {
     url: `http://${host}:${port}`,

@@ -118,8 +118,12 @@ function alternativeNames(x509: X509Module, dnsNames: readonly string[] = [], ip
   ];
 }
 
-/** A self-signed CA certificate (CA:true, keyCertSign, cRLSign) with a new ECDSA P-256 key. */
-export async function createCertificateAuthority(opts: { commonName: string } & Validity): Promise<CertKeyPair> {
+/** A self-signed certificate (CA:true) with a new ECDSA P-256 key and the given key usages and extensions. */
+async function selfSigned(
+  opts: { commonName: string } & Validity,
+  keyUsages: (flags: X509Module['KeyUsageFlags']) => number,
+  extra: (x509: X509Module) => import('@peculiar/x509').Extension[],
+): Promise<CertKeyPair> {
   const x509 = await loadX509();
   const keys = await generateKeyPair();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -131,14 +135,17 @@ export async function createCertificateAuthority(opts: { commonName: string } & 
     keys,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
-        true,
-      ),
+      new x509.KeyUsagesExtension(keyUsages(x509.KeyUsageFlags), true),
+      ...extra(x509),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
   return { certPem: cert.toString('pem'), keyPem: await privateKeyPem(x509, keys.privateKey) };
+}
+
+/** A self-signed CA certificate (CA:true, keyCertSign, cRLSign) with a new ECDSA P-256 key. */
+export function createCertificateAuthority(opts: { commonName: string } & Validity): Promise<CertKeyPair> {
+  return selfSigned(opts, (f) => f.keyCertSign | f.cRLSign | f.digitalSignature, () => []);
 }
 
 export interface LeafOptions extends Validity {
@@ -185,28 +192,11 @@ export async function issueCertificate(ca: CertKeyPair, opts: LeafOptions): Prom
  * A self-signed certificate that is its own CA bundle (CA:true, keyCertSign besides the leaf key
  * usages), e.g. for an admission webhook on 127.0.0.1.
  */
-export async function createSelfSignedCertificate(opts: Omit<LeafOptions, 'organizations'>): Promise<CertKeyPair> {
-  const x509 = await loadX509();
-  const keys = await generateKeyPair();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: randomSerialNumber(),
-    name: subjectName(opts.commonName),
-    notBefore: opts.notBefore,
-    notAfter: opts.notAfter,
-    signingAlgorithm: EC_SIGN,
-    keys,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyCertSign,
-        true,
-      ),
-      new x509.ExtendedKeyUsageExtension([...opts.extendedKeyUsages]),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-      ...alternativeNames(x509, opts.dnsNames, opts.ipAddresses),
-    ],
-  });
-  return { certPem: cert.toString('pem'), keyPem: await privateKeyPem(x509, keys.privateKey) };
+export function createSelfSignedCertificate(opts: Omit<LeafOptions, 'organizations'>): Promise<CertKeyPair> {
+  return selfSigned(opts, (f) => f.digitalSignature | f.keyEncipherment | f.keyCertSign, (x509) => [
+    new x509.ExtendedKeyUsageExtension([...opts.extendedKeyUsages]),
+    ...alternativeNames(x509, opts.dnsNames, opts.ipAddresses),
+  ]);
 }
 
 /** The certificates of a PEM bundle, each as its own PEM block without a trailing newline (other blocks and text ignored). */

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { X509Certificate } from 'node:crypto';
 import type { Logger } from '../runtime/log.js';
+import { closeServer, listen } from '../util/servers.js';
 import { splitPemCertificates } from '../util/x509.js';
 import type { Counter, Histogram, Registry } from '../runtime/metrics.js';
 import { decodeEvent, managerOfPath, MAX_EVENT_BYTES, type WatchEvent } from './event.js';
@@ -99,7 +100,7 @@ export class EventListener {
   private readonly maxBody: number;
   private trustedForGateway: X509Certificate[] | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
-  private lastSeen = new Map<string, number>();
+  private readonly lastSeen = new Map<string, number>();
 
   constructor(private readonly opts: EventListenerOptions) {
     this.metrics = opts.registry ? new ListenerMetrics(opts.registry) : undefined;
@@ -121,13 +122,7 @@ export class EventListener {
         ? createHttpsServer({ ...secureOptions(mode.tls), requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, onRequest)
         : createHttpServer(onRequest);
     server.keepAliveTimeout = 60_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.opts.port, this.opts.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await listen(server, this.opts.port, this.opts.host);
     this.server = server;
     this.sweepTimer = setInterval(() => this.sweep(), 60_000);
     this.sweepTimer.unref();
@@ -165,11 +160,7 @@ export class EventListener {
     clearInterval(this.sweepTimer);
     const server = this.server;
     this.server = undefined;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    if (server) await closeServer(server);
   }
 
   private serve(req: IncomingMessage, res: ServerResponse): void {

@@ -6,10 +6,10 @@
 // object once it has every answer, so by the time the KCP reads the object the write is there.
 // Pending events are de-duplicated per object and bounded; what does not fit is counted, not queued.
 import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from '../runtime/log.js';
+import { closeServer, listen } from '../util/servers.js';
 import { PROMETHEUS_CONTENT_TYPE, Registry, type Counter } from '../runtime/metrics.js';
 import { CONTRACT_VERSION, type WatchEvent } from './event.js';
 import { KcpEventSender } from './sender.js';
@@ -133,16 +133,6 @@ export interface RunningWebhookServer {
   close(): Promise<void>;
 }
 
-function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
 /** Starts the webhook (TLS, its key pair is also the client certificate towards the KCP) and /metrics. */
 export async function startSkrWebhookServer(config: WebhookServerConfig, log?: Logger): Promise<RunningWebhookServer> {
   const read = (p: string, what: string): string => {
@@ -172,12 +162,12 @@ export async function startSkrWebhookServer(config: WebhookServerConfig, log?: L
       res.end();
     }
   });
-  const webhookPort = await listen(webhook, config.port, config.host);
+  const webhookPort = (await listen(webhook, config.port, config.host)).port;
   let metricsPort: number;
   try {
-    metricsPort = await listen(metricsServer, config.metricsPort, config.host);
+    metricsPort = (await listen(metricsServer, config.metricsPort, config.host)).port;
   } catch (e) {
-    webhook.close();
+    await closeServer(webhook);
     sender.close();
     throw e;
   }
@@ -188,15 +178,7 @@ export async function startSkrWebhookServer(config: WebhookServerConfig, log?: L
     metricsUrl: `http://${shown}:${metricsPort}/metrics`,
     async close() {
       sender.close();
-      await Promise.all(
-        [webhook, metricsServer].map(
-          (s) =>
-            new Promise<void>((resolve) => {
-              s.close(() => resolve());
-              s.closeAllConnections();
-            }),
-        ),
-      );
+      await Promise.all([closeServer(webhook), closeServer(metricsServer)]);
     },
   };
 }

@@ -10,6 +10,7 @@ import { isNotFound } from '../../src/runtime/client/errors.js';
 import { findObject } from '../../src/runtime/client/find.js';
 import type { Client } from '../../src/runtime/client/interface.js';
 import { silentLogger } from '../../src/runtime/log.js';
+import { sampleWatcher } from './sample-watcher.js';
 import { Manager } from '../../src/runtime/manager.js';
 import {
   DEFAULT_LISTENER,
@@ -92,23 +93,6 @@ after(async () => {
   await land.stop();
 });
 
-function sampleWatcher(name: string, namespace = NS, edit: (w: WatcherObject) => void = () => undefined): WatcherObject {
-  const w: WatcherObject = {
-    apiVersion: Watcher.apiVersion,
-    kind: Watcher.kind,
-    metadata: { name, namespace },
-    spec: {
-      manager: 'sample-manager',
-      serviceInfo: { name: 'sample-listener', namespace, port: 9090 },
-      labelsToWatch: { 'sample.kyma-project.io/watched': 'true' },
-      resourceToWatch: { group: 'sample.kyma-project.io', version: 'v1alpha1', resource: 'samples' },
-      field: 'spec',
-      gateway: { selector: { matchLabels: { 'operator.kyma-project.io/watcher-gateway': 'default' } } },
-    },
-  };
-  edit(w);
-  return w;
-}
 
 const getWatcher = (name: string, namespace = NS) => findObject<WatcherObject>(land.kcp, Watcher, { namespace, name });
 const condition = (w: WatcherObject | undefined) => w?.status?.conditions?.find((c) => c.type === 'VirtualService');

@@ -6,22 +6,16 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from '../../src/runtime/metrics.js';
-import { createCertificateAuthority, type CertKeyPair } from '../../src/util/x509.js';
+import type { CertKeyPair } from '../../src/util/x509.js';
 import { issueListenerCertificate, issueRuntimeCertificate, type CaState } from '../../src/watcher/certificates.js';
 import { encodeEvent } from '../../src/watcher/event.js';
 import { EventListener, type DeliveredEvent } from '../../src/watcher/listener.js';
 import { KcpEventSender } from '../../src/watcher/sender.js';
+import { DAY, testCa } from './test-ca.js';
 
-const DAY = 24 * 3_600_000;
 const KYMA_EVENT = { watched: { namespace: 'kyma-system', name: 'default' }, watchedGvk: { group: 'operator.kyma-project.io', version: 'v1beta2', kind: 'Kyma' } };
 /** The body upstream's runtime-watcher sends (its Go structs marshal `watched` with capitalised keys). */
 const UPSTREAM_BODY = '{"watched":{"Namespace":"kyma-system","Name":"default"},"watchedGvk":{"group":"operator.kyma-project.io","version":"v1beta2","kind":"Kyma"}}';
-
-async function caState(name: string): Promise<CaState> {
-  const now = Date.now();
-  const ca = await createCertificateAuthority({ commonName: name, notBefore: new Date(now - 60_000), notAfter: new Date(now + 90 * DAY) });
-  return { signing: ca, serving: ca, trustedPem: ca.certPem, rotating: false, resourceVersion: '1' };
-}
 
 interface Answer {
   status: number;
@@ -64,8 +58,8 @@ describe('watcher listener (mutual TLS)', () => {
   const runtime = (id: string, c = ca, now?: Date) => issueRuntimeCertificate(c, { runtimeId: id, dnsNames: ['skr-webhook.kyma-system.svc'], validityMs: 60 * DAY, now });
 
   before(async () => {
-    ca = await caState('watcher-ca');
-    other = await caState('someone-else');
+    ca = await testCa('watcher-ca');
+    other = await testCa('someone-else');
     const serving = await issueListenerCertificate(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], validityMs: 60 * DAY });
     registry = new Registry();
     listener = new EventListener({
@@ -156,7 +150,7 @@ describe('watcher listener (mutual TLS)', () => {
   });
 
   it('keeps every event through a CA rotation (new CA trusted first, server switched later)', async () => {
-    const next = await caState('watcher-ca-2');
+    const next = await testCa('watcher-ca-2');
     const bundle = [next.signing.certPem, ca.signing.certPem].map((pem) => (pem.endsWith('\n') ? pem : `${pem}\n`)).join('');
     const oldClient = await runtime('rt-rotate');
     const sender = new KcpEventSender({ kcpAddress: listener.url, credentials: { certPem: oldClient.certPem, keyPem: oldClient.keyPem, caPem: ca.trustedPem } });
@@ -197,7 +191,7 @@ describe('watcher listener behind a trusted gateway', () => {
   const delivered: DeliveredEvent[] = [];
 
   before(async () => {
-    ca = await caState('watcher-ca');
+    ca = await testCa('watcher-ca');
     listener = new EventListener({ host: '127.0.0.1', port: 0, mode: { kind: 'gateway', clientCaPem: ca.trustedPem } });
     listener.handle('lifecycle-manager', (e) => {
       delivered.push(e);
@@ -224,7 +218,7 @@ describe('watcher listener behind a trusted gateway', () => {
     const xfcc = `By=spiffe://cluster.local/ns/istio-system/sa/gateway;Hash=abc;Cert="${encodeURIComponent(cert.certPem)}";Subject="CN=rt-gw";URI=`;
     assert.equal(await postPlain(UPSTREAM_BODY, xfcc), 200);
     assert.equal(delivered[delivered.length - 1].runtimeId, 'rt-gw');
-    const foreignCa = await caState('foreign');
+    const foreignCa = await testCa('foreign');
     const foreign = await issueRuntimeCertificate(foreignCa, { runtimeId: 'rt-victim', dnsNames: [], validityMs: DAY });
     const count = delivered.length;
     assert.equal(await postPlain(UPSTREAM_BODY, `Cert="${encodeURIComponent(foreign.certPem)}";Subject="CN=rt-victim"`), 401);

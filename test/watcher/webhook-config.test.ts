@@ -1,28 +1,13 @@
 // webhookConfigurationFor: the runtime's skr-webhook configuration, one webhook per usable Watcher.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Watcher, type WatcherObject } from '../../src/api/operator/index.js';
+import type { WatcherObject } from '../../src/api/operator/index.js';
 import { defaultWatchers, DEFAULT_LISTENER, webhookConfigurationFor } from '../../src/watcher/index.js';
+import { sampleWatcher } from './sample-watcher.js';
 
 const CA = '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n';
 
-function watcher(name: string, edit: (w: WatcherObject) => void = () => undefined): WatcherObject {
-  const w: WatcherObject = {
-    apiVersion: Watcher.apiVersion,
-    kind: Watcher.kind,
-    metadata: { name, namespace: 'kcp-system' },
-    spec: {
-      manager: 'sample-manager',
-      serviceInfo: { name: 'listener', namespace: 'kcp-system', port: 8082 },
-      labelsToWatch: { 'sample.kyma-project.io/watched': 'true' },
-      resourceToWatch: { group: 'sample.kyma-project.io', version: 'v1alpha1', resource: 'samples' },
-      field: 'spec',
-      gateway: { selector: { matchLabels: { 'operator.kyma-project.io/watcher-gateway': 'default' } } },
-    },
-  };
-  edit(w);
-  return w;
-}
+const watcher = (name: string, edit?: (w: WatcherObject) => void): WatcherObject => sampleWatcher(name, 'kcp-system', edit);
 
 test('one webhook per Watcher, shaped as upstream builds it, with the CA base64-encoded', () => {
   const config = webhookConfigurationFor([watcher('sample')], CA);

@@ -7,13 +7,11 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createCertificateAuthority } from '../../src/util/x509.js';
 import { issueListenerCertificate, issueRuntimeCertificate, type CaState } from '../../src/watcher/certificates.js';
 import { EventListener, type DeliveredEvent } from '../../src/watcher/listener.js';
 import { startSkrWebhookServer, webhookConfigFromEnv, type RunningWebhookServer } from '../../src/watcher/webhook-server.js';
 import { waitFor } from '../support/wait.js';
-
-const DAY = 86_400_000;
+import { DAY, testCa } from './test-ca.js';
 
 function review(operation: string, object: unknown, oldObject: unknown, subResource?: string) {
   return {
@@ -31,9 +29,7 @@ describe('kcp skr-webhook', () => {
   const delivered: DeliveredEvent[] = [];
 
   before(async () => {
-    const now = Date.now();
-    const root = await createCertificateAuthority({ commonName: 'watcher-ca', notBefore: new Date(now - 60_000), notAfter: new Date(now + 90 * DAY) });
-    ca = { signing: root, serving: root, trustedPem: root.certPem, rotating: false, resourceVersion: '1' };
+    ca = await testCa('watcher-ca');
     const serving = await issueListenerCertificate(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], validityMs: DAY });
     listener = new EventListener({ host: '127.0.0.1', port: 0, mode: { kind: 'mtls', tls: { certPem: serving.certPem, keyPem: serving.keyPem, clientCaPem: ca.trustedPem } } });
     listener.handle('lifecycle-manager', (e) => {

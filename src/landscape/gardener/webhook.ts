@@ -4,7 +4,6 @@
 // needs the deletion confirmation annotation.
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { GARDENER_CORE_GROUP, GARDENER_CORE_VERSION, Shoot, type ShootObject } from '../../api/gardener/index.js';
 import type { LogicalCluster } from '../../apiserver/cluster.js';
 import { invalid } from '../../apiserver/errors.js';
@@ -13,6 +12,7 @@ import type { ObjectWithMeta } from '../../kube/object.js';
 import { SHOOT_WEBHOOK_NAME } from '../constants.js';
 import type { GardenerSimulatorOptions } from './options.js';
 import { deletionRefusal, validateShoot } from './validation.js';
+import { closeServer, listen } from '../../util/servers.js';
 
 export const WEBHOOK_CONFIGURATION_NAME = 'gardener-simulator';
 const WEBHOOK_PATH = '/validate-shoots';
@@ -38,11 +38,7 @@ export class ShootAdmissionWebhook {
     const cert = await createSelfSigned({ commonName: '127.0.0.1', ipAddresses: ['127.0.0.1'], days: 365 });
     const server = https.createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => answer(req, res, settings));
     server.keepAliveTimeout = 5_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    const { port } = server.address() as AddressInfo;
+    const { port } = await listen(server, 0, '127.0.0.1');
     return new ShootAdmissionWebhook(server, `https://127.0.0.1:${port}${WEBHOOK_PATH}`, Buffer.from(cert.certPem).toString('base64'));
   }
 
@@ -74,10 +70,7 @@ export class ShootAdmissionWebhook {
 
   stop(): Promise<void> {
     if (!this.server.listening) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    return closeServer(this.server);
   }
 }
 

@@ -11,14 +11,15 @@ import type { Store } from '../../runtime/cache/store.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
-import type { Secret } from '../../runtime/remote/secret.js';
+import { SECRET_KIND, type Secret } from '../../runtime/remote/secret.js';
 import { certificateNotAfter, ensureRuntimeCertificate, runtimeIdOf, type CaState, type WatcherPkiSettings } from '../../watcher/certificates.js';
-import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, skrWebhookObjects } from '../../watcher/skr-objects.js';
+import { SKR_WEBHOOK_METRICS_SERVICE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_TLS_SECRET, skrWebhookObjects } from '../../watcher/skr-objects.js';
 import { webhookConfigurationFor } from '../../watcher/index.js';
 import { FIELD_MANAGER } from './crds.js';
 
 const DEPLOYMENT: KindRef = { apiVersion: 'apps/v1', kind: 'Deployment' };
 const VWC: KindRef = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
+const SERVICE: KindRef = { apiVersion: 'v1', kind: 'Service' };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface SkrWebhookOptions {
@@ -136,13 +137,13 @@ export class SkrWebhookInstaller {
   /** Removes the webhook from a runtime (the configuration first, so nothing calls a missing webhook). */
   async remove(remote: Client, kymaName: string, signal: AbortSignal): Promise<void> {
     this.installed.delete(kymaName);
+    const namespace = SKR_WEBHOOK_NAMESPACE;
     const targets: { ref: KindRef; namespace?: string; name: string }[] = [
       { ref: VWC, name: SKR_WEBHOOK_NAME },
-      ...skrWebhookObjects({ image: '', kcpAddress: '', tls: { caPem: '', certPem: '', keyPem: '' } }).map((o) => ({
-        ref: { apiVersion: o.apiVersion, kind: o.kind },
-        namespace: o.metadata.namespace,
-        name: o.metadata.name ?? '',
-      })),
+      { ref: DEPLOYMENT, namespace, name: SKR_WEBHOOK_NAME },
+      { ref: SERVICE, namespace, name: SKR_WEBHOOK_NAME },
+      { ref: SERVICE, namespace, name: SKR_WEBHOOK_METRICS_SERVICE },
+      { ref: SECRET_KIND, namespace, name: SKR_WEBHOOK_TLS_SECRET },
     ];
     for (const t of targets) {
       try {
