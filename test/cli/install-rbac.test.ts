@@ -8,41 +8,15 @@ import { Runtime } from '../../src/api/infrastructuremanager/index.js';
 import { Kyma, type KymaObject, Labels, Manifest, type ManifestObject, ModuleReleaseMeta, ModuleTemplate } from '../../src/api/operator/index.js';
 import { clusterRules, namespacedRules, type PolicyRule } from '../../src/cli/install.js';
 import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
-import { type Client, isNotFound } from '../../src/runtime/client/index.js';
+import { isNotFound } from '../../src/runtime/client/index.js';
 import type { KindRef, KubeObject } from '../../src/kube/object.js';
 import { testRuntime } from '../infrastructure/runtime-harness.js';
 import { waitFor } from '../support/wait.js';
 import { startRunEnv } from './run-env.js';
+import { recordingClient, type RecordedRequest } from '../support/recording-client.js';
 
 const NS = 'kcp-system';
 
-interface Recorded {
-  verb: string;
-  kind: KindRef;
-  namespace?: string;
-  subresource?: string;
-}
-
-/** A Client that notes every request (verb, kind, namespace, subresource) before passing it on. */
-function recording(inner: Client, log: Recorded[]): Client {
-  const note = (verb: string, kind: KindRef, namespace?: string, subresource?: string) => log.push({ verb, kind: { apiVersion: kind.apiVersion, kind: kind.kind }, namespace, subresource });
-  return {
-    get cluster() {
-      return inner.cluster;
-    },
-    get: (kind, key, opts) => (note('get', kind, key.namespace), inner.get(kind, key, opts)),
-    list: (kind, opts) => (note('list', kind, opts?.namespace), inner.list(kind, opts)),
-    watch: (kind, opts) => (note('watch', kind, opts?.namespace), inner.watch(kind, opts)),
-    create: (obj, opts) => (note('create', obj, obj.metadata.namespace), inner.create(obj, opts)),
-    update: (obj, opts) => (note('update', obj, obj.metadata.namespace), inner.update(obj, opts)),
-    updateStatus: (obj, opts) => (note('update', obj, obj.metadata.namespace, 'status'), inner.updateStatus(obj, opts)),
-    patch: (kind, key, type, patch, opts) => (note('patch', kind, key.namespace, opts?.subresource), inner.patch(kind, key, type, patch, opts)),
-    apply: (obj, opts) => (note('patch', obj, obj.metadata.namespace, opts.subresource), inner.apply(obj, opts)),
-    delete: (kind, key, opts) => (note('delete', kind, key.namespace), inner.delete(kind, key, opts)),
-    resourceFor: (kind) => inner.resourceFor(kind),
-    close: () => inner.close(),
-  };
-}
 
 function allows(rules: PolicyRule[], group: string, resource: string, verb: string): boolean {
   return rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
@@ -58,8 +32,8 @@ const fetcher: ArtifactFetcher = {
 };
 
 test('every request kcp run makes to the KCP through provisioning, module install and deletion is allowed by the installed RBAC', async () => {
-  const requests: Recorded[] = [];
-  const env = await startRunEnv(['--leader-elect'], { wrapKcpClient: (c) => recording(c, requests), fetcher });
+  const requests: RecordedRequest[] = [];
+  const env = await startRunEnv(['--leader-elect'], { wrapKcpClient: (c) => recordingClient(c, requests), fetcher });
   const { land } = env;
   try {
     await land.kcp.create({ apiVersion: ModuleTemplate.apiVersion, kind: ModuleTemplate.kind, metadata: { name: 'rbac-module-1.0.0', namespace: NS, labels: { [Labels.ModuleName]: 'rbac-module' } }, spec: { moduleName: 'rbac-module', version: '1.0.0', resources: [{ name: 'rawManifest', link: 'https://modules.test/rbac-module/1.0.0.yaml' }] } });

@@ -4,13 +4,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Finalizers, Watcher, type WatcherObject } from '../../src/api/operator/index.js';
-import type { KindRef, KubeObject } from '../../src/kube/object.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { clusterRules, namespacedRules, type PolicyRule } from '../../src/cli/install.js';
 import { isNotFound } from '../../src/runtime/client/errors.js';
 import { findObject } from '../../src/runtime/client/find.js';
 import type { Client } from '../../src/runtime/client/interface.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import { sampleWatcher } from './sample-watcher.js';
+import { recordingClient, type RecordedRequest } from '../support/recording-client.js';
 import { Manager } from '../../src/runtime/manager.js';
 import {
   DEFAULT_LISTENER,
@@ -35,51 +36,20 @@ const ADDRESS = 'https://listener.kcp.test:8443';
 let land: Landscape;
 let manager: Manager;
 let reconciles: (controller: string, key: string) => number;
-/** Status writes of the controller, by Watcher name. */
-const statusWrites = new Map<string, number>();
 const stop = new AbortController();
 let running: Promise<void>;
 
-interface Recorded {
-  verb: string;
-  kind: KindRef;
-  namespace?: string;
-  subresource?: string;
-}
 /** Every request the controller (and ensureDefaultWatchers) made to the KCP. */
-const requests: Recorded[] = [];
+const requests: RecordedRequest[] = [];
+/** Status writes of the controller to a Watcher, as noted by the recording client. */
+const statusWrites = (name: string): number =>
+  requests.filter((r) => r.verb === 'patch' && r.kind.kind === Watcher.kind && r.subresource === 'status' && r.name === name).length;
 
-/** The KCP client, noting every request (as the API server's authorizer sees it) and every status write to a Watcher. */
-function noting(inner: Client): Client {
-  const note = (verb: string, kind: KindRef, namespace?: string, subresource?: string) => requests.push({ verb, kind: { apiVersion: kind.apiVersion, kind: kind.kind }, namespace, subresource });
-  const wrapped: Partial<Client> = {
-    get: (kind, key, opts) => (note('get', kind, key.namespace), inner.get(kind, key, opts)),
-    list: (kind, opts) => (note('list', kind, opts?.namespace), inner.list(kind, opts)),
-    watch: (kind, opts) => (note('watch', kind, opts?.namespace), inner.watch(kind, opts)),
-    create: (obj, opts) => (note('create', obj, obj.metadata.namespace), inner.create(obj, opts)),
-    update: (obj, opts) => (note('update', obj, obj.metadata.namespace), inner.update(obj, opts)),
-    updateStatus: (obj, opts) => (note('update', obj, obj.metadata.namespace, 'status'), inner.updateStatus(obj, opts)),
-    apply: (obj, opts) => (note('patch', obj, obj.metadata.namespace, opts.subresource), inner.apply(obj, opts)),
-    delete: (kind, key, opts) => (note('delete', kind, key.namespace), inner.delete(kind, key, opts)),
-    patch: (kind, key, type, body, opts) => {
-      note('patch', kind, key.namespace, opts?.subresource);
-      if (kind.kind === Watcher.kind && opts?.subresource === 'status') statusWrites.set(key.name, (statusWrites.get(key.name) ?? 0) + 1);
-      return inner.patch(kind, key, type, body, opts);
-    },
-  };
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      if (typeof prop === 'string' && prop in wrapped) return wrapped[prop as keyof Client];
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
-}
 let kcp: Client;
 
 before(async () => {
   land = await startLandscape({ kcpNamespaces: [GATEWAY_NS] });
-  kcp = noting(land.kcp);
+  kcp = recordingClient(land.kcp, requests);
   manager = new Manager({ client: kcp, logger: silentLogger, informerBackoff: { initialMs: 20, maxMs: 200 } });
   reconciles = countReconciles(manager);
   setupWatcherController(manager, { namespace: NS, listener: { served: 'direct', address: ADDRESS }, requeueReadyMs: 300, requeueErrorMs: 200 });
@@ -123,11 +93,11 @@ test('without Istio, a Watcher gets the finalizer and is Ready; its condition sa
 
 test('a reconcile that changes nothing writes no status', async () => {
   const before = await waitWatcher('sample', 'is Ready', (x) => x.status?.state === 'Ready');
-  const writes = statusWrites.get('sample') ?? 0;
+  const writes = statusWrites('sample');
   assert.ok(writes > 0, 'the Ready status was written through the noted client');
   await moreReconciles('sample', 2);
   const later = await getWatcher('sample');
-  assert.equal(statusWrites.get('sample'), writes, 'no status write');
+  assert.equal(statusWrites('sample'), writes, 'no status write');
   assert.equal(later?.metadata.resourceVersion, before.metadata.resourceVersion, 'the Watcher was not written');
   assert.equal(condition(later)?.lastTransitionTime, condition(before)?.lastTransitionTime);
 });
