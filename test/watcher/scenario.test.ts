@@ -145,6 +145,28 @@ describe('runtime watcher: events instead of polling', () => {
     assert.equal(eventsOf('lifecycle-manager') - before, 1, 'only the spec change gave an event');
   });
 
+  it('names a webhook that does not run in the SKRWebhook condition, puts it back, and clears the condition once it runs', async () => {
+    const remote = await runtime('rt-down');
+    const deployment = { namespace: Namespaces.Remote, name: SKR_WEBHOOK_NAME };
+    await remote.patch(DEPLOYMENT, deployment, 'merge', { spec: { replicas: 0 } });
+    await waitFor('the webhook Deployment without an available replica', async () => ((await remote.get<KubeObject & { status?: { availableReplicas?: number } }>(DEPLOYMENT, deployment)).status?.availableReplicas ?? 0) === 0);
+    // Nothing in the runtime tells the KCP about its webhook's Deployment: a KCP-side change wakes the Kyma.
+    await land.kcp.patch(Kyma, { namespace: NS, name: 'rt-down' }, 'merge', { metadata: { labels: { probe: '1' } } });
+    // The condition is False until the webhook runs again (the sync puts the replica back at once), so
+    // the durable record is the Kyma's state-change Event, which carries the condition's message.
+    const note = await waitFor('a state-change Event naming the webhook that does not run', async () => {
+      const events = (await land.kcp.list<KubeObject & { regarding?: { name?: string }; reason?: string; note?: string }>({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: NS })).items;
+      // From Ready: not the install's own wait for its first replica.
+      return events.find((e) => e.regarding?.name === 'rt-down' && e.reason === 'StateChanged' && /^state Ready -> /.test(e.note ?? ''))?.note;
+    }, 10_000);
+    assert.match(note, /^state Ready -> Processing: skrwebhook is out of sync and needs to be resynchronized: the skr-webhook Deployment in the runtime has no available replica/);
+    // The sync put the replica back (the Deployment is the lifecycle manager's), and the condition clears.
+    await waitFor('the webhook running and the Kyma Ready again', async () => {
+      const k = await land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: 'rt-down' });
+      return k.status?.state === 'Ready' && k.status.conditions?.some((c) => c.type === 'SKRWebhook' && c.status === 'True');
+    }, 20_000);
+  });
+
   it('removes the webhook from the runtime with the Kyma', async () => {
     const remote = await runtime('rt-gone');
     await land.kcp.delete(Kyma, { namespace: NS, name: 'rt-gone' });

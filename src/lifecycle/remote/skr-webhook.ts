@@ -4,7 +4,8 @@
 // result is the Kyma's SKRWebhook condition, which names what is wrong when events cannot flow.
 //
 // Cost: the objects are applied when what they should be changes (a fingerprint per Kyma, kept in
-// memory) or every `resyncMs`; otherwise a reconcile reads only the Deployment's status.
+// memory), when the webhook Deployment is not available, or every `resyncMs`; otherwise a reconcile
+// reads only the Deployment's status.
 import { createHash } from 'node:crypto';
 import { KymaConditionMessages, type KymaObject, type WatcherObject } from '../../api/operator/index.js';
 import type { Store } from '../../runtime/cache/store.js';
@@ -63,6 +64,10 @@ interface Installed {
   unavailableSince?: number;
 }
 
+function isAvailable(deployment: KubeObject | undefined): boolean {
+  return ((deployment?.status as { availableReplicas?: number } | undefined)?.availableReplicas ?? 0) >= 1;
+}
+
 function secretText(secret: Secret, key: string): string {
   const v = secret.data?.[key];
   return v ? Buffer.from(v, 'base64').toString('utf8') : '';
@@ -96,7 +101,8 @@ export class SkrWebhookInstaller {
     let deployment: KubeObject | undefined;
     const due = !state || state.fingerprint !== fingerprint || now - state.appliedAt >= (this.opts.resyncMs ?? 5 * 60_000);
     if (!due) deployment = await this.readDeployment(remote, signal);
-    if (due || !deployment) {
+    // A webhook that does not run (deleted, scaled down, edited) is put back now, not at the next resync.
+    if (due || !deployment || !isAvailable(deployment)) {
       // The webhook configuration goes last: the webhook it calls exists before any call.
       for (const o of objects) {
         const applied = await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
@@ -109,7 +115,7 @@ export class SkrWebhookInstaller {
 
     const problems: string[] = [];
     let error = false;
-    const available = ((deployment?.status as { availableReplicas?: number } | undefined)?.availableReplicas ?? 0) >= 1;
+    const available = isAvailable(deployment);
     if (!available) {
       state.unavailableSince ??= now;
       const waited = now - state.unavailableSince;
