@@ -4,8 +4,8 @@
 // result is the Kyma's SKRWebhook condition, which names what is wrong when events cannot flow.
 //
 // Cost: the objects are applied when what they should be changes (a fingerprint per Kyma, kept in
-// memory), when the webhook Deployment is not available, or every `resyncMs`; otherwise a reconcile
-// reads only the Deployment's status.
+// memory), when the webhook Deployment was deleted or edited in the runtime, or every `resyncMs`;
+// otherwise a reconcile reads only the Deployment.
 import { createHash } from 'node:crypto';
 import { KymaConditionMessages, type KymaObject, type WatcherObject } from '../../api/operator/index.js';
 import type { Store } from '../../runtime/cache/store.js';
@@ -61,6 +61,8 @@ interface Installed {
   installedAt: number;
   /** Generation of the runtime Kyma when the webhook was installed by this process. */
   generationAtInstall: number;
+  /** metadata.generation of the webhook Deployment as this process last applied it. */
+  deploymentGeneration?: number;
   unavailableSince?: number;
 }
 
@@ -101,14 +103,22 @@ export class SkrWebhookInstaller {
     let deployment: KubeObject | undefined;
     const due = !state || state.fingerprint !== fingerprint || now - state.appliedAt >= (this.opts.resyncMs ?? 5 * 60_000);
     if (!due) deployment = await this.readDeployment(remote, signal);
-    // A webhook that does not run (deleted, scaled down, edited) is put back now, not at the next resync.
-    if (due || !deployment || !isAvailable(deployment)) {
+    // A webhook Deployment deleted or edited in the runtime (scaled down, say) is put back now, not at
+    // the next resync: its generation moved past the one this process applied.
+    if (due || !deployment || deployment.metadata.generation !== state?.deploymentGeneration) {
       // The webhook configuration goes last: the webhook it calls exists before any call.
       for (const o of objects) {
         const applied = await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
         if (o.kind === 'Deployment') deployment = applied;
       }
-      state = { fingerprint, appliedAt: now, installedAt: state?.installedAt ?? now, generationAtInstall: state?.generationAtInstall ?? generation, unavailableSince: state?.unavailableSince };
+      state = {
+        fingerprint,
+        appliedAt: now,
+        installedAt: state?.installedAt ?? now,
+        generationAtInstall: state?.generationAtInstall ?? generation,
+        deploymentGeneration: deployment?.metadata.generation,
+        unavailableSince: state?.unavailableSince,
+      };
       this.installed.set(name, state);
     }
     if (!state) throw new Error('unreachable: webhook state missing after apply');
