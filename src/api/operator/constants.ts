@@ -116,6 +116,8 @@ export const Finalizers = {
   CustomResourceManager: 'resource.kyma-project.io/finalizer',
   /** Kept on a Manifest until managed-by labels are removed from unmanaged resources (upstream internal). */
   LabelRemoval: 'label-removal-finalizer',
+  /** Kept on a SyncResource until the objects the lifecycle manager created for it are removed from the runtime (project's own). */
+  SyncResource: `${OPERATOR_GROUP}/sync-resource`,
 } as const;
 
 /** Namespaces. */

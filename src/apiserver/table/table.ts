@@ -5,7 +5,7 @@ import { isPlainObject } from '../../kube/json.js';
 import { ageSince } from './age.js';
 import { printerFor } from './builtin-printers.js';
 import { desc } from './descriptions.js';
-import { evaluateJsonPath, printJsonPathValue } from './jsonpath.js';
+import { evaluateJsonPath, printJsonPathValue } from '../../kube/jsonpath.js';
 
 export interface TableColumn {
   name: string;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { ObjectWithMeta } from '../../../src/kube/object.js';
 import { humanDuration } from '../../../src/apiserver/table/age.js';
-import { evaluateJsonPath } from '../../../src/apiserver/table/jsonpath.js';
+import { evaluateJsonPath } from '../../../src/kube/jsonpath.js';
 import { builtinColumns, crdColumns, toTable } from '../../../src/apiserver/table/table.js';
 
 const fixtures = new URL('../../../../test/fixtures/kube-conformance/', import.meta.url);

@@ -7,7 +7,7 @@ export const moduleConfigSpec = object(
   {
     kyma: req(string({ minLength: 1, description: 'Name of the Kyma (in the same namespace) of the runtime the configuration was copied from.' })),
     module: req(string({ minLength: 1, pattern: MODULE_NAME_PATTERN, description: 'Name of the module whose configuration this is.' })),
-    resource: embeddedResource({ description: 'Copy of the module\'s custom resource in the runtime (apiVersion, kind, metadata, spec), as the user last wrote it.' }),
+    resource: embeddedResource({ description: 'Copy of the module\'s custom resource in the runtime (apiVersion, kind, metadata without managedFields, spec and status).' }),
   },
   { description: 'Which runtime and module the configuration belongs to, and the copied resource.' },
 );

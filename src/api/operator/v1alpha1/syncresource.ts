@@ -1,10 +1,18 @@
 // SyncResource (operator.kyma-project.io/v1alpha1): objects a module manager wants in one runtime.
 import { defineKind, type ObjectOf } from '../../crd.js';
-import { array, conditions, embeddedResource, enumOf, type Infer, integer, object, req, string } from '../../schema.js';
+import { array, conditions, embeddedResource, enumOf, type Infer, integer, object, req, string, unknownValue } from '../../schema.js';
 import { GROUP, lastOperation, MODULE_NAME_PATTERN, state, V1ALPHA1 } from '../shared.js';
 
 export const syncStrategyValues = ['CreateAndSync', 'CreateAndIgnore', 'Delete'] as const;
 export type SyncStrategy = (typeof syncStrategyValues)[number];
+
+export const feedbackRule = object(
+  {
+    name: req(string({ minLength: 1, maxLength: 63, description: 'Name of the value in status.items[].feedback.' })),
+    jsonPath: req(string({ minLength: 1, description: 'JSONPath into the applied object as the runtime holds it, e.g. `.status.availableReplicas`.' })),
+  },
+  { description: 'A value of the applied object to report back in the status (after Open Cluster Management\'s feedback rules).' },
+);
 
 export const syncedItem = object(
   {
@@ -20,6 +28,11 @@ export const syncedItem = object(
         description: 'The object (apiVersion, kind, metadata with name and, for namespaced kinds, namespace, and its content). Only the object is applied, not its status.',
       }),
     ),
+    feedback: array(feedbackRule, {
+      listType: 'map',
+      listMapKeys: ['name'],
+      description: 'Project extension: values of the applied object the lifecycle manager reads back into status.items[].feedback.',
+    }),
   },
   { description: 'One object to synchronize, with its strategy.' },
 );
@@ -41,6 +54,26 @@ export const syncedItemStatus = object(
     lastAppliedGeneration: integer({ format: 'int64', description: 'metadata.generation of the SyncResource when the item was last applied.' }),
     hash: string({ description: 'Hash of the item as last applied, to skip unchanged items.' }),
     lastSyncTime: string({ format: 'date-time', description: 'When the item was last applied or checked.' }),
+    strategy: enumOf(syncStrategyValues, { description: 'The strategy the item was last handled with.' }),
+    target: object(
+      {
+        apiVersion: req(string({ description: 'apiVersion of the object.' })),
+        kind: req(string({ description: 'Kind of the object.' })),
+        namespace: string({ description: 'Namespace of the object (empty for cluster-scoped kinds).' }),
+        name: req(string({ description: 'Name of the object.' })),
+      },
+      { description: 'The object in the runtime the item was last handled on; what is removed when the item goes.' },
+    ),
+    feedback: array(
+      object(
+        {
+          name: req(string({ description: 'Name of the feedback rule.' })),
+          value: unknownValue({ description: 'The value at the rule\'s JSONPath (a list when it matched several); absent when nothing matched.' }),
+        },
+        { description: 'One value read back from the applied object.' },
+      ),
+      { listType: 'map', listMapKeys: ['name'], description: 'Values of the item\'s feedback rules, read when the item was last synced.' },
+    ),
   },
   { description: 'How far one item got.' },
 );
@@ -78,11 +111,14 @@ From the design "Synchronization of Module Resources" (lifecycle-manager ADR #99
 
 - Labelled \`operator.kyma-project.io/kyma-name\` (checked by \`validateSyncResource\`, which also checks each item's object).
 - The lifecycle manager treats \`spec\` as read-only and reports per item in \`status.items\`; module managers remove items or the whole object.
-- Upstream's draft \`subResource\` (status of synced objects) is not offered.
-- **Project extensions:** \`spec.module\`; per-item \`lastAppliedGeneration\`, \`hash\` and \`lastSyncTime\`.
+- Upstream's draft \`subResource\` (status of synced objects) is not offered; \`feedback\` rules read values of the applied objects back instead.
+- **Project extensions:** \`spec.module\` (required for anything to be applied: the module's ModuleTemplate lists the kinds it may sync in
+  \`spec.syncResourceKinds\`); per-item \`feedback\` rules; per-item status \`lastAppliedGeneration\`, \`hash\`, \`lastSyncTime\`, \`strategy\`,
+  \`target\` and \`feedback\` values.
 `,
 });
 
 export type SyncResourceObject = ObjectOf<typeof SyncResource>;
 export type SyncResourceSpec = Infer<typeof syncResourceSpec>;
 export type SyncedItem = Infer<typeof syncedItem>;
+export type SyncedItemStatus = Infer<typeof syncedItemStatus>;

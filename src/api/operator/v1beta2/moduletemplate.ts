@@ -1,6 +1,6 @@
 // ModuleTemplate (operator.kyma-project.io/v1beta2): one version of one module, named `<module>-<version>`.
 import { defineKind, type ObjectOf } from '../../crd.js';
-import { array, boolean, embeddedResource, freeObject, type Infer, object, req, string } from '../../schema.js';
+import { array, boolean, embeddedResource, enumOf, freeObject, type Infer, object, req, string } from '../../schema.js';
 import { groupVersionKind, manager, MODULE_VERSION_PATTERN } from './common.js';
 import { GROUP, MODULE_NAME_PATTERN, state, V1BETA2 } from '../shared.js';
 
@@ -50,6 +50,21 @@ export const moduleTemplateSpec = object(
     ),
     associatedResources: array(groupVersionKind, { description: 'Kinds of resources the module creates that must be cleaned up when it is removed (informational).' }),
     manager,
+    enableModuleConfig: boolean({
+      description:
+        'Upstream\'s proposal: the lifecycle manager keeps a ModuleConfig in the KCP for every runtime with this module, holding the module\'s custom resource (spec.data\'s kind) as it is in the runtime.',
+    }),
+    syncResourceKinds: array(
+      object({
+        group: req(string({ description: 'API group of the kind (empty for the core group).' })),
+        kind: req(string({ minLength: 1, description: 'The kind, e.g. `ConfigMap`.' })),
+        scope: req(enumOf(['Namespaced', 'Cluster'] as const, { description: 'Whether objects of the kind are namespaced or cluster-scoped.' })),
+      }),
+      {
+        description:
+          'Project extension: the kinds this module\'s SyncResources may carry into runtimes. The lifecycle manager refuses any other item, so a module manager cannot use it to do more than its module may. Empty: the module syncs nothing.',
+      },
+    ),
     requiresDowntime: boolean({ description: 'Whether upgrading to this version needs downtime, so that it waits for the runtime\'s maintenance window.' }),
   },
   { description: 'One version of a module: where its manifest is, its default custom resource and metadata.' },
@@ -76,6 +91,9 @@ Compatible with upstream \`operator.kyma-project.io/v1beta2\` ModuleTemplate (\`
 - \`spec.descriptor\` is optional here (required upstream); it is kept unchanged and not read.
 - \`spec.channel\` is deprecated upstream: accepted, not read (channels live in ModuleReleaseMeta).
 - \`spec.customStateCheck\` is deprecated upstream; kept.
+- \`spec.enableModuleConfig\` is upstream's proposal (lifecycle-manager #1104, never served upstream): the lifecycle manager keeps a
+  ModuleConfig per runtime with the module's custom resource (docs/module-sync.md).
+- **Project extension:** \`spec.syncResourceKinds\`, the kinds the module's SyncResources may carry; every other item is refused.
 - Beta and internal templates were marked with the \`operator.kyma-project.io/beta\` / \`internal\` labels (legacy); ModuleReleaseMeta carries the flags now.
 `,
 });

@@ -1,6 +1,6 @@
 // A small evaluator for the JSONPath forms CRD additionalPrinterColumns use:
 // `.a.b`, `.a[0]`, `.a[*].b`, `.a['x.y']`, `.a[?(@.type=="Ready")].status`, `..name`.
-import { isPlainObject } from '../../kube/json.js';
+import { isPlainObject } from './json.js';
 
 type Step =
   | { k: 'field'; name: string }
