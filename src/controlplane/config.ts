@@ -48,6 +48,8 @@ export interface ControlPlaneConfig {
   purgeGraceMs: number;
   /** How long a Kyma's deletion retries an unreachable runtime before skipping its cleanup (no flag; default 60 s). */
   remoteCleanupTimeoutMs?: number;
+  /** Periodic passes of module resource synchronization (ModuleConfig, SyncResource). */
+  moduleSync: ModuleSyncIntervals;
 
   // Runtime clusters (both managers share one client per runtime).
   /** Per-request timeout of runtime clients (no flag; default 10 s). */
@@ -65,6 +67,17 @@ export interface ControlPlaneConfig {
   health?: BindAddress;
   gracefulShutdownTimeoutMs: number;
 }
+
+export interface ModuleSyncIntervals {
+  /** Each ModuleConfig is copied from its runtime again this often (with the watcher, its events carry the changes). */
+  moduleConfigResyncMs: number;
+  /** Each SyncResource is applied again this often (repairs changes made in the runtime). */
+  syncResourceResyncMs: number;
+  /** Feedback values of SyncResource items are read again this often. */
+  feedbackMs: number;
+}
+
+export const DEFAULT_MODULE_SYNC: ModuleSyncIntervals = { moduleConfigResyncMs: 30_000, syncResourceResyncMs: 5 * 60_000, feedbackMs: 30_000 };
 
 /** Upstream's defaults, both managers on, no coordination, no endpoints. */
 export function defaultControlPlaneConfig(): ControlPlaneConfig {
@@ -85,6 +98,7 @@ export function defaultControlPlaneConfig(): ControlPlaneConfig {
     kymaWorkers: 4,
     purgeGraceMs: DEFAULT_PURGE_GRACE_MS,
     remoteCleanupTimeoutMs: DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS,
+    moduleSync: { ...DEFAULT_MODULE_SYNC },
     gracefulShutdownTimeoutMs: 30_000,
   };
 }

@@ -16,6 +16,7 @@ import { type InfrastructureManager, setupInfrastructureManager } from '../infra
 import { OciArtifactFetcher } from '../lifecycle/artifacts/fetcher.js';
 import type { ArtifactFetcher } from '../lifecycle/artifacts/types.js';
 import { KUBECONFIG_SECRET_SELECTOR, type LifecycleManager, setupLifecycleManager } from '../lifecycle/index.js';
+import { MODULE_CONFIG_EVENTS } from '../lifecycle/sync/index.js';
 import type { Client } from '../runtime/client/interface.js';
 import type { KeySource } from '../runtime/controller.js';
 import { startOperationsServer, type OperationsServer } from '../runtime/health.js';
@@ -204,6 +205,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       maxConcurrentReconciles: config.kymaWorkers,
       purgeGraceMs: config.purgeGraceMs,
       remoteCleanupTimeoutMs: config.remoteCleanupTimeoutMs,
+      moduleSync: config.moduleSync,
       watcherEvents: opts.watcherEvents,
       watcher: watcher
         ? {
@@ -214,6 +216,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
             pki: watcher.pki,
             lastEventAt: (runtimeId) => watcher?.listener.lastEventAt(runtimeId),
             resyncMs: config.watcher?.webhookResyncMs,
+            listenerService: watcherServiceOf(config),
           }
         : undefined,
     });
@@ -221,6 +224,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     if (watcher && router) {
       watcher.listener.handle(LIFECYCLE_MANAGER_EVENTS, (e) => router.kymaChanged(e));
       watcher.listener.handle(MODULE_RESOURCE_EVENTS, (e) => router.moduleResourceChanged(e));
+      watcher.listener.handle(MODULE_CONFIG_EVENTS, (e) => router.moduleConfigChanged(e));
       // A new CA means new runtime certificates: every Kyma gets them now, not at its next requeue.
       watcher.onCaChanged = () => router.wakeAll();
     }

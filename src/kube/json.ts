@@ -29,3 +29,10 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   }
   return false;
 }
+
+/** JSON text with object keys sorted at every level: equal values give equal text, whatever their key order. */
+export function canonicalJson(v: unknown): string {
+  return JSON.stringify(v, (_k, value: unknown) =>
+    isPlainObject(value) ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, value[k]])) : value,
+  );
+}

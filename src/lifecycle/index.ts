@@ -1,5 +1,5 @@
-// The lifecycle manager: the Kyma controller, the mandatory-module controller, the purge and the
-// Manifest controller, added to a manager on the KCP, with runtime access through kubeconfig Secrets.
+// The lifecycle manager: the Kyma controller, the mandatory-module controller, the purge, the
+// Manifest controller and module resource synchronization (ModuleConfig, SyncResource), added to a manager on the KCP, with runtime access through kubeconfig Secrets.
 // The control plane's composition root (src/controlplane) calls this; nothing else starts them.
 //
 //   const lm = setupLifecycleManager(manager, { secrets, remoteClients, fetcher });
@@ -21,6 +21,8 @@ import { setupManifestController, type RequeueIntervals as ManifestRequeueInterv
 import { LifecycleMetrics } from './metrics.js';
 import { setupPurgeController } from './purge/controller.js';
 import { RuntimeAccess, type Secret } from './remote/access.js';
+import { ModuleConfigWatchers, setupModuleConfigController, setupSyncResourceController, SyncMetrics } from './sync/index.js';
+import type { ListenerService } from '../watcher/defaults.js';
 
 export { DEFAULT_INTERVALS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, type RequeueIntervals } from './kyma/options.js';
 export { DEFAULT_INTERVALS as DEFAULT_MANIFEST_INTERVALS, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
@@ -50,6 +52,8 @@ export interface LifecycleManagerOptions {
   maxConcurrentReconciles?: number;
   /** The runtime watcher: its webhook is installed into every runtime and its events wake Kymas and Manifests. */
   watcher?: LifecycleWatcherOptions;
+  /** Periodic passes of module resource synchronization (defaults: ModuleConfig 30 s, 5 min with the watcher; SyncResource 5 min; feedback 30 s). */
+  moduleSync?: { moduleConfigResyncMs?: number; syncResourceResyncMs?: number; feedbackMs?: number };
 }
 
 export interface LifecycleWatcherOptions {
@@ -65,6 +69,8 @@ export interface LifecycleWatcherOptions {
   lastEventAt: (runtimeId: string) => number | undefined;
   /** Re-apply unchanged webhook objects this often (default 5 min). */
   resyncMs?: number;
+  /** The listener's Service as Watchers name it (for the Watchers of modules' custom resources). */
+  listenerService: ListenerService;
 }
 
 export interface LifecycleManager {
@@ -118,6 +124,22 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     fetcher: opts.fetcher,
     intervals: opts.manifestIntervals,
     watcherEvents: router?.manifestSource,
+  });
+  const syncMetrics = new SyncMetrics(manager.registry);
+  setupModuleConfigController(manager, {
+    namespace,
+    access,
+    metrics: syncMetrics,
+    resyncMs: opts.moduleSync?.moduleConfigResyncMs ?? (opts.watcher ? 5 * 60_000 : 30_000),
+    watcherEvents: router?.moduleConfigSource,
+    watchers: opts.watcher ? new ModuleConfigWatchers(manager.client, namespace, opts.watcher.listenerService, manager.cache<WatcherObject>(Watcher, { namespace })) : undefined,
+  });
+  setupSyncResourceController(manager, {
+    namespace,
+    access,
+    metrics: syncMetrics,
+    resyncMs: opts.moduleSync?.syncResourceResyncMs,
+    feedbackMs: opts.moduleSync?.feedbackMs,
   });
   return { access, metrics, watcherEvents: router, skrWebhook };
 }

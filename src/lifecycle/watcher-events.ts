@@ -3,6 +3,7 @@
 // changed. So an event can only ever wake the Kyma of the runtime that sent it, or its Manifests.
 //   lifecycle-manager            (Watcher klm-watcher: the runtime's Kyma)  -> that Kyma
 //   lifecycle-manager-resources  (module resources changed or deleted)      -> that Kyma's Manifests
+//   lifecycle-manager-module-config (a module's custom resource changed)    -> that Kyma's ModuleConfigs (keyed by Manifest)
 import { EventEmitter } from 'node:events';
 import { Labels, type KymaObject, type ManifestObject } from '../api/operator/index.js';
 import type { Store } from '../runtime/cache/store.js';
@@ -18,6 +19,7 @@ export type RouteResult = 'enqueued' | 'unknown-runtime';
 export class WatcherEventRouter {
   private readonly kymaKeys = new EventEmitter();
   private readonly manifestKeys = new EventEmitter();
+  private readonly moduleConfigKeys = new EventEmitter();
   /** Called with the Kyma key of every routed event (e.g. to time event -> reconcile). */
   onRouted?: (kymaKey: string, e: DeliveredWatchEvent) => void;
 
@@ -28,6 +30,7 @@ export class WatcherEventRouter {
   ) {
     this.kymaKeys.setMaxListeners(0);
     this.manifestKeys.setMaxListeners(0);
+    this.moduleConfigKeys.setMaxListeners(0);
   }
 
   /** Keys for the Kyma controller. */
@@ -38,6 +41,11 @@ export class WatcherEventRouter {
   /** Keys for the Manifest controller. */
   get manifestSource(): KeyEmitter {
     return this.manifestKeys;
+  }
+
+  /** Manifest keys for the ModuleConfig controller. */
+  get moduleConfigSource(): KeyEmitter {
+    return this.moduleConfigKeys;
   }
 
   /** The Kyma of a runtime, from the informer cache (indexed by label). */
@@ -59,12 +67,21 @@ export class WatcherEventRouter {
   }
 
   moduleResourceChanged(e: DeliveredWatchEvent): RouteResult {
+    return this.toManifests(e, this.manifestKeys);
+  }
+
+  /** A module's custom resource changed: the ModuleConfig controller looks at that Kyma's modules (cheap for those that do not opt in). */
+  moduleConfigChanged(e: DeliveredWatchEvent): RouteResult {
+    return this.toManifests(e, this.moduleConfigKeys);
+  }
+
+  private toManifests(e: DeliveredWatchEvent, keys: EventEmitter): RouteResult {
     const kyma = this.kymaOf(e.runtimeId);
     if (!kyma) return 'unknown-runtime';
     const name = kyma.metadata.name ?? '';
     this.onRouted?.(`${this.namespace}/${name}`, e);
     for (const m of this.manifests.list({ namespace: this.namespace, labelSelector: `${Labels.KymaName}=${name}` })) {
-      this.manifestKeys.emit('key', `${this.namespace}/${m.metadata.name ?? ''}`);
+      keys.emit('key', `${this.namespace}/${m.metadata.name ?? ''}`);
     }
     return 'enqueued';
   }

@@ -52,6 +52,24 @@ export function defaultWatchers(namespace: string, listener: ListenerService): W
   ];
 }
 
+/**
+ * The Watcher of one module's custom resources (any object of that resource, spec changes), for the
+ * ModuleConfig controller: what a runtime admin changes in the module's configuration reaches the
+ * module's ModuleConfig at once. The lifecycle manager creates it when a template opts in.
+ */
+export function moduleResourceWatcher(
+  name: string,
+  namespace: string,
+  manager: string,
+  listener: ListenerService,
+  module: string,
+  resource: { group: string; resource: string },
+): WatcherObject {
+  const w = watcher(name, namespace, manager, listener, { labelsToWatch: {}, resourceToWatch: { group: resource.group, version: '*', resource: resource.resource }, field: 'spec' });
+  w.metadata.labels = { ...w.metadata.labels, [Labels.ModuleName]: module };
+  return w;
+}
+
 /** Creates the default Watchers that do not exist; returns the names created. Existing ones are left as they are. */
 export async function ensureDefaultWatchers(client: Client, namespace: string, listener: ListenerService, signal?: AbortSignal): Promise<string[]> {
   const created: string[] = [];

@@ -23,8 +23,12 @@ export function watcherProblems(w: WatcherObject): string[] {
   if (!si?.name) problems.push('spec.serviceInfo.name is empty');
   if (!si?.namespace) problems.push('spec.serviceInfo.namespace is empty');
   if (!si || !Number.isInteger(si.port) || si.port < 1 || si.port > 65535) problems.push(`spec.serviceInfo.port must be between 1 and 65535, got ${String(si?.port)}`);
-  if (Object.keys(spec.labelsToWatch ?? {}).length === 0) problems.push('spec.labelsToWatch is empty: the webhook would be called for every object of the watched resource');
   const r = spec.resourceToWatch;
+  // Without labels every object of the resource calls the webhook: fine for one resource (a module's
+  // custom resources), not for a wildcard.
+  if (Object.keys(spec.labelsToWatch ?? {}).length === 0 && (r?.group === '*' || r?.resource === '*')) {
+    problems.push('spec.labelsToWatch is empty while spec.resourceToWatch has a wildcard: the webhook would be called for every object of every resource');
+  }
   for (const f of ['group', 'version', 'resource'] as const) {
     // The group of core resources is the empty string in admission rules; the CRD requires the field, not a value.
     if (f !== 'group' && !r?.[f]) problems.push(`spec.resourceToWatch.${f} is empty`);

@@ -28,12 +28,18 @@ test('the default Watchers and a core-group Watcher are valid', () => {
   for (const w of [...defaultWatchers('kcp-system', DEFAULT_LISTENER), watcher()]) assert.deepEqual(watcherProblems(w), [], w.metadata.name);
 });
 
+test('a Watcher without labels is valid for one resource (a module\'s custom resources), not for a wildcard', () => {
+  assert.deepEqual(watcherProblems(watcher((w) => (w.spec.labelsToWatch = {}))), []);
+  assert.match(watcherProblems(watcher((w) => ((w.spec.labelsToWatch = {}), (w.spec.resourceToWatch.resource = '*')))).join('\n'), /labelsToWatch is empty/);
+});
+
 test('each problem names the field', () => {
   const problems = watcherProblems(
     watcher((w) => {
       delete w.spec.manager;
       w.spec.serviceInfo.port = 70000;
       w.spec.labelsToWatch = {};
+      w.spec.resourceToWatch.group = '*';
       w.spec.resourceToWatch.resource = 'configmaps/status';
       w.spec.gateway.selector = { matchExpressions: [{ key: 'a', operator: 'Equals', values: ['b'] }] };
     }),

@@ -62,7 +62,7 @@ export function rawManifestLink(template: ModuleTemplateObject): string {
 }
 
 /** The module's default custom resource, placed into `kyma-system` unless the template says it is cluster-scoped. */
-function defaultResource(template: ModuleTemplateObject): Record<string, unknown> | undefined {
+export function defaultResource(template: ModuleTemplateObject): Record<string, unknown> | undefined {
   const data = template.spec.data as Record<string, unknown> | undefined;
   if (!data || Object.keys(data).length === 0) return undefined;
   const metadata = { ...((data.metadata as Record<string, unknown> | undefined) ?? {}) };

@@ -1,6 +1,6 @@
 // SyncResource (operator.kyma-project.io/v1alpha1): objects a module manager wants in one runtime.
 import { defineKind, type ObjectOf } from '../../crd.js';
-import { array, conditions, embeddedResource, enumOf, type Infer, integer, object, req, string, unknownValue } from '../../schema.js';
+import { array, boolean, conditions, embeddedResource, enumOf, type Infer, integer, object, req, string, unknownValue } from '../../schema.js';
 import { GROUP, lastOperation, MODULE_NAME_PATTERN, state, V1ALPHA1 } from '../shared.js';
 
 export const syncStrategyValues = ['CreateAndSync', 'CreateAndIgnore', 'Delete'] as const;
@@ -55,6 +55,7 @@ export const syncedItemStatus = object(
     hash: string({ description: 'Hash of the item as last applied, to skip unchanged items.' }),
     lastSyncTime: string({ format: 'date-time', description: 'When the item was last applied or checked.' }),
     strategy: enumOf(syncStrategyValues, { description: 'The strategy the item was last handled with.' }),
+    created: boolean({ description: 'Whether the lifecycle manager created the object with CreateAndIgnore (it is then removed with the SyncResource or the module).' }),
     target: object(
       {
         apiVersion: req(string({ description: 'apiVersion of the object.' })),
