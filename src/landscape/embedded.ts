@@ -1,7 +1,8 @@
 // The embedded landscape in one process, as `kcp up` runs it: the embedded API server with a data
 // dir, the KCP (default logical cluster: control-plane CRDs, namespace kcp-system), the garden
 // cluster with the Gardener simulator, the kubelet simulation, the simulated module operators, an
-// OCI registry, and the demo module catalog (published once per data dir). No controllers: `kcp up`
+// OCI registry, the demo module catalog (published once per data dir) and the module manager of the
+// demo `functions` module (module-managers/, a module team's part). No control-plane controllers: `kcp up`
 // points the control plane's composition root (src/controlplane) at this, as `kcp run` points it at
 // real clusters (src/up wires the two).
 //
@@ -28,6 +29,7 @@ import { DEFAULT_PROJECT, type GardenLandscape, startGardenLandscape } from './i
 import type { KubeletOptions, KubeletSimulator } from './kubelet.js';
 import { SkrWebhookHost } from './skr-webhooks.js';
 import { type ModuleOperators, startModuleOperators } from './module-operators.js';
+import { FUNCTIONS_MODULE_MANAGER, type RunningModuleManager, startFunctionsModuleManager } from './module-managers/functions.js';
 import { EMBEDDED_FIELD_MANAGER, installControlPlane } from './control-plane.js';
 import { dockerRegistryInstalled, type LandscapeRegistry, type RegistryKind, startDockerRegistry, startInProcessRegistry } from './registry.js';
 
@@ -104,6 +106,8 @@ export interface EmbeddedLandscape {
   simulator: GardenerSimulator;
   kubelet: KubeletSimulator;
   moduleOperators: ModuleOperators;
+  /** The demo `functions` module's manager: ModuleConfigs -> SyncResources, with a KCP client of its own. */
+  functionsModuleManager: RunningModuleManager;
   /** Serves the runtime watcher's webhook of every runtime (the pods the landscape does not have). */
   skrWebhooks: SkrWebhookHost;
   registry: LandscapeRegistry;
@@ -194,6 +198,13 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
     await skrWebhooks.start();
     stoppers.push(() => skrWebhooks.stop());
 
+    // A module team's manager talks to the KCP over HTTPS with a client of its own, as it would from
+    // its own cluster (the control plane's controllers get theirs from src/up).
+    const functionsClient = clientFromKubeconfig(server.clusterAccess('default').kubeconfig);
+    stoppers.push(() => functionsClient.close());
+    const functionsModuleManager = await startFunctionsModuleManager({ client: functionsClient, logger: logger.child(FUNCTIONS_MODULE_MANAGER) });
+    stoppers.push(() => functionsModuleManager.stop());
+
     const registry = await registryStarting;
     const catalog = await ensureCatalog(kcp, registry, opts.catalogDir === undefined ? DEFAULT_CATALOG_DIR : opts.catalogDir, file(DataDirFiles.catalog), opts.signal);
     if (urlChanged) await forceKubeconfigRotation(kcp, opts.signal);
@@ -225,6 +236,7 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
       simulator: garden.simulator,
       kubelet: garden.kubelet,
       moduleOperators,
+      functionsModuleManager,
       skrWebhooks,
       registry,
       catalog,

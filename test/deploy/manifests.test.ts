@@ -1,5 +1,6 @@
 // deploy/: the manifests parse, agree with `kcp install` (one RBAC source), start `kcp run` with
-// flags it accepts, mount the files those flags name, and the image runs `kcp run` as non-root.
+// flags it accepts, mount the files those flags name, and the image runs `kcp run` as non-root; the
+// module managers' ClusterRole grants what docs/module-sync.md says and nothing more.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -42,6 +43,24 @@ function deployment(path: string): DeploymentObject {
 
 test('deploy/manifests/rbac.yaml is exactly what kcp install applies besides the CRDs', () => {
   assert.deepEqual(docs('deploy/manifests/rbac.yaml'), rbacObjects('kcp-system'), 'regenerate with: node dist/src/cli/main.js install --dry-run --skip-crds');
+});
+
+test('deploy/manifests/module-manager-rbac.yaml is one ClusterRole: read ModuleConfigs, write SyncResources, read their status', () => {
+  const all = docs('deploy/manifests/module-manager-rbac.yaml');
+  assert.deepEqual(
+    all.map((o) => `${o.apiVersion} ${o.kind} ${o.metadata.name ?? ''}`),
+    ['rbac.authorization.k8s.io/v1 ClusterRole kcp-module-manager'],
+    'the RoleBinding is an example in a comment, not an object',
+  );
+  const rules = (all[0] as KubeObject & { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] }).rules;
+  const granted = rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${v} ${g}/${res}`)))).sort();
+  const group = 'operator.kyma-project.io';
+  const expected = [
+    ...['get', 'list', 'watch'].map((v) => `${v} ${group}/moduleconfigs`),
+    ...['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'].map((v) => `${v} ${group}/syncresources`),
+    `get ${group}/syncresources/status`,
+  ].sort();
+  assert.deepEqual(granted, expected);
 });
 
 test('the kustomization lists existing files, and its CRD note names exactly the control-plane CRDs in config/crd', () => {

@@ -11,7 +11,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
-import { DEFAULT_REMOTE_KYMA_NAME, Kyma, type KymaObject, Labels, ModuleReleaseMeta, type ModuleReleaseMetaObject, ModuleTemplate, Namespaces } from '../../src/api/operator/index.js';
+import {
+  DEFAULT_REMOTE_KYMA_NAME,
+  Kyma,
+  type KymaObject,
+  Labels,
+  ModuleConfig,
+  type ModuleConfigObject,
+  ModuleReleaseMeta,
+  type ModuleReleaseMetaObject,
+  ModuleTemplate,
+  Namespaces,
+  SyncResource,
+  type SyncResourceObject,
+} from '../../src/api/operator/index.js';
 import { parseArgs } from '../../src/cli/args.js';
 import { clientLimitsFrom, controlPlaneConfigFrom, FlagReader } from '../../src/cli/controller-flags.js';
 import { parseRunConfig, RUN_SWITCHES, startControllers } from '../../src/cli/run.js';
@@ -19,7 +32,7 @@ import { UP_FLAGS } from '../../src/cli/up.js';
 import { type EmbeddedLandscape, type EmbeddedLandscapeOptions, startEmbeddedLandscape } from '../../src/landscape/embedded.js';
 import { DemoModuleGroups, shootClusterName } from '../../src/landscape/index.js';
 import { freePort } from '../../src/landscape/registry.js';
-import { clientFromKubeconfig, isNotFound } from '../../src/runtime/client/index.js';
+import { clientFromKubeconfig, findObject, isNotFound } from '../../src/runtime/client/index.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { DEFAULT_CONVERTER_CONFIG, startUp } from '../../src/up/index.js';
@@ -216,6 +229,25 @@ for (const way of waysToRun) describe(`embedded landscape, controllers as ${way.
       await waitFor('the gateway manager to be removed', () => shoot.get(DEPLOYMENT, { namespace: 'kyma-system', name: 'gateway-manager' }).then(() => false, (e: unknown) => isNotFound(e)));
     } finally {
       shoot.close();
+    }
+  });
+
+  it('runs the demo functions module manager: a ModuleConfig of functions gets its SyncResource', async () => {
+    assert.ok(land, 'the earlier tests started the landscape');
+    const l = land;
+    // Written by hand as the lifecycle manager writes them, for a Kyma of its own so that nothing else touches it.
+    const config: ModuleConfigObject = {
+      apiVersion: ModuleConfig.apiVersion,
+      kind: ModuleConfig.kind,
+      metadata: { name: 'mm-check-functions', namespace: NS, labels: { [Labels.KymaName]: 'mm-check', [Labels.ModuleName]: 'functions' } },
+      spec: { kyma: 'mm-check', module: 'functions', resource: { apiVersion: 'functions.demo.example/v1alpha1', kind: 'Functions', metadata: { name: 'default', namespace: 'kyma-system' }, spec: { defaultReplicas: 1 } } },
+    };
+    await l.kcp.create(config);
+    try {
+      const sr = await waitFor('the SyncResource of mm-check', () => findObject<SyncResourceObject>(l.kcp, SyncResource, { namespace: NS, name: 'mm-check-functions' }));
+      assert.deepEqual(sr.spec.items.map((i) => [i.name, (i.resource as { data?: unknown }).data]), [['functions-config', { defaultReplicas: '1' }]]);
+    } finally {
+      await l.kcp.delete(ModuleConfig, { namespace: NS, name: 'mm-check-functions' });
     }
   });
 

@@ -135,12 +135,28 @@ describe('kcp module push', () => {
     }
   });
 
+  it('--apply publishes the module-sync opt-ins of module.yaml (enableModuleConfig, syncResourceKinds) in the ModuleTemplate', async () => {
+    const mod = writeSampleModule({ name: 'synced-module', version: '1.0.0' });
+    try {
+      writeFileSync(path.join(mod.dir, 'module.yaml'), `${mod.files['module.yaml']}enableModuleConfig: true\nsyncResourceKinds:\n  - {group: "", kind: ConfigMap, scope: Namespaced}\n`);
+      await push(['push', mod.dir, '--registry', registry.host, '--apply', '--kubeconfig', kubeconfig]);
+      const template = await env.client.request('GET', '/apis/operator.kyma-project.io/v1beta2/namespaces/kcp-system/moduletemplates/synced-module-1.0.0');
+      assert.equal(template.status, 200, template.text);
+      const t = JSON.parse(template.text) as ModuleTemplateObject;
+      assert.equal(t.spec.enableModuleConfig, true);
+      assert.deepEqual(t.spec.syncResourceKinds, [{ group: '', kind: 'ConfigMap', scope: 'Namespaced' }]);
+    } finally {
+      mod.remove();
+    }
+  });
+
   it('an invalid module directory is refused with one line naming the file and the field', async () => {
     const cases: [Record<string, string | null>, RegExp][] = [
       [{ 'module.yaml': 'name: bad-version\nversion: one\nchannels: [regular]\n' }, /module\.yaml: version: "one" is not a module version/],
       [{ 'manifest.yaml': null }, /manifest\.yaml is missing/],
       [{ 'manifest.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [x\n' }, /manifest\.yaml: /],
       [{ 'module.yaml': 'name: without-channels\nversion: 1.0.0\n' }, /channels: list at least one channel/],
+      [{ 'module.yaml': 'name: bad-sync\nversion: 1.0.0\nchannels: [regular]\nsyncResourceKinds: [{group: "", kind: ConfigMap, scope: Everywhere}]\n' }, /module\.yaml: syncResourceKinds\[0\]\.scope: must be Namespaced or Cluster/],
       [{ 'module.yaml': 'name: lost-manager\nversion: 1.0.0\nchannels: [regular]\nmanager: {group: apps, version: v1, kind: Deployment, namespace: kyma-system, name: elsewhere}\n' }, /manager: Deployment kyma-system\/elsewhere \(apps\/v1\) is not among the objects/],
       [{ 'default-cr.yaml': 'apiVersion: v1\nkind: A\nmetadata: {name: a}\n---\napiVersion: v1\nkind: B\nmetadata: {name: b}\n' }, /default-cr\.yaml must hold exactly one object/],
     ];

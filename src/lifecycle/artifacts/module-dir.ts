@@ -1,5 +1,6 @@
 // A module directory as module teams write it:
-//   module.yaml       name, version, channels (or mandatory), flags, manager, info
+//   module.yaml       name, version, channels (or mandatory), flags, manager, info, and the module-sync
+//                     opt-ins (enableModuleConfig, syncResourceKinds; docs/module-sync.md)
 //   manifest.yaml     the raw manifest: every Kubernetes object of the module, a multi-document stream
 //   default-cr.yaml   optional: the module's default custom resource
 // readModuleDir reads and checks it; every problem is one line naming the file and field.
@@ -28,6 +29,9 @@ export interface ModuleDefinition {
   manager?: ModuleTemplateSpec['manager'];
   info?: ModuleTemplateSpec['info'];
   associatedResources?: ModuleTemplateSpec['associatedResources'];
+  /** Set (true) only when module.yaml says so, so that the artifacts of other modules keep their bytes. */
+  enableModuleConfig?: boolean;
+  syncResourceKinds?: ModuleTemplateSpec['syncResourceKinds'];
 }
 
 export interface ModuleSource {
@@ -43,7 +47,7 @@ export class ModuleDirError extends Error {
   override name = 'ModuleDirError';
 }
 
-const KNOWN_FIELDS = new Set(['name', 'version', 'channels', 'mandatory', 'beta', 'internal', 'requiresDowntime', 'ocmComponentName', 'manager', 'info', 'associatedResources']);
+const KNOWN_FIELDS = new Set(['name', 'version', 'channels', 'mandatory', 'beta', 'internal', 'requiresDowntime', 'ocmComponentName', 'manager', 'info', 'associatedResources', 'enableModuleConfig', 'syncResourceKinds']);
 
 export function readModuleDir(dir: string): ModuleSource {
   const file = (name: string) => path.join(dir, name);
@@ -115,6 +119,8 @@ export function parseDefinition(text: string, where: string): ModuleDefinition {
       return { group: r.group, version: r.version, kind: r.kind };
     });
   }
+  if (flag('enableModuleConfig')) def.enableModuleConfig = true;
+  if (doc.syncResourceKinds !== undefined) def.syncResourceKinds = parseSyncResourceKinds(doc.syncResourceKinds, fail);
   return def;
 }
 
@@ -145,6 +151,32 @@ function parseInfo(v: unknown, fail: Fail): NonNullable<ModuleDefinition['info']
     return { name: icon.name, link: icon.link };
   });
   return { repository, documentation, icons };
+}
+
+const SYNC_SCOPES = ['Namespaced', 'Cluster'] as const;
+const KIND_PATTERN = /^[A-Z][A-Za-z0-9]*$/;
+const GROUP_PATTERN = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$/;
+
+function parseSyncResourceKinds(v: unknown, fail: Fail): NonNullable<ModuleDefinition['syncResourceKinds']> {
+  if (!Array.isArray(v)) return fail('syncResourceKinds', 'must be a list of {group, kind, scope}');
+  const seen = new Set<string>();
+  return v.map((r: unknown, i) => {
+    const at = `syncResourceKinds[${i}]`;
+    if (!isRecord(r)) return fail(at, 'must be a mapping with group, kind and scope');
+    for (const key of Object.keys(r)) if (!['group', 'kind', 'scope'].includes(key)) fail(`${at}.${key}`, 'unknown field (known: group, kind, scope)');
+    if (typeof r.group !== 'string') return fail(`${at}.group`, 'is required (a string; "" for the core group)');
+    if (!GROUP_PATTERN.test(r.group)) fail(`${at}.group`, `"${r.group}" is not an API group (e.g. "apps", or "" for the core group; no version)`);
+    if (typeof r.kind !== 'string' || r.kind === '') return fail(`${at}.kind`, 'is required (a string, e.g. ConfigMap)');
+    if (!KIND_PATTERN.test(r.kind)) fail(`${at}.kind`, `"${r.kind}" is not a kind (a capital letter, then letters and digits, e.g. ConfigMap)`);
+    const scope = SYNC_SCOPES.find((s) => s === r.scope);
+    if (!scope) return fail(`${at}.scope`, `must be ${SYNC_SCOPES.join(' or ')}`);
+    const group = r.group;
+    const kind = r.kind;
+    const key = `${kind}.${group}`;
+    if (seen.has(key)) fail(at, `${group ? `${group}/` : ''}${kind} is listed twice`);
+    seen.add(key);
+    return { group, kind, scope };
+  });
 }
 
 function parseOrExplain(bytes: Buffer, where: string): KubeObject[] {

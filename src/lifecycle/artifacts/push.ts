@@ -117,6 +117,8 @@ export function moduleTemplateFor(source: ModuleSource, link: string, namespace:
   if (d.info) spec.info = d.info;
   if (d.associatedResources) spec.associatedResources = d.associatedResources;
   if (d.requiresDowntime) spec.requiresDowntime = true;
+  if (d.enableModuleConfig) spec.enableModuleConfig = true;
+  if (d.syncResourceKinds) spec.syncResourceKinds = d.syncResourceKinds;
   return {
     apiVersion: ModuleTemplate.apiVersion,
     kind: ModuleTemplate.kind,
