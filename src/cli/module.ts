@@ -10,8 +10,12 @@ import {
   type KymaObject,
   Labels,
   Manifest,
+  ModuleConfig,
+  type ModuleConfigObject,
   ModuleReleaseMeta,
   type ModuleReleaseMetaObject,
+  SyncResource,
+  type SyncResourceObject,
   ModuleTemplate,
   type ModuleTemplateObject,
   Namespaces,
@@ -30,7 +34,8 @@ import { waitWithProgress } from './progress.js';
 export const MODULE_USAGE = `Usage:
   kcp module list [--runtime RUNTIME]
       Without --runtime: the module catalog (channels and their versions, beta/internal/mandatory).
-      With --runtime: the runtime's modules with channel, version and state.
+      With --runtime: the runtime's modules with channel, version and state, the state of each
+      module's ModuleConfig (CONFIG) and of its SyncResources (SYNC) (docs/module-sync.md).
   kcp module enable RUNTIME MODULE [--channel C | --version V] [--wait [--timeout 5m]]
   kcp module disable RUNTIME MODULE [--wait [--timeout 5m]]
       Edit the runtime's Kyma kyma-system/default in the runtime cluster, as a runtime admin would.
@@ -145,6 +150,10 @@ export interface RuntimeModule {
   version?: string;
   state: string;
   message?: string;
+  /** The module's ModuleConfig in the KCP (modules whose template opts in). */
+  moduleConfig?: { name: string; state: string };
+  /** SyncResources of the module for this runtime. */
+  syncResources?: { name: string; state: string; message?: string }[];
 }
 
 function runtimeModules(kyma: KymaObject | undefined): RuntimeModule[] {
@@ -156,11 +165,41 @@ function runtimeModules(kyma: KymaObject | undefined): RuntimeModule[] {
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-function printRuntimeModules(record: RuntimeRecord, format: OutputFormat, ctx: CliContext): void {
+/** Adds each module's ModuleConfig and SyncResources (module resource synchronization, docs/module-sync.md). */
+async function withSyncState(ctx: CliContext, kyma: string, modules: RuntimeModule[]): Promise<void> {
+  const selector = `${Labels.KymaName}=${kyma}`;
+  const [configs, syncs] = await Promise.all([
+    ctx.kcp.list<ModuleConfigObject>(ModuleConfig, { namespace: ctx.namespace, labelSelector: selector, signal: ctx.signal }),
+    ctx.kcp.list<SyncResourceObject>(SyncResource, { namespace: ctx.namespace, labelSelector: selector, signal: ctx.signal }),
+  ]);
+  for (const m of modules) {
+    const config = configs.items.find((c) => c.spec.module === m.name);
+    if (config) m.moduleConfig = { name: config.metadata.name ?? '', state: config.status?.state || States.Processing };
+    const own = syncs.items.filter((s) => s.spec.module === m.name);
+    if (own.length > 0) m.syncResources = own.map((s) => ({ name: s.metadata.name ?? '', state: s.status?.state || States.Processing, message: s.status?.lastOperation?.operation }));
+  }
+}
+
+/** One cell for a module's SyncResources: `Ready` when all are, else the states with their counts. */
+function syncCell(m: RuntimeModule): string {
+  const list = m.syncResources ?? [];
+  if (list.length === 0) return '-';
+  const counts = new Map<string, number>();
+  for (const s of list) counts.set(s.state, (counts.get(s.state) ?? 0) + 1);
+  return [...counts].map(([state, n]) => (list.length === 1 ? state : `${state} ${n}/${list.length}`)).join(', ');
+}
+
+async function printRuntimeModules(record: RuntimeRecord, format: OutputFormat, ctx: CliContext): Promise<void> {
   const modules = runtimeModules(record.kyma);
+  if (record.kyma?.metadata.name) await withSyncState(ctx, record.kyma.metadata.name, modules);
   if (format !== 'table') return ctx.output.out(renderData(modules, format));
   if (modules.length === 0) return ctx.output.out(`No modules enabled in runtime ${record.name}.\n`);
-  ctx.output.out(renderTable(['NAME', 'CHANNEL', 'VERSION', 'STATE', 'MESSAGE'], modules.map((m) => [m.name, m.channel ?? '-', m.version ?? '-', m.state, m.message ?? ''])));
+  ctx.output.out(
+    renderTable(
+      ['NAME', 'CHANNEL', 'VERSION', 'STATE', 'CONFIG', 'SYNC', 'MESSAGE'],
+      modules.map((m) => [m.name, m.channel ?? '-', m.version ?? '-', m.state, m.moduleConfig?.state ?? '-', syncCell(m), m.message ?? '']),
+    ),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

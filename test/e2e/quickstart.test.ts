@@ -151,6 +151,25 @@ describe('quick start', () => {
     assert.notEqual(gone.code, 0, 'the Deployment is gone from the runtime');
     assert.match(gone.stderr, /NotFound|not found/);
 
+    // Module resource synchronization with no CLI involved: the runtime admin edits the functions
+    // module's CR with kubectl; the lifecycle manager copies it into the ModuleConfig, the demo
+    // functions module manager answers with a SyncResource, and its ConfigMap follows in the runtime.
+    await kcpOk(dir, ['module', 'enable', 'r1', 'functions', '--wait', '--timeout', '120s']);
+    const configMap = async (): Promise<Record<string, string> | undefined> => {
+      const r = await kubectl(runtimeKubeconfig, ['get', 'configmap', 'functions-config', '-n', 'kyma-system', '-o', 'json']);
+      return r.code === 0 ? (JSON.parse(r.stdout) as { data?: Record<string, string> }).data : undefined;
+    };
+    assert.deepEqual(await waitFor('functions-config from the default CR', configMap, 30_000, 250), { defaultReplicas: '1' });
+    const patched = await kubectl(runtimeKubeconfig, ['patch', 'functions', 'default', '-n', 'kyma-system', '--type', 'merge', '-p', '{"spec":{"defaultReplicas":4}}']);
+    assert.equal(patched.code, 0, patched.stderr);
+    await waitFor('functions-config following the edit', async () => (await configMap())?.defaultReplicas === '4', 30_000, 250);
+    const withSync = JSON.parse((await kcpOk(dir, ['module', 'list', '--runtime', 'r1', '-o', 'json'])).stdout) as { name: string; moduleConfig?: { state: string }; syncResources?: { state: string }[] }[];
+    const functions = withSync.find((m) => m.name === 'functions');
+    assert.equal(functions?.moduleConfig?.state, 'Ready');
+    assert.deepEqual(functions?.syncResources?.map((s) => s.state), ['Ready']);
+    await kcpOk(dir, ['module', 'disable', 'r1', 'functions', '--wait', '--timeout', '120s']);
+    await waitFor('functions-config removed with the module', async () => (await configMap()) === undefined, 30_000, 250);
+
     // Stop and start again in the same directory: the runtime is still there and Ready.
     assert.equal(await up.stop(), 0, 'kcp up stops cleanly on SIGTERM');
     up = new Up(dir);
