@@ -18,7 +18,7 @@ export const moduleConfigStatus = object(
     conditions,
     lastOperation,
     resourceGeneration: integer({ format: 'int64', description: 'Project extension: metadata.generation of the module resource in the runtime when it was copied.' }),
-    lastSyncTime: string({ format: 'date-time', description: 'Project extension: when the copy was last refreshed from the runtime.' }),
+    lastSyncTime: string({ format: 'date-time', description: 'Project extension: when the copy last changed (the runtime\'s resource changed).' }),
   },
   { description: 'The state of the copy.' },
 );
