@@ -118,10 +118,11 @@ export class ModuleConfigReconciler {
     const key = { namespace: manifest.metadata.namespace ?? this.d.namespace, name: moduleConfigName(kyma, module) };
     const existing = this.d.configs.get(namespacedName(key));
     const template = templateOf(this.d.catalog, manifest);
-    if (!template) return { requeueAfterMs: this.errorRetryMs };
+    // A template that appears later wakes its module's Manifests through the template watch.
+    if (!template) return { requeueAfterMs: jitter(this.resyncMs, 0.1) };
     if (template.spec?.enableModuleConfig !== true) {
       if (existing && ownedBy(existing, manifest)) await this.remove(existing, signal);
-      if (this.d.watchers && !this.anyTemplateOptsIn(module)) await this.d.watchers.retire(module, signal);
+      if (this.d.watchers?.has(module) && !this.anyTemplateOptsIn(module)) await this.d.watchers.retire(module, signal);
       return;
     }
     const observed = await this.observe(kyma, module, template, existing, signal);
@@ -254,8 +255,9 @@ export function setupModuleConfigController(manager: Manager, opts: ModuleConfig
     manifests.list({ namespace: opts.namespace, labelSelector: `${Labels.ModuleName}=${t.spec?.moduleName ?? ''}` }).map((m) => namespacedName(m));
   const builder = newControllerManagedBy(manager)
     .named('module-config')
-    // New versions (spec.version) and label changes (skip-reconciliation); not the Manifest's status.
-    .for(Manifest, { ...scope, predicates: [or(generationChanged, labelsChanged)] })
+    // New versions (spec.version), label changes (skip-reconciliation) and state changes (the module CR
+    // was just created: without the watcher nothing else says so); not the Manifest's other status writes.
+    .for(Manifest, { ...scope, predicates: [or(generationChanged, labelsChanged, { update: (o, n) => (o as ManifestObject).status?.state !== (n as ManifestObject).status?.state })] })
     // Someone else's edit or deletion of a ModuleConfig is repaired at once.
     .watches<ModuleConfigObject>(
       ModuleConfig,

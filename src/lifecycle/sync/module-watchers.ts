@@ -27,10 +27,14 @@ export class ModuleConfigWatchers {
     await this.kcp.apply(desired, { fieldManager: MODULE_CONFIG_FIELD_MANAGER, force: true, signal });
   }
 
+  /** Whether the module has a Watcher (from the informer cache). */
+  has(module: string): boolean {
+    return this.watchers.get(`${this.namespace}/${moduleConfigWatcherName(module)}`) !== undefined;
+  }
+
   /** Removes the module's Watcher (no template of the module opts in). */
   async retire(module: string, signal: AbortSignal): Promise<void> {
     const name = moduleConfigWatcherName(module);
-    if (!this.watchers.get(`${this.namespace}/${name}`)) return;
     try {
       await this.kcp.delete(Watcher, { namespace: this.namespace, name }, { signal });
     } catch (e) {
