@@ -368,4 +368,12 @@ describe('module resource synchronization', () => {
     await remote.get(CM, { namespace: RNS, name: 'cfg-preexisting' });
     assert.ok((await land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: 'rt-remove' })).metadata.name);
   });
+
+  // Last: it changes the shared template.
+  it('removes the ModuleConfigs and the module Watcher when the template opts out', async () => {
+    await waitFor('the ModuleConfig of rt-config', () => configOf('rt-config'));
+    await land.kcp.patch(ModuleTemplate, { namespace: NS, name: 'cfg-1.0.0' }, 'merge', { spec: { enableModuleConfig: false } });
+    await waitFor('no ModuleConfig left', async () => (await land.kcp.list(ModuleConfig, { namespace: NS })).items.length === 0, 15_000);
+    await waitFor('the module Watcher gone', () => land.kcp.get(Watcher, { namespace: NS, name: moduleConfigWatcherName('cfg') }).then(() => false, (e: unknown) => isNotFound(e)), 15_000);
+  });
 });
