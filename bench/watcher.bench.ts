@@ -22,14 +22,7 @@ import { silentLogger } from '../src/runtime/log.js';
 import { sleep } from '../src/util/sleep.js';
 import { DEFAULT_SKR_WEBHOOK_IMAGE } from '../src/watcher/skr-objects.js';
 import { printSettings } from './settings.js';
-
-function option(flag: string, env: string, fallback: number): number {
-  const i = process.argv.indexOf(flag);
-  const raw = i >= 0 ? process.argv[i + 1] : process.env[env];
-  const n = Number(raw ?? fallback);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag} (${env}) must be a positive number, got ${String(raw)}`);
-  return n;
-}
+import { option, quantile, series, summary, sum } from './stats.js';
 
 const COUNT = option('--runtimes', 'WATCHER_BENCH_RUNTIMES', 1000);
 const RATE = option('--rate', 'WATCHER_BENCH_RATE', 50);
@@ -50,30 +43,6 @@ const CONTROLLERS: Partial<ControlPlaneConfig> = {
   watcher: { listen: { host: '127.0.0.1', port: 0 }, trustGateway: false, image: DEFAULT_SKR_WEBHOOK_IMAGE, pki: {} },
 };
 const KCP_CLIENT = { qps: 2000, burst: 4000, retries: 1 };
-
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-
-function summary(name: string, values: number[]): string {
-  const s = [...values].sort((a, b) => a - b);
-  const f = (v: number) => (Number.isNaN(v) ? 'n/a' : `${v.toFixed(0)} ms`);
-  return `${name}: p50 ${f(quantile(s, 0.5))}, p90 ${f(quantile(s, 0.9))}, p99 ${f(quantile(s, 0.99))}, max ${f(s[s.length - 1] ?? NaN)} (n=${s.length})`;
-}
-
-/** `name{labels} value` lines of a Prometheus text rendering, as label string -> value. */
-function series(text: string, name: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const at = line.lastIndexOf(' ');
-    out.set(line.slice(name.length, at), Number(line.slice(at + 1)));
-  }
-  return out;
-}
-
-const sum = (m: Map<string, number>): number => [...m.values()].reduce((a, b) => a + b, 0);
 
 interface Pending {
   sent: number;

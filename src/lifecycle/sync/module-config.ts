@@ -87,6 +87,8 @@ interface Observed {
 export class ModuleConfigReconciler {
   private readonly resyncMs: number;
   private readonly errorRetryMs: number;
+  /** The spec last written per Manifest (`namespace/name`): its own write coming back through the watch wakes nothing. */
+  private readonly written = new Map<string, ModuleConfigObject['spec']>();
 
   constructor(
     private readonly d: {
@@ -110,7 +112,10 @@ export class ModuleConfigReconciler {
   async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
     const manifest = this.d.catalog.manifests.get(namespacedName(req));
     // Garbage collection removes the ModuleConfig of a Manifest that goes (it is the owner).
-    if (!manifest || manifest.metadata.deletionTimestamp) return;
+    if (!manifest || manifest.metadata.deletionTimestamp) {
+      this.written.delete(namespacedName(req));
+      return;
+    }
     if (isEnabled(manifest.metadata.labels?.[Labels.SkipReconciliation])) return { requeueAfterMs: jitter(this.resyncMs, 0.1) };
     const kyma = manifest.metadata.labels?.[Labels.KymaName];
     const module = manifest.metadata.labels?.[Labels.ModuleName];
@@ -128,6 +133,17 @@ export class ModuleConfigReconciler {
     const observed = await this.observe(kyma, module, template, existing, signal);
     await this.write(manifest, kyma, module, existing, observed, signal);
     return { requeueAfterMs: observed.retry ? this.errorRetryMs : jitter(this.resyncMs, 0.1) };
+  }
+
+  /**
+   * True when a ModuleConfig's spec is the one this controller last wrote for its Manifest: the
+   * watch event of its own update, which needs no reconcile (one would read the runtime again and,
+   * on a cache not yet holding the status it wrote next, fail with a conflict).
+   */
+  isOwnWrite(config: KubeObject): boolean {
+    const owner = (config.metadata.ownerReferences ?? []).find((r) => r.kind === Manifest.kind);
+    const written = owner && this.written.get(`${config.metadata.namespace ?? ''}/${owner.name}`);
+    return written !== undefined && jsonEqual(written, (config as ModuleConfigObject).spec);
   }
 
   private anyTemplateOptsIn(module: string): boolean {
@@ -180,6 +196,7 @@ export class ModuleConfigReconciler {
         this.d.events.event(current, 'Normal', 'Created', `copied the module's custom resource of Kyma ${kyma}`);
       } else if (resourceChanged || !jsonEqual(current.spec, desired.spec) || !jsonEqual(current.metadata.labels, desired.metadata.labels) || !ownedBy(current, manifest)) {
         // A PUT, not an apply: a copy that lost a field must lose it here too.
+        this.written.set(namespacedName(manifest), desired.spec);
         current = await this.d.kcp.update({ ...current, metadata: { ...current.metadata, labels: desired.metadata.labels, ownerReferences: desired.metadata.ownerReferences }, spec: desired.spec }, { signal });
       }
       if (resourceChanged) this.d.metrics.moduleConfigUpdated(module);
@@ -262,7 +279,7 @@ export function setupModuleConfigController(manager: Manager, opts: ModuleConfig
     .watches<ModuleConfigObject>(
       ModuleConfig,
       (c) => (c.metadata.ownerReferences ?? []).filter((r) => r.kind === Manifest.kind).map((r) => ({ namespace: c.metadata.namespace, name: r.name })),
-      { ...scope, predicates: [{ create: () => false, update: (o, n) => o.metadata.generation !== n.metadata.generation }] },
+      { ...scope, predicates: [{ create: () => false, update: (o, n) => o.metadata.generation !== n.metadata.generation && !reconciler.isOwnWrite(n) }] },
     )
     // A template that opts in or out.
     .watches<ModuleTemplateObject>(ModuleTemplate, manifestsOfModule, { ...scope, predicates: [generationChanged] })

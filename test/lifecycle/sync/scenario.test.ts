@@ -189,6 +189,8 @@ describe('module resource synchronization', () => {
       const vwc = await remote.get<KubeObject & { webhooks: { name: string }[] }>({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' }, { name: 'skr-webhook' });
       return vwc.webhooks.some((w) => w.name.includes(moduleConfigWatcherName('cfg')));
     });
+    const reconciles = () => ['success', 'error', 'requeue', 'requeue_after'].reduce((n, r) => n + metric('controller_runtime_reconcile_total', `controller="module-config",result="${r}"`), 0);
+    const reconcilesBefore = reconciles();
     await remote.patch(CFG, { namespace: RNS, name: 'default' }, 'merge', { spec: { level: 'debug', replicas: 3 } });
     const edited = await waitFor('the edit in the ModuleConfig', async () => {
       const c = await configOf('rt-config');
@@ -196,6 +198,9 @@ describe('module resource synchronization', () => {
       return spec?.level === 'debug' && spec.replicas === 3 && c;
     }, 10_000);
     assert.ok(metric('watcher_events_received_total', `manager="${MODULE_CONFIG_EVENTS}"`) > events, 'the edit arrived as a watcher event');
+    // The controller's own update of the ModuleConfig, coming back through its watch, wakes nothing.
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(reconciles() - reconcilesBefore, 1, 'one reconcile for the edit: the event\'s');
     assert.equal(edited.status?.resourceGeneration, (await remote.get(CFG, { namespace: RNS, name: 'default' })).metadata.generation);
 
     // A label-only change of the ModuleConfig by someone else is not fought over; a spec edit is undone.
