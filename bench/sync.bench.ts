@@ -67,6 +67,8 @@ const WEBHOOK_CONFIGS = 'admissionregistration.k8s.io/validatingwebhookconfigura
 const MODULE_WATCHER = moduleConfigWatcherName(MODULE);
 /** How long after the last change of a phase its unmeasured changes are waited for. */
 const DRAIN_MS = 30_000;
+/** A quiet window after convergence, before the first phase: what the landscape and controllers cost at rest. */
+const REST_MS = 10_000;
 
 // Deviations from production settings, printed with the figures. Both periodic passes of module
 // sync are an hour (production with the watcher: ModuleConfig 5 min, SyncResource 5 min), so that
@@ -410,6 +412,11 @@ async function main(): Promise<void> {
   if (!converged()) console.log(`NOT converged after ${convergeS.toFixed(0)} s (cap ${CONVERGE_TIMEOUT_S} s): ${convergeLine}; changing only the runtimes that are ready`);
   else console.log(`converged in ${convergeS.toFixed(1)} s: ${convergeLine}; ${cpuAll.text()}`);
   console.log(`  ${states()}`);
+
+  const rest = new CpuWindow();
+  const reconcilesAtRest = reconciles();
+  await sleep(REST_MS);
+  console.log(`at rest for ${REST_MS / 1000} s: ${rest.text()}; reconciles: ${reconcileDelta(reconcilesAtRest, reconciles())}`);
 
   // Phase 1: module CR edits in the runtimes, through each runtime's own client.
   const remotes = new Map<string, HttpClient>();
