@@ -1,7 +1,7 @@
 // Flags as tables: one table per command drives parsing, unknown-flag errors, the usage text and
 // docs/operations.md. The controller flags are one table shared by `kcp run` and `kcp up`, so both
 // commands configure the controllers the same way (src/controlplane/config.ts).
-import { type BindAddress, type ControlPlaneConfig, DEFAULT_LEASE, DEFAULT_MODULE_SYNC, defaultControlPlaneConfig } from '../controlplane/config.js';
+import { type BindAddress, type ControlPlaneConfig, DEFAULT_LEASE, DEFAULT_MODULE_CONFIG_RESYNC_MS, DEFAULT_MODULE_SYNC, defaultControlPlaneConfig } from '../controlplane/config.js';
 import type { WatcherConfig } from '../controlplane/watcher.js';
 import type { LogLevel } from '../runtime/log.js';
 import { type ParsedArgs, UsageError } from './args.js';
@@ -74,7 +74,7 @@ export const CONTROLLER_FLAGS: readonly Flag[] = [
   { name: 'watcher-trust-gateway', type: 'bool', default: 'false', help: 'the listener sits behind a gateway that terminates mutual TLS: serve plain HTTP and take the client certificate from X-Forwarded-Client-Cert' },
   { name: 'skr-webhook-image', type: 'string', default: DEFAULT_SKR_WEBHOOK_IMAGE, help: 'image of the skr-webhook Deployment in runtimes (another image runs with its own entrypoint, e.g. upstream\'s runtime-watcher)' },
   { name: 'watcher-fallback-interval', type: 'duration', default: d(WATCHER_FALLBACK_MS), help: 'with the watcher: requeue of Ready Kymas and Manifests, unless their success intervals are given (jittered by up to 10%)' },
-  { name: 'module-config-resync-interval', type: 'duration', default: d(DEFAULT_MODULE_SYNC.moduleConfigResyncMs), help: 'how often each ModuleConfig is copied from its runtime again (with the watcher: --watcher-fallback-interval unless given)' },
+  { name: 'module-config-resync-interval', type: 'duration', default: d(DEFAULT_MODULE_CONFIG_RESYNC_MS), help: 'how often each ModuleConfig is copied from its runtime again (with the watcher: --watcher-fallback-interval unless given)' },
   { name: 'sync-resource-resync-interval', type: 'duration', default: d(DEFAULT_MODULE_SYNC.syncResourceResyncMs), help: 'how often each SyncResource is applied into its runtime again, repairing changes made there' },
   { name: 'sync-feedback-interval', type: 'duration', default: d(DEFAULT_MODULE_SYNC.feedbackMs), help: 'how often feedback values of SyncResource items are read from the runtime' },
   { name: 'watcher-ca-validity', type: 'duration', default: d(DEFAULT_WATCHER_PKI_SETTINGS.caValidityMs), help: 'validity of the watcher CA' },

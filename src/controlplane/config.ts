@@ -69,15 +69,17 @@ export interface ControlPlaneConfig {
 }
 
 export interface ModuleSyncIntervals {
-  /** Each ModuleConfig is copied from its runtime again this often (with the watcher, its events carry the changes). */
-  moduleConfigResyncMs: number;
+  /** Each ModuleConfig is copied from its runtime again this often (default: 30 s, with the watcher 5 min, as its events carry the changes). */
+  moduleConfigResyncMs?: number;
   /** Each SyncResource is applied again this often (repairs changes made in the runtime). */
   syncResourceResyncMs: number;
   /** Feedback values of SyncResource items are read again this often. */
   feedbackMs: number;
 }
 
-export const DEFAULT_MODULE_SYNC: ModuleSyncIntervals = { moduleConfigResyncMs: 30_000, syncResourceResyncMs: 5 * 60_000, feedbackMs: 30_000 };
+export const DEFAULT_MODULE_SYNC: ModuleSyncIntervals = { syncResourceResyncMs: 5 * 60_000, feedbackMs: 30_000 };
+/** The ModuleConfig pass without the watcher (with it, the watcher's fallback interval). */
+export const DEFAULT_MODULE_CONFIG_RESYNC_MS = 30_000;
 
 /** Upstream's defaults, both managers on, no coordination, no endpoints. */
 export function defaultControlPlaneConfig(): ControlPlaneConfig {
