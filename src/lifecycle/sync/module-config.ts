@@ -43,6 +43,7 @@ import { setCondition } from '../kyma/status.js';
 import { messageOf } from '../manifest/util.js';
 import { DEFAULT_ERROR_RETRY_MS, DEFAULT_RESYNC_MS, moduleConfigName } from './constants.js';
 import type { SyncMetrics } from './metrics.js';
+import { sameStatusIgnoringTimes } from './status.js';
 import { type ModuleCatalog, moduleResourceOf, templateOf } from './module-template.js';
 import type { ModuleConfigWatchers } from './module-watchers.js';
 
@@ -201,7 +202,7 @@ export class ModuleConfigReconciler {
       }
       if (resourceChanged) this.d.metrics.moduleConfigUpdated(module);
       const status = this.statusOf(current, o, resourceChanged);
-      if (!sameStatus(current.status, status)) await this.d.kcp.updateStatus({ ...current, status }, { signal });
+      if (!sameStatusIgnoringTimes(current.status, status)) await this.d.kcp.updateStatus({ ...current, status }, { signal });
     } catch (e) {
       if (isConflict(e) || isNotFound(e)) {
         // Our cache was behind: the next reconcile works on the new object.
@@ -237,17 +238,6 @@ export class ModuleConfigReconciler {
 
 function ownedBy(config: ModuleConfigObject, manifest: ManifestObject): boolean {
   return (config.metadata.ownerReferences ?? []).some((r) => r.uid === manifest.metadata.uid && r.kind === Manifest.kind);
-}
-
-/** Status equality that ignores when things were written (otherwise every pass would write). */
-function sameStatus(a: ModuleConfigObject['status'], b: ModuleConfigObject['status']): boolean {
-  const strip = (s: ModuleConfigObject['status']) =>
-    s && {
-      ...s,
-      lastOperation: s.lastOperation && { operation: s.lastOperation.operation },
-      conditions: (s.conditions ?? []).map((c) => ({ ...c, lastTransitionTime: undefined })),
-    };
-  return jsonEqual(strip(a), strip(b));
 }
 
 export function setupModuleConfigController(manager: Manager, opts: ModuleConfigControllerOptions): ModuleConfigReconciler {

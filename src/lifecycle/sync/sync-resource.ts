@@ -50,6 +50,7 @@ import { accessErrorOf, type RuntimeAccess, RuntimeAccessError } from '../remote
 import { DEFAULT_ERROR_RETRY_MS, DEFAULT_FEEDBACK_MS, DEFAULT_RESYNC_MS, SYNC_FIELD_MANAGER, SYNCED_BY_LABEL } from './constants.js';
 import { describeTarget, desiredObjectOf, feedbackOf, hashOf, refusalOf, sameTarget, type Target, targetOf } from './items.js';
 import type { SyncMetrics } from './metrics.js';
+import { sameStatusIgnoringTimes } from './status.js';
 import { manifestOf, type ModuleCatalog, templateOf } from './module-template.js';
 
 export interface SyncResourceControllerOptions {
@@ -365,7 +366,7 @@ export class SyncResourceReconciler {
       lastOperation: { operation: message, lastUpdateTime: old?.lastOperation?.operation === message ? (old.lastOperation.lastUpdateTime ?? now) : now },
       items,
     };
-    if (sameStatus(old, status)) return;
+    if (sameStatusIgnoringTimes(old, status)) return;
     try {
       await this.d.kcp.updateStatus({ ...sr, status }, { signal });
     } catch (e) {
@@ -414,17 +415,6 @@ const RANK: Record<string, number> = { Error: 4, Deleting: 3, Warning: 2, Proces
 /** The overall state: the worst of the items' (Error > Deleting > Warning > Processing > Ready). */
 function worst(states: State[]): State {
   return states.reduce<State>((w, s) => ((RANK[s] ?? 0) > (RANK[w] ?? 0) ? s : w), States.Ready);
-}
-
-/** Status equality that ignores when things were written. */
-function sameStatus(a: Status | undefined, b: Status): boolean {
-  const strip = (s: Status | undefined) =>
-    s && {
-      ...s,
-      lastOperation: s.lastOperation && { operation: s.lastOperation.operation },
-      conditions: (s.conditions ?? []).map((c) => ({ ...c, lastTransitionTime: undefined })),
-    };
-  return jsonEqual(strip(a), strip(b));
 }
 
 export function setupSyncResourceController(manager: Manager, opts: SyncResourceControllerOptions): SyncResourceReconciler {
