@@ -55,6 +55,20 @@ export const annotationsChanged: Predicate = {
   update: (o, n) => !sameRecord(o.metadata.annotations, n.metadata.annotations),
 };
 
+/** Updates pass when deletion started (deletionTimestamp set). */
+export const deletionChanged: Predicate = {
+  update: (o, n) => o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp,
+};
+
+/** Updates pass when the finalizers changed (in order, as the API keeps them). */
+export const finalizersChanged: Predicate = {
+  update: (o, n) => {
+    const a = o.metadata.finalizers ?? [];
+    const b = n.metadata.finalizers ?? [];
+    return a.length !== b.length || a.some((f, i) => f !== b[i]);
+  },
+};
+
 /** Updates pass when the resourceVersion changed (drops resync-style duplicates). */
 export const resourceVersionChanged: Predicate = {
   update: (o, n) => o.metadata.resourceVersion !== n.metadata.resourceVersion,

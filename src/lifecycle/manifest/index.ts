@@ -5,7 +5,7 @@ import { Kyma, type KymaObject, Labels, Manifest, type ManifestObject } from '..
 import type { Client } from '../../runtime/client/interface.js';
 import type { Controller, KeySource } from '../../runtime/controller.js';
 import { type Manager, newControllerManagedBy } from '../../runtime/manager.js';
-import type { Predicate } from '../../runtime/predicates.js';
+import { annotationsChanged, deletionChanged, finalizersChanged, generationChanged, labelsChanged, or } from '../../runtime/predicates.js';
 import { namespacedName } from '../../kube/keys.js';
 import type { ArtifactFetcher } from '../artifacts/types.js';
 import { MANIFEST_FIELD_MANAGER } from './constants.js';
@@ -45,14 +45,7 @@ export interface ManifestController {
 }
 
 /** Our own status writes need no reconcile: updates pass when anything but the status changed. */
-const notStatusOnly: Predicate = {
-  update: (o, n) =>
-    o.metadata.generation !== n.metadata.generation ||
-    o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
-    JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) ||
-    JSON.stringify(o.metadata.annotations ?? {}) !== JSON.stringify(n.metadata.annotations ?? {}) ||
-    JSON.stringify(o.metadata.finalizers ?? []) !== JSON.stringify(n.metadata.finalizers ?? []),
-};
+const notStatusOnly = or(generationChanged, deletionChanged, labelsChanged, annotationsChanged, finalizersChanged);
 
 export function setupManifestController(manager: Manager, opts: ManifestControllerOptions): ManifestController {
   const scope = opts.namespace ? { namespace: opts.namespace } : {};

@@ -32,7 +32,6 @@ import {
   type SyncedItemStatus,
 } from '../../api/operator/index.js';
 import type { Condition } from '../../api/schema.js';
-import { jsonEqual } from '../../kube/json.js';
 import { namespacedName } from '../../kube/keys.js';
 import type { KubeObject } from '../../kube/object.js';
 import type { Store } from '../../runtime/cache/store.js';
@@ -43,6 +42,7 @@ import type { Client } from '../../runtime/client/interface.js';
 import type { ReconcileResult, Request } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { type Manager, newControllerManagedBy } from '../../runtime/manager.js';
+import { deletionChanged, finalizersChanged, generationChanged, labelsChanged, or } from '../../runtime/predicates.js';
 import { jitter } from '../../runtime/timers.js';
 import { setCondition } from '../kyma/status.js';
 import { messageOf } from '../manifest/util.js';
@@ -444,22 +444,11 @@ export function setupSyncResourceController(manager: Manager, opts: SyncResource
   newControllerManagedBy(manager)
     .named('sync-resource')
     // Spec, labels and deletion; not our own status writes.
-    .for(SyncResource, {
-      ...scope,
-      predicates: [
-        {
-          update: (o, n) =>
-            o.metadata.generation !== n.metadata.generation ||
-            o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
-            !jsonEqual(o.metadata.labels, n.metadata.labels) ||
-            !jsonEqual(o.metadata.finalizers, n.metadata.finalizers),
-        },
-      ],
-    })
+    .for(SyncResource, { ...scope, predicates: [or(generationChanged, deletionChanged, labelsChanged, finalizersChanged)] })
     // The module enabled in or removed from the Kyma.
     .watches<ManifestObject>(Manifest, (m) => ofKyma(m.metadata.labels?.[Labels.KymaName] ?? '', m.metadata.labels?.[Labels.ModuleName] ?? ''), {
       ...scope,
-      predicates: [{ update: (o, n) => o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp || (o as ManifestObject).spec.version !== (n as ManifestObject).spec.version }],
+      predicates: [or(deletionChanged, { update: (o, n) => (o as ManifestObject).spec.version !== (n as ManifestObject).spec.version })],
     })
     // A Kyma that appears or goes.
     .watches<KymaObject>(Kyma, (k) => ofKyma(k.metadata.name ?? ''), { ...scope, predicates: [{ update: () => false }] })
@@ -467,7 +456,7 @@ export function setupSyncResourceController(manager: Manager, opts: SyncResource
     .watches<ModuleTemplateObject>(
       ModuleTemplate,
       (t) => syncResources.list({ namespace: opts.namespace }).filter((s) => s.spec.module === t.spec?.moduleName).map((s) => namespacedName(s)),
-      { ...scope, predicates: [{ update: (o, n) => o.metadata.generation !== n.metadata.generation }] },
+      { ...scope, predicates: [generationChanged] },
     )
     .withOptions({ maxConcurrentReconciles: 8 })
     .complete(reconciler);
