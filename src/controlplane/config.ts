@@ -3,7 +3,17 @@
 // Defaults are upstream's; `defaultControlPlaneConfig()` is the one place they are written down.
 import { DEFAULT_EXPIRATION_SECONDS, DEFAULT_MINIMAL_ROTATION_TIME_RATIO, DEFAULT_ROTATION_PERIOD_RATIO } from '../infrastructure/gardener-cluster/rotation.js';
 import { defaultRuntimeTiming, type RuntimeTiming } from '../infrastructure/index.js';
-import { DEFAULT_INTERVALS, DEFAULT_MANIFEST_INTERVALS, DEFAULT_PURGE_GRACE_MS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, type ManifestRequeueIntervals, type RequeueIntervals } from '../lifecycle/index.js';
+import {
+  DEFAULT_FEEDBACK_MS,
+  DEFAULT_INTERVALS,
+  DEFAULT_MANIFEST_INTERVALS,
+  DEFAULT_MODULE_CONFIG_POLL_MS,
+  DEFAULT_PURGE_GRACE_MS,
+  DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS,
+  DEFAULT_SYNC_RESYNC_MS,
+  type ManifestRequeueIntervals,
+  type RequeueIntervals,
+} from '../lifecycle/index.js';
 import { DEFAULT_TIMING as DEFAULT_LEASE_TIMING } from '../runtime/leader/election.js';
 import type { WatcherConfig } from './watcher.js';
 
@@ -77,9 +87,9 @@ export interface ModuleSyncIntervals {
   feedbackMs: number;
 }
 
-export const DEFAULT_MODULE_SYNC: ModuleSyncIntervals = { syncResourceResyncMs: 5 * 60_000, feedbackMs: 30_000 };
+export const DEFAULT_MODULE_SYNC: ModuleSyncIntervals = { syncResourceResyncMs: DEFAULT_SYNC_RESYNC_MS, feedbackMs: DEFAULT_FEEDBACK_MS };
 /** The ModuleConfig pass without the watcher (with it, the watcher's fallback interval). */
-export const DEFAULT_MODULE_CONFIG_RESYNC_MS = 30_000;
+export const DEFAULT_MODULE_CONFIG_RESYNC_MS = DEFAULT_MODULE_CONFIG_POLL_MS;
 
 /** Upstream's defaults, both managers on, no coordination, no endpoints. */
 export function defaultControlPlaneConfig(): ControlPlaneConfig {

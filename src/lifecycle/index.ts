@@ -21,13 +21,14 @@ import { setupManifestController, type RequeueIntervals as ManifestRequeueInterv
 import { LifecycleMetrics } from './metrics.js';
 import { setupPurgeController } from './purge/controller.js';
 import { RuntimeAccess, type Secret } from './remote/access.js';
-import { ModuleConfigWatchers, setupModuleConfigController, setupSyncResourceController, SyncMetrics } from './sync/index.js';
+import { DEFAULT_MODULE_CONFIG_POLL_MS, DEFAULT_RESYNC_MS as DEFAULT_SYNC_RESYNC_MS, ModuleConfigWatchers, setupModuleConfigController, setupSyncResourceController, SyncMetrics } from './sync/index.js';
 import type { ListenerService } from '../watcher/defaults.js';
 
 export { DEFAULT_INTERVALS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, type RequeueIntervals } from './kyma/options.js';
 export { DEFAULT_INTERVALS as DEFAULT_MANIFEST_INTERVALS, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
 export { DEFAULT_PURGE_GRACE_MS } from './purge/controller.js';
 export { KUBECONFIG_SECRET_SELECTOR, RuntimeAccess, RuntimeAccessError } from './remote/access.js';
+export { DEFAULT_FEEDBACK_MS, DEFAULT_MODULE_CONFIG_POLL_MS, DEFAULT_RESYNC_MS as DEFAULT_SYNC_RESYNC_MS } from './sync/constants.js';
 
 export interface LifecycleManagerOptions {
   /** Namespace of Kymas, ModuleTemplates, ModuleReleaseMetas, Manifests and kubeconfig Secrets (default `kcp-system`). */
@@ -130,7 +131,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     namespace,
     access,
     metrics: syncMetrics,
-    resyncMs: opts.moduleSync?.moduleConfigResyncMs ?? (opts.watcher ? 5 * 60_000 : 30_000),
+    resyncMs: opts.moduleSync?.moduleConfigResyncMs ?? (opts.watcher ? DEFAULT_SYNC_RESYNC_MS : DEFAULT_MODULE_CONFIG_POLL_MS),
     watcherEvents: router?.moduleConfigSource,
     watchers: opts.watcher ? new ModuleConfigWatchers(manager.client, namespace, opts.watcher.listenerService, manager.cache<WatcherObject>(Watcher, { namespace })) : undefined,
   });

@@ -22,6 +22,8 @@ export function moduleConfigWatcherName(module: string): string {
 
 /** Periodic pass of both controllers when the runtime watcher carries the changes (upstream's fallback). */
 export const DEFAULT_RESYNC_MS = 5 * 60_000;
+/** The ModuleConfig pass without the runtime watcher: the only way a runtime's edit arrives. */
+export const DEFAULT_MODULE_CONFIG_POLL_MS = 30_000;
 /** Retry after a runtime could not be reached or an apply failed. */
 export const DEFAULT_ERROR_RETRY_MS = 5_000;
 /** How often feedback values are read again while a SyncResource asks for them. */

@@ -195,7 +195,7 @@ export class ModuleConfigReconciler {
       if (!current) {
         current = await this.d.kcp.create(desired, { signal });
         this.d.events.event(current, 'Normal', 'Created', `copied the module's custom resource of Kyma ${kyma}`);
-      } else if (resourceChanged || !jsonEqual(current.spec, desired.spec) || !jsonEqual(current.metadata.labels, desired.metadata.labels) || !ownedBy(current, manifest)) {
+      } else if (!jsonEqual(current.spec, desired.spec) || !jsonEqual(current.metadata.labels, desired.metadata.labels) || !ownedBy(current, manifest)) {
         // A PUT, not an apply: a copy that lost a field must lose it here too.
         this.written.set(namespacedName(manifest), desired.spec);
         current = await this.d.kcp.update({ ...current, metadata: { ...current.metadata, labels: desired.metadata.labels, ownerReferences: desired.metadata.ownerReferences }, spec: desired.spec }, { signal });
