@@ -392,6 +392,11 @@ class EmbeddedApiServer implements RunningApiServer {
     if (auth !== `Bearer ${this.adminToken}`) return unauthorized(res);
     const parts = path.split('/').filter(Boolean).slice(1);
     try {
+      if (parts[0] === 'stats' && parts.length === 1 && req.method === 'GET') {
+        // For benchmarks and operators: what this server answered and holds, process-wide.
+        const memory = process.memoryUsage();
+        return sendJson(res, 200, { requests: this.requests, clusters: this.clusters.size, pid: process.pid, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed });
+      }
       if (parts[0] === 'clusters' && parts.length === 1 && req.method === 'GET') {
         return sendJson(res, 200, { clusters: this.clusterNames() });
       }

@@ -116,4 +116,20 @@ describe('access to the embedded API server', () => {
     assert.equal((await c.request('GET', '/api/v1/namespaces/default/configmaps/any/echo')).status, 405);
     c.close();
   });
+
+  it('reports its request count and memory to the admin token at /_kcp/stats', async () => {
+    const admin = new KubeClient({ url: server.url, token: server.adminToken, caPem: server.caPem });
+    const first = JSON.parse((await admin.request('GET', '/_kcp/stats')).text) as { requests: number; clusters: number; pid: number; rssBytes: number };
+    for (let i = 0; i < 3; i++) assert.equal((await admin.request('GET', '/api/v1/namespaces')).status, 200);
+    const second = JSON.parse((await admin.request('GET', '/_kcp/stats')).text) as typeof first;
+    assert.equal(second.requests - first.requests, 3, 'the three API requests, not the stats calls');
+    assert.equal(second.clusters, server.clusterNames().length);
+    assert.equal(second.pid, process.pid);
+    assert.ok(second.rssBytes > 0);
+    const other = await server.createCluster('stats-other');
+    const stranger = new KubeClient({ url: server.url, token: other.token, caPem: server.caPem });
+    assert.equal((await stranger.request('GET', '/_kcp/stats')).status, 401, 'a logical cluster token is not the admin token');
+    stranger.close();
+    admin.close();
+  });
 });
