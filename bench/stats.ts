@@ -1,5 +1,8 @@
-// Helpers shared by the latency benchmarks (bench:watcher, bench:sync): numeric options from a flag
-// or an environment variable, quantiles of latency samples, counters from a metrics rendering.
+// Helpers shared by the benchmarks (bench:watcher, bench:sync, bench:fleet): numeric options from a
+// flag or an environment variable, quantiles of latency samples, counters from a metrics rendering,
+// CPU of this process and of the machine, reconciles per controller, states of cached objects.
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
 
 /** A positive number from `--flag N`, else from the environment variable, else the fallback. */
 export function option(flag: string, env: string, fallback: number): number {
@@ -48,3 +51,63 @@ export function series(text: string, name: string): Map<string, number> {
 }
 
 export const sum = (m: Map<string, number>): number => [...m.values()].reduce((a, b) => a + b, 0);
+
+/** CPU seconds the whole machine spent busy (all cores), from /proc/stat; undefined elsewhere. */
+export function machineBusySeconds(): number | undefined {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = f;
+    // USER_HZ is 100 on Linux.
+    return (user + nice + system + irq + softirq + steal) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process's CPU and the rest of the machine's over a window. */
+export class CpuWindow {
+  private readonly own = process.cpuUsage();
+  private readonly machine = machineBusySeconds();
+  private readonly t0 = performance.now();
+
+  text(): string {
+    const seconds = (performance.now() - this.t0) / 1000;
+    const u = process.cpuUsage(this.own);
+    const own = (u.user + u.system) / 1e6;
+    const now = machineBusySeconds();
+    const others = now !== undefined && this.machine !== undefined ? Math.max(0, now - this.machine - own) : undefined;
+    return `this process ${own.toFixed(1)} s CPU in ${seconds.toFixed(1)} s (${((own / seconds) * 100).toFixed(0)}% of one core)${others !== undefined ? `, other processes ${((others / seconds) * 100).toFixed(0)}% of one core` : ''}; load average ${os.loadavg()[0].toFixed(2)}`;
+  }
+}
+
+/** Reconciles per controller (all results, and those that failed) in a metrics rendering. */
+export function reconcilesByController(text: string): Map<string, { all: number; errors: number }> {
+  const out = new Map<string, { all: number; errors: number }>();
+  const of = (labels: string) => {
+    const controller = /controller="([^"]*)"/.exec(labels)?.[1] ?? '?';
+    let e = out.get(controller);
+    if (!e) out.set(controller, (e = { all: 0, errors: 0 }));
+    return e;
+  };
+  for (const [labels, v] of series(text, 'controller_runtime_reconcile_total')) of(labels).all += v;
+  for (const [labels, v] of series(text, 'controller_runtime_reconcile_errors_total')) of(labels).errors += v;
+  return out;
+}
+
+/** `kyma 12, manifest 340 (3 failed), ...`: reconciles per controller between two renderings (only those that ran). */
+export function reconcileDelta(before: Map<string, { all: number; errors: number }>, after: Map<string, { all: number; errors: number }>): string {
+  const lines: string[] = [];
+  for (const [c, v] of after) {
+    const all = v.all - (before.get(c)?.all ?? 0);
+    const errors = v.errors - (before.get(c)?.errors ?? 0);
+    if (all > 0) lines.push(`${c} ${all}${errors > 0 ? ` (${errors} failed)` : ''}`);
+  }
+  return lines.join(', ') || 'none';
+}
+
+/** `Ready 990, Processing 10`: states of the cached objects. */
+export function statesOf(objects: { status?: { state?: string } }[]): string {
+  const states = new Map<string, number>();
+  for (const o of objects) states.set(o.status?.state ?? '(none)', (states.get(o.status?.state ?? '(none)') ?? 0) + 1);
+  return [...states].map(([s, n]) => `${s} ${n}`).join(', ');
+}

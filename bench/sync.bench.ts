@@ -20,7 +20,6 @@
 //
 //   node --expose-gc dist/bench/sync.bench.js [--runtimes N] [--rate changes/s] [--duration s] [--converge-timeout s]
 //   (or SYNC_BENCH_RUNTIMES, SYNC_BENCH_RATE, SYNC_BENCH_DURATION, SYNC_BENCH_CONVERGE_TIMEOUT)
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import {
   Kyma,
@@ -50,7 +49,7 @@ import { silentLogger } from '../src/runtime/log.js';
 import { sleep } from '../src/util/sleep.js';
 import { DEFAULT_SKR_WEBHOOK_IMAGE } from '../src/watcher/skr-objects.js';
 import { printSettings } from './settings.js';
-import { option, quantilesOf, series, summary } from './stats.js';
+import { CpuWindow, option, quantilesOf, reconcileDelta, reconcilesByController, series, statesOf, summary } from './stats.js';
 
 const COUNT = option('--runtimes', 'SYNC_BENCH_RUNTIMES', 1000);
 // 10 changes/s: at 20 module CR edits/s and 1,000 runtimes this one process (the KCP and the runtime
@@ -124,66 +123,6 @@ class CfgModule implements ArtifactFetcher {
 
 function settingsItem(value: string): SyncedItem {
   return { name: 'settings', strategy: 'CreateAndSync', resource: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CM_NAME, namespace: RNS }, data: { v: value } } };
-}
-
-/** CPU seconds the whole machine spent busy (all cores), from /proc/stat; undefined elsewhere. */
-function machineBusySeconds(): number | undefined {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, , , irq, softirq, steal] = f;
-    // USER_HZ is 100 on Linux.
-    return (user + nice + system + irq + softirq + steal) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
-/** This process's CPU and the rest of the machine's over a window. */
-class CpuWindow {
-  private readonly own = process.cpuUsage();
-  private readonly machine = machineBusySeconds();
-  private readonly t0 = performance.now();
-
-  text(): string {
-    const seconds = (performance.now() - this.t0) / 1000;
-    const u = process.cpuUsage(this.own);
-    const own = (u.user + u.system) / 1e6;
-    const now = machineBusySeconds();
-    const others = now !== undefined && this.machine !== undefined ? Math.max(0, now - this.machine - own) : undefined;
-    return `this process ${own.toFixed(1)} s CPU in ${seconds.toFixed(1)} s (${((own / seconds) * 100).toFixed(0)}% of one core)${others !== undefined ? `, other processes ${((others / seconds) * 100).toFixed(0)}% of one core` : ''}; load average ${os.loadavg()[0].toFixed(2)}`;
-  }
-}
-
-/** Reconciles per controller (all results, and those that failed) in a metrics rendering. */
-function reconcilesByController(text: string): Map<string, { all: number; errors: number }> {
-  const out = new Map<string, { all: number; errors: number }>();
-  const of = (labels: string) => {
-    const controller = /controller="([^"]*)"/.exec(labels)?.[1] ?? '?';
-    let e = out.get(controller);
-    if (!e) out.set(controller, (e = { all: 0, errors: 0 }));
-    return e;
-  };
-  for (const [labels, v] of series(text, 'controller_runtime_reconcile_total')) of(labels).all += v;
-  for (const [labels, v] of series(text, 'controller_runtime_reconcile_errors_total')) of(labels).errors += v;
-  return out;
-}
-
-/** `kyma 12, manifest 340 (3 failed), ...`: reconciles per controller between two renderings (only those that ran). */
-function reconcileDelta(before: Map<string, { all: number; errors: number }>, after: Map<string, { all: number; errors: number }>): string {
-  const lines: string[] = [];
-  for (const [c, v] of after) {
-    const all = v.all - (before.get(c)?.all ?? 0);
-    const errors = v.errors - (before.get(c)?.errors ?? 0);
-    if (all > 0) lines.push(`${c} ${all}${errors > 0 ? ` (${errors} failed)` : ''}`);
-  }
-  return lines.join(', ') || 'none';
-}
-
-/** `Ready 990, Processing 10`: states of the cached objects. */
-function statesOf(objects: { status?: { state?: string } }[]): string {
-  const states = new Map<string, number>();
-  for (const o of objects) states.set(o.status?.state ?? '(none)', (states.get(o.status?.state ?? '(none)') ?? 0) + 1);
-  return [...states].map(([s, n]) => `${s} ${n}`).join(', ');
 }
 
 interface Pending {
