@@ -178,7 +178,7 @@ export const KymaConditionMessages = {
   PullSecretOutOfSync: 'skr image pull secret is out of sync and needs to be resynchronized',
 } as const;
 
-/** Condition types and reasons of Manifest.status.conditions (upstream internal/declarative). */
+/** Condition types and reasons of Manifest.status.conditions (upstream internal/manifest/status). */
 export const ManifestConditionTypes = { Resources: 'Resources', Installation: 'Installation', ModuleCR: 'ModuleCR' } as const;
 export const ManifestConditionReasons = { ResourcesAvailable: 'ResourcesAvailable', Ready: 'Ready', ModuleCRCreated: 'ModuleCRCreated', ModuleCRWarning: 'Warning' } as const;
 
