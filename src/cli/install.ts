@@ -55,7 +55,7 @@ interface KindAccess {
 /**
  * What the controllers do with each control-plane kind in the KCP. Runtimes and Kymas are created
  * and deleted by the broker, not by the controllers; catalog kinds are written by module teams.
- * Watchers are created (the defaults, when missing, and one per module that opts in to ModuleConfig),
+ * ModuleReleaseMetas get the mandatory-module finalizer. Watchers are created (the defaults, when missing, and one per module that opts in to ModuleConfig),
  * get the Watcher controller's finalizer and status; only the module Watchers are deleted again.
  * ModuleConfigs are written by the lifecycle manager; SyncResources (written by module managers)
  * get its finalizer and status.
@@ -66,7 +66,7 @@ export const KIND_ACCESS: readonly KindAccess[] = [
   { kind: Kyma, verbs: [...READ, 'update', 'patch'], status: true, finalizers: true },
   { kind: Manifest, verbs: READ_WRITE, status: true, finalizers: true },
   { kind: ModuleTemplate, verbs: READ },
-  { kind: ModuleReleaseMeta, verbs: READ },
+  { kind: ModuleReleaseMeta, verbs: [...READ, 'patch'] },
   { kind: Watcher, verbs: [...READ, 'create', 'update', 'patch', 'delete'], status: true, finalizers: true },
   { kind: ModuleConfig, verbs: READ_WRITE, status: true },
   { kind: SyncResource, verbs: [...READ, 'update', 'patch'], status: true, finalizers: true },

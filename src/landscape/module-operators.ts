@@ -5,7 +5,7 @@
 // module) after a short delay, as the operator would once it reconciled.
 //
 // A kind is a module's when its CRD was installed by the Manifest controller (label
-// `operator.kyma-project.io/managed-by: declarative-v2`) or carries the module-name label, or when
+// `operator.kyma-project.io/managed-by: kyma`) or carries the module-name label, or when
 // it is configured explicitly. The simulation watches the in-process store of every logical
 // cluster (no HTTP watches: thousands of runtimes cost nothing while idle).
 import { Labels } from '../api/operator/index.js';
@@ -14,7 +14,7 @@ import { resourceKey, typesFromCrd, type ResourceType } from '../apiserver/resou
 import type { RunningApiServer } from '../apiserver/server.js';
 import type { StoreEvent } from '../apiserver/store.js';
 import type { ObjectWithMeta } from '../kube/object.js';
-import { MANAGED_BY_DECLARATIVE } from '../lifecycle/manifest/constants.js';
+import { MODULE_RESOURCE_MANAGED_BY } from '../lifecycle/manifest/constants.js';
 
 export type SimulatedModuleState = 'Ready' | 'Processing' | 'Error' | 'Warning';
 
@@ -44,7 +44,6 @@ export interface ModuleOperatorsOptions {
 
 const CRDS = 'apiextensions.k8s.io/customresourcedefinitions';
 const FIELD_MANAGER = 'simulated-module-operator';
-const COMPONENT_LABEL = 'app.kubernetes.io/component';
 
 interface ModuleKind {
   type: ResourceType;
@@ -133,9 +132,9 @@ export class ModuleOperators {
     const spec = crd.spec as { group?: string; names?: { kind?: string } } | undefined;
     const groupKind = `${spec?.group ?? ''}/${spec?.names?.kind ?? ''}`;
     const moduleName = labels[Labels.ModuleName];
-    const isModule = labels[Labels.ManagedBy] === MANAGED_BY_DECLARATIVE || moduleName !== undefined || this.extraKinds.has(groupKind);
+    const isModule = labels[Labels.ManagedBy] === MODULE_RESOURCE_MANAGED_BY || moduleName !== undefined || this.extraKinds.has(groupKind);
     if (!isModule) return;
-    const names = [groupKind, moduleName, labels[COMPONENT_LABEL]].filter((n): n is string => !!n);
+    const names = [groupKind, moduleName, labels[Labels.Component]].filter((n): n is string => !!n);
     for (const type of typesFromCrd(crd as unknown as Record<string, unknown>)) {
       const key = resourceKey(type);
       if (a.kinds.has(key)) continue;

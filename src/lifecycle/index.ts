@@ -16,7 +16,7 @@ import type { RemoteClusterCache } from '../runtime/remote/cache.js';
 import type { ArtifactFetcher } from './artifacts/types.js';
 import { setupKymaController } from './kyma/controller.js';
 import type { RequeueIntervals } from './kyma/options.js';
-import { setupMandatoryModuleController } from './mandatory/controller.js';
+import { setupMandatoryModuleController, setupMandatoryModuleDeletionController } from './mandatory/controller.js';
 import { setupManifestController, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
 import { LifecycleMetrics } from './metrics.js';
 import { setupPurgeController } from './purge/controller.js';
@@ -117,6 +117,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     skrWebhook,
   });
   setupMandatoryModuleController(manager, { namespace });
+  setupMandatoryModuleDeletionController(manager, { namespace });
   setupPurgeController(manager, { namespace, access, graceMs: opts.purgeGraceMs });
   setupManifestController(manager, {
     kcp: manager.client,

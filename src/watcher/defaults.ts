@@ -32,10 +32,11 @@ function watcher(name: string, namespace: string, manager: string, listener: Lis
  * The two default Watchers:
  * - `klm-watcher` (upstream's): runtime Kymas labelled `watched-by: kyma`, any version, spec changes,
  *   for the Kyma controller (manager `lifecycle-manager`);
- * - `klm-module-resources` (the project's own): every resource a module installed (label
- *   `managed-by: declarative-v2`, which the Manifest controller puts on all of them), spec changes,
- *   for the Manifest controller (manager `lifecycle-manager-resources`), so drift is repaired
- *   without polling.
+ * - `klm-module-resources` (the project's own): every resource a module installed (labels
+ *   `managed-by: kyma` and `app.kubernetes.io/part-of: Kyma`, which the Manifest controller puts on
+ *   all of them; the part-of label keeps out the runtime Kyma, the watcher's own objects and the
+ *   module's default CR, which carry `managed-by: kyma` alone), spec changes, for the Manifest
+ *   controller (manager `lifecycle-manager-resources`), so drift is repaired without polling.
  */
 export function defaultWatchers(namespace: string, listener: ListenerService): WatcherObject[] {
   return [
@@ -45,7 +46,7 @@ export function defaultWatchers(namespace: string, listener: ListenerService): W
       field: 'spec',
     }),
     watcher(MODULE_RESOURCES_WATCHER_NAME, namespace, MODULE_RESOURCE_EVENTS, listener, {
-      labelsToWatch: { [Labels.ManagedBy]: LabelValues.Declarative },
+      labelsToWatch: { [Labels.ManagedBy]: LabelValues.Kyma, [Labels.PartOf]: LabelValues.PartOfKyma },
       resourceToWatch: { group: '*', version: '*', resource: '*' },
       field: 'spec',
     }),

@@ -1,9 +1,9 @@
 // Mandatory modules reach every Kyma (without showing in its status) and leave with their
-// ModuleReleaseMeta; a Kyma stuck in deletion on a runtime finalizer is purged after the grace
+// ModuleReleaseMeta, which its mandatory-module finalizer holds until they are gone; a Kyma stuck in deletion on a runtime finalizer is purged after the grace
 // period; the Kyma and module state metrics follow the Kymas.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Kyma, Labels, LabelValues, ModuleReleaseMeta, ModuleTemplate, Namespaces } from '../../src/api/operator/index.js';
+import { Finalizers, Kyma, Labels, LabelValues, Manifest, ModuleReleaseMeta, ModuleTemplate, Namespaces, type ManifestObject, type ModuleReleaseMetaObject } from '../../src/api/operator/index.js';
 import { isNotFound } from '../../src/runtime/client/index.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { PURGE_CONTROLLER_NAME } from '../../src/lifecycle/purge/controller.js';
@@ -13,6 +13,7 @@ import { NS, startKymaEnv, waitFor, type KymaEnv } from './kyma-env.js';
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event' };
 const PURGE_GRACE_MS = 3_000;
+const HOLD = 'example.com/hold';
 
 describe('lifecycle manager: mandatory modules, purge, metrics', () => {
   let env: KymaEnv;
@@ -46,8 +47,27 @@ describe('lifecycle manager: mandatory modules, purge, metrics', () => {
     assert.deepEqual(kyma.status?.modules?.map((m) => m.name), ['plain']);
     await waitFor('the mandatory module in the runtime', () => b.remote.get(CONFIGMAP, { namespace: Namespaces.Remote, name: 'security-info' }));
     assert.equal((await a.remote.list(ModuleTemplate, { namespace: Namespaces.Remote })).items.some((t) => t.metadata.name === 'security-1.0.0'), false, 'mandatory modules are not in the catalog');
+    const meta = () => env.kcp.get<ModuleReleaseMetaObject>(ModuleReleaseMeta, { namespace: NS, name: 'security' });
+    await waitFor('the mandatory-module finalizer on the ModuleReleaseMeta', async () => (await meta()).metadata.finalizers?.includes(Finalizers.MandatoryModule));
+
+    // A Manifest held by someone else's finalizer holds the ModuleReleaseMeta too.
+    const [held] = await mandatoryManifests(a.kymaName);
+    const manifestKey = { namespace: NS, name: held.metadata.name ?? '' };
+    const setHold = async (on: boolean) => {
+      const current = await env.kcp.get<ManifestObject>(Manifest, manifestKey);
+      const rest = (current.metadata.finalizers ?? []).filter((f) => f !== HOLD);
+      await env.kcp.patch(Manifest, manifestKey, 'merge', { metadata: { finalizers: on ? [...rest, HOLD] : rest, resourceVersion: current.metadata.resourceVersion } });
+    };
+    await setHold(true);
     await env.kcp.delete(ModuleReleaseMeta, { namespace: NS, name: 'security' });
-    for (const rt of [a, b]) await waitFor(`mandatory Manifest of ${rt.kymaName} gone`, async () => (await mandatoryManifests(rt.kymaName)).length === 0);
+    await waitFor(`mandatory Manifest of ${b.kymaName} gone`, async () => (await mandatoryManifests(b.kymaName)).length === 0);
+    await waitFor('the held Manifest deleting', async () => !!(await env.kcp.get<ManifestObject>(Manifest, manifestKey)).metadata.deletionTimestamp);
+    const waiting = await meta();
+    assert.ok(waiting.metadata.deletionTimestamp, 'the ModuleReleaseMeta is being deleted');
+    assert.deepEqual(waiting.metadata.finalizers, [Finalizers.MandatoryModule], 'and waits for the Manifest still there');
+    await setHold(false);
+    await waitFor(`mandatory Manifest of ${a.kymaName} gone`, async () => (await mandatoryManifests(a.kymaName)).length === 0);
+    await waitFor('the ModuleReleaseMeta gone', () => meta().then(() => false, (e: unknown) => isNotFound(e)));
     assert.equal((await env.manifests(a.kymaName)).length, 1, 'the Kyma\'s own module stays');
   });
 

@@ -49,7 +49,7 @@ describe('Kyma controller: modules', () => {
     assert.equal(entry?.channel, 'regular');
     assert.equal(entry?.manifest?.metadata?.name, m.metadata.name);
     assert.equal(entry?.template?.metadata?.name, 'keda-1.0.0');
-    assert.deepEqual(ready.status?.conditions?.map((c) => [c.type, c.status]).sort(), [['ModuleCatalog', 'True'], ['Modules', 'True']]);
+    assert.deepEqual(ready.status?.conditions?.map((c) => [c.type, c.status]).sort(), [['CRDsSync', 'True'], ['ModuleCatalog', 'True'], ['Modules', 'True']]);
     await waitFor('the module installed in the runtime', () => rt.remote.get({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: Namespaces.Remote, name: 'keda-info' }));
     await waitFor('the status mirrored into the runtime Kyma', async () => (await env.remoteKyma(rt)).status?.state === 'Ready');
   });

@@ -7,18 +7,29 @@ import type { Condition } from '../../src/api/schema.js';
 import { resolveModule, ResolveError, type CatalogView } from '../../src/lifecycle/catalog/resolve.js';
 import { compareVersions } from '../../src/lifecycle/catalog/semver.js';
 import { adler32, manifestName } from '../../src/lifecycle/kyma/manifest-builder.js';
-import { determineState } from '../../src/lifecycle/kyma/status.js';
+import { determineState, modulesCondition } from '../../src/lifecycle/kyma/status.js';
 
 const mod = (name: string, state: ModuleStatus['state']): ModuleStatus => ({ name, state });
 const cond = (type: string, status: Condition['status']): Condition => ({ type, status, reason: 'Ready', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' });
 
 describe('Kyma rules', () => {
-  it('a module in Error wins over Processing and Warning; Processing wins over Warning; a false condition keeps the Kyma Processing', () => {
+  it('state precedence as upstream: Error, then Warning, then Processing modules, then conditions that do not hold keep the Kyma Processing', () => {
     assert.equal(determineState([mod('a', 'Warning'), mod('b', 'Processing'), mod('c', 'Error')], []), 'Error');
-    assert.equal(determineState([mod('a', 'Warning'), mod('b', 'Deleting')], []), 'Processing');
-    assert.equal(determineState([mod('a', 'Warning'), mod('b', 'Ready')], [cond('Modules', 'True')]), 'Warning');
-    assert.equal(determineState([mod('a', 'Ready')], [cond('Modules', 'True'), cond('ModuleCatalog', 'False')]), 'Processing');
-    assert.equal(determineState([], [cond('Modules', 'True'), cond('ModuleCatalog', 'True')]), 'Ready');
+    assert.equal(determineState([mod('a', 'Warning'), mod('b', 'Processing')], [cond('Modules', 'False')]), 'Warning');
+    assert.equal(determineState([mod('a', 'Processing'), mod('b', 'Ready')], [cond('Modules', 'False')]), 'Processing');
+    // A Deleting module counts through the Modules condition, which does not hold then.
+    assert.equal(determineState([mod('a', 'Ready'), mod('b', 'Deleting')], [cond('Modules', modulesCondition([mod('a', 'Ready'), mod('b', 'Deleting')]).status)]), 'Processing');
+    assert.equal(determineState([mod('a', 'Warning'), mod('b', 'Deleting')], [cond('Modules', 'False')]), 'Warning');
+    assert.equal(determineState([mod('a', 'Ready')], [cond('Modules', 'True'), cond('CRDsSync', 'False')]), 'Processing');
+    assert.equal(determineState([mod('a', 'Ready')], [cond('Modules', 'True'), cond('ModuleCatalog', 'Unknown')]), 'Processing');
+    assert.equal(determineState([], [cond('Modules', 'True'), cond('ModuleCatalog', 'True'), cond('CRDsSync', 'True')]), 'Ready');
+  });
+
+  it('the Modules condition holds only when every module is Ready or Unmanaged (a Warning module is not ready)', () => {
+    assert.deepEqual(modulesCondition([mod('a', 'Ready'), mod('b', 'Unmanaged')]), { status: 'True', message: 'all modules are in ready state' });
+    assert.deepEqual(modulesCondition([mod('a', 'Ready'), mod('b', 'Warning')]), { status: 'False', message: 'not all modules are in ready state' });
+    assert.equal(modulesCondition([mod('a', 'Ready'), mod('b', '')]).status, 'False');
+    assert.equal(modulesCondition([]).status, 'True');
   });
 
   it('versions order as semver: pre-releases below their release, numbers numerically', () => {

@@ -1,11 +1,13 @@
 // Kyma controller scenarios about the runtime cluster: the module catalog synced by beta/internal
-// labels, the runtime Kyma and CRDs restored after deletion there, a missing kubeconfig Secret or
-// an unreachable runtime reported and recovered from, and deprovisioning with or without a runtime.
+// labels, the runtime Kyma and CRDs restored after deletion there, a kubeconfig Secret waited for
+// (Processing) while missing, a broken one or an unreachable runtime reported (Error) and recovered
+// from, and deprovisioning with or without a runtime.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Kyma, Labels, LabelValues, ModuleReleaseMeta, ModuleTemplate, Namespaces } from '../../src/api/operator/index.js';
 import { isNotFound } from '../../src/runtime/client/index.js';
 import type { HttpClient } from '../../src/runtime/client/index.js';
+import { createTestRuntime } from '../support/skr.js';
 import { NS, startKymaEnv, waitFor, type KymaEnv } from './kyma-env.js';
 
 const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
@@ -75,17 +77,42 @@ describe('Kyma controller: runtime clusters', () => {
     await waitFor('the CRD and the catalog back', async () => (await catalogNames(rt.remote).catch((): string[] => [])).includes('plain-1.0.0'));
   });
 
-  it('a missing kubeconfig Secret makes the Kyma Error saying so, and fixing it recovers the Kyma', async () => {
+  it('a new Kyma waits for its kubeconfig Secret in Processing, not Error, and becomes Ready once the Secret exists', async () => {
+    const id = 'rt-new';
+    await env.kcp.create({ apiVersion: Kyma.apiVersion, kind: Kyma.kind, metadata: { name: id, namespace: NS, labels: { [Labels.KymaName]: id } }, spec: { channel: 'regular', modules: [] } });
+    // The status written proves the controller ran and chose Processing (Error before).
+    const waiting = await waitFor('a status on the new Kyma', async () => {
+      const k = await env.kyma(id);
+      return k.status?.state ? k : undefined;
+    });
+    assert.equal(waiting.status?.state, 'Processing');
+    assert.match(waiting.status?.lastOperation?.operation ?? '', /^waiting for the runtime's kubeconfig: kubeconfig Secret of Kyma rt-new not found/);
+    await createTestRuntime(env.api.server, env.kcp, id);
+    const ready = await waitFor('Ready once the Secret exists', async () => {
+      const k = await env.kyma(id);
+      return k.status?.state === 'Ready' ? k : undefined;
+    });
+    const crds = ready.status?.conditions?.find((c) => c.type === 'CRDsSync');
+    assert.deepEqual([crds?.status, crds?.reason, crds?.message], ['True', 'Ready', 'CRDs are synchronized to the SKR']);
+  });
+
+  it('a deleted kubeconfig Secret makes the Kyma wait for it (Processing), and a Secret without a kubeconfig makes it Error', async () => {
     const rt = await env.runtime('rt-secret');
     await waitFor('Ready', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
     const secret = await env.kcp.get(SECRET, { namespace: NS, name: rt.secretName });
     await env.kcp.delete(SECRET, { namespace: NS, name: rt.secretName });
+    const waiting = await waitFor('Processing', async () => {
+      const k = await env.kyma(rt.kymaName);
+      return k.status?.state === 'Processing' ? k : undefined;
+    });
+    assert.match(waiting.status?.lastOperation?.operation ?? '', /waiting for the runtime's kubeconfig: kubeconfig Secret .*not found/);
+    await env.kcp.create({ ...secret, metadata: { name: secret.metadata.name, namespace: NS, labels: secret.metadata.labels }, data: { other: 'eA==' } });
     const failed = await waitFor('Error', async () => {
       const k = await env.kyma(rt.kymaName);
       return k.status?.state === 'Error' ? k : undefined;
     });
-    assert.match(failed.status?.lastOperation?.operation ?? '', /kubeconfig Secret .*not found/);
-    await env.kcp.create({ ...secret, metadata: { name: secret.metadata.name, namespace: NS, labels: secret.metadata.labels } });
+    assert.match(failed.status?.lastOperation?.operation ?? '', /has no key config/);
+    await env.kcp.patch(SECRET, { namespace: NS, name: rt.secretName }, 'merge', { data: (secret as { data?: Record<string, string> }).data });
     await waitFor('Ready again', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
   });
 

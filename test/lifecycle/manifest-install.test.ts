@@ -26,7 +26,8 @@ describe('manifest installation', () => {
 
     await waitFor('the manager Deployment in the runtime', () => exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS));
     const deployment = await rt.get(DEPLOYMENT, { namespace: MODULE_NS, name: 'sample-manager' });
-    assert.equal(deployment.metadata.labels?.['operator.kyma-project.io/managed-by'], 'declarative-v2');
+    assert.equal(deployment.metadata.labels?.['operator.kyma-project.io/managed-by'], 'kyma');
+    assert.equal(deployment.metadata.labels?.['app.kubernetes.io/part-of'], 'Kyma');
     assert.equal(deployment.metadata.annotations?.['deprecated-operator.kyma-project.io/owned-by'], 'kcp-system/install-1-sample');
     const managers = (deployment.metadata.managedFields as { manager?: string }[]).map((f) => f.manager);
     assert.ok(managers.includes('declarative.kyma-project.io/applier'), `applied by the applier field manager, got ${managers.join(', ')}`);
@@ -34,10 +35,12 @@ describe('manifest installation', () => {
     assert.ok(await exists(rt, CONFIGMAP, 'sample-config', MODULE_NS));
     assert.ok(await exists(rt, SERVICE, 'sample-metrics', MODULE_NS));
     const cr = await waitFor('the default CR', async () => ((await exists(rt, SAMPLE, 'default', MODULE_NS)) ? rt.get(SAMPLE, { namespace: MODULE_NS, name: 'default' }) : undefined));
-    assert.equal(cr.metadata.labels?.['operator.kyma-project.io/managed-by'], 'declarative-v2');
+    assert.equal(cr.metadata.labels?.['operator.kyma-project.io/managed-by'], 'kyma');
 
     // The Deployment is not available yet: the module is still being installed.
     const processing = await env.waitState('install-1-sample', States.Processing);
+    const notReady = processing.status?.conditions?.find((c) => c.type === 'Installation');
+    assert.deepEqual([notReady?.status, notReady?.reason, notReady?.message], ['False', 'Ready', 'installation is not ready']);
     assert.ok(processing.metadata.finalizers?.includes('declarative.kyma-project.io/finalizer'));
     assert.ok(processing.metadata.finalizers?.includes('resource.kyma-project.io/finalizer'));
     const synced = processing.status?.synced ?? [];
@@ -51,9 +54,10 @@ describe('manifest installation', () => {
     const crState = ((await rt.get<KubeObject & { status?: { state?: string } }>(SAMPLE, { namespace: MODULE_NS, name: 'default' })).status ?? {}).state;
     assert.equal(crState, 'Ready', 'the simulated module operator reported Ready');
     const installation = ready.status?.conditions?.find((c) => c.type === 'Installation');
-    assert.equal(installation?.status, 'True');
+    assert.deepEqual([installation?.status, installation?.message], ['True', 'installation is ready and resources can be used']);
     assert.equal(ready.status?.conditions?.find((c) => c.type === 'Resources')?.status, 'True');
-    assert.equal(ready.status?.conditions?.find((c) => c.type === 'ModuleCR')?.reason, 'ModuleCRInstalled');
+    const moduleCR = ready.status?.conditions?.find((c) => c.type === 'ModuleCR');
+    assert.deepEqual([moduleCR?.status, moduleCR?.reason, moduleCR?.message], ['True', 'ModuleCRCreated', 'module CR was created']);
   });
 
   it('mirrors the module CR state into the Manifest (Error, then Ready again)', async () => {

@@ -61,7 +61,7 @@ describe('manifest upgrade and drift', () => {
 
     // A label of ours removed by hand comes back too.
     await rt.patch(CONFIGMAP, { namespace: MODULE_NS, name: 'sample-config' }, 'merge', { metadata: { labels: { 'operator.kyma-project.io/managed-by': null } } });
-    await waitFor('the managed-by label restored', async () => (await rt.get(CONFIGMAP, { namespace: MODULE_NS, name: 'sample-config' })).metadata.labels?.['operator.kyma-project.io/managed-by'] === 'declarative-v2');
+    await waitFor('the managed-by label restored', async () => (await rt.get(CONFIGMAP, { namespace: MODULE_NS, name: 'sample-config' })).metadata.labels?.['operator.kyma-project.io/managed-by'] === 'kyma');
   });
 
   it('does not re-apply unchanged objects in steady state', async () => {

@@ -60,7 +60,7 @@ test('Watchers being deleted and Watchers the controller reports invalid get no 
   );
   const modules = config.webhooks.find((h) => h.name.includes('klm-module-resources'));
   assert.deepEqual(modules?.rules[0], { operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], scope: '*' });
-  assert.deepEqual(modules?.objectSelector, { matchLabels: { 'operator.kyma-project.io/managed-by': 'declarative-v2' } });
+  assert.deepEqual(modules?.objectSelector, { matchLabels: { 'operator.kyma-project.io/managed-by': 'kyma', 'app.kubernetes.io/part-of': 'Kyma' } });
   assert.equal(modules?.clientConfig.service.path, '/validate/lifecycle-manager-resources');
 });
 

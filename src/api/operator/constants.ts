@@ -13,7 +13,7 @@ export const OPERATOR_NAME = 'lifecycle-manager';
 export const Labels = {
   /** Name of the Kyma a Manifest, Secret, SyncResource, ModuleConfig or Runtime belongs to (required on Kyma itself). */
   KymaName: `${OPERATOR_GROUP}/kyma-name`,
-  /** Who manages the object; set to `lifecycle-manager` on KCP Kymas, to `kyma` on runtime Kymas. Deprecated upstream for Watchers. */
+  /** Who manages the object: `lifecycle-manager` on KCP Kymas, `kyma` on runtime Kymas and on module resources. Deprecated upstream for Watchers. */
   ManagedBy: `${OPERATOR_GROUP}/managed-by`,
   /** `true` makes every controller skip the object. */
   SkipReconciliation: `${OPERATOR_GROUP}/skip-reconciliation`,
@@ -37,6 +37,10 @@ export const Labels = {
   Sync: `${OPERATOR_GROUP}/sync`,
   /** Label selecting the Istio gateway for Watcher VirtualServices (value `default`). */
   WatcherGateway: `${OPERATOR_GROUP}/watcher-gateway`,
+  /** On every resource a module installs into a runtime: the Manifest's name (upstream's component transform). */
+  Component: 'app.kubernetes.io/component',
+  /** On every resource a module installs into a runtime, value `Kyma` (upstream's component transform). */
+  PartOf: 'app.kubernetes.io/part-of',
   /** Runtime identity labels set by the environment broker. */
   RuntimeID: `${KYMA_GROUP}/runtime-id`,
   InstanceID: `${KYMA_GROUP}/instance-id`,
@@ -59,8 +63,10 @@ export const Labels = {
 export const LabelValues = {
   Enable: 'true',
   Disable: 'false',
-  /** Value of Labels.ManagedBy on runtime Kymas and of Labels.WatchedBy. */
+  /** Value of Labels.ManagedBy on runtime Kymas and on every resource a module installed into a runtime (upstream's shared.ManagedByLabelValue), and of Labels.WatchedBy. */
   Kyma: 'kyma',
+  /** Value of Labels.PartOf on module resources. */
+  PartOfKyma: 'Kyma',
   /** Value of Labels.ManagedBy on KCP Kymas. */
   LifecycleManager: OPERATOR_NAME,
   /** Value of Labels.IstioInjection and Labels.Warden. */
@@ -69,8 +75,6 @@ export const LabelValues = {
   CertManager: 'klm-watcher-cert-manager',
   /** Value of Labels.WatcherGateway on the default gateway. */
   DefaultGateway: 'default',
-  /** Value of Labels.ManagedBy on every resource a module installed into a runtime (upstream's `declarative-v2`). */
-  Declarative: 'declarative-v2',
   /** Value of Labels.ManagedBy on a runtime Kyma the KCP no longer manages. */
   UnmanagedKyma: 'unmanaged-kyma',
 } as const;
@@ -110,6 +114,8 @@ export const Finalizers = {
   Purge: `${OPERATOR_GROUP}/purge-finalizer`,
   /** The Watcher controller's finalizer. */
   Watcher: `${OPERATOR_GROUP}/watcher`,
+  /** On mandatory ModuleReleaseMetas: kept until the Manifests of the module are gone from every Kyma. */
+  MandatoryModule: `${OPERATOR_GROUP}/mandatory-module`,
   /** The Manifest controller's finalizer (upstream internal/declarative, not api/shared). */
   Manifest: 'declarative.kyma-project.io/finalizer',
   /** Kept on a Manifest until its default custom resource is gone (upstream internal). */
@@ -146,6 +152,8 @@ export type State = (typeof stateValues)[number];
 export const KymaConditionTypes = {
   Modules: 'Modules',
   ModuleCatalog: 'ModuleCatalog',
+  /** The operator CRDs (Kyma, ModuleTemplate, ModuleReleaseMeta) are in the runtime and current. */
+  CRDsSync: 'CRDsSync',
   SKRWebhook: 'SKRWebhook',
   SKRImagePullSecretSync: 'SKRImagePullSecretSync',
   /** Introduced by a bug upstream; removed from Kymas when found. */
@@ -161,15 +169,18 @@ export const KymaConditionMessages = {
   CatalogSynced: 'module templates are synchronized',
   CatalogOutOfSync: 'module templates are out of sync and need to be resynchronized',
   CatalogUnknown: 'module templates synchronization state is unknown',
+  CRDsSynced: 'CRDs are synchronized to the SKR',
+  CRDsNotSynced: 'CRDs are not synchronized to the SKR',
+  CRDsUnknown: 'CRDs synchronization state is unknown',
   WebhookSynced: 'skrwebhook is synchronized',
   WebhookOutOfSync: 'skrwebhook is out of sync and needs to be resynchronized',
   PullSecretSynced: 'skr image pull secret is synchronized',
   PullSecretOutOfSync: 'skr image pull secret is out of sync and needs to be resynchronized',
 } as const;
 
-/** Condition types and reasons of Manifest.status.conditions (upstream internal/declarative). */
+/** Condition types and reasons of Manifest.status.conditions (upstream internal/manifest/status). */
 export const ManifestConditionTypes = { Resources: 'Resources', Installation: 'Installation', ModuleCR: 'ModuleCR' } as const;
-export const ManifestConditionReasons = { ResourcesAvailable: 'ResourcesAvailable', Ready: 'Ready', ModuleCRInstalled: 'ModuleCRInstalled', ModuleCRWarning: 'Warning' } as const;
+export const ManifestConditionReasons = { ResourcesAvailable: 'ResourcesAvailable', Ready: 'Ready', ModuleCRCreated: 'ModuleCRCreated', ModuleCRWarning: 'Warning' } as const;
 
 /** Condition type and reason of Watcher.status.conditions. */
 export const WatcherConditionTypes = { VirtualService: 'VirtualService' } as const;

@@ -1,8 +1,9 @@
 // The Kyma controller: one reconcile moves a Kyma one step toward its desired state.
 //   skip? -> deleting? (deletion.ts) -> finalizer+labels -> runtime access -> namespace, CRDs,
 //   runtime Kyma (modules follow the runtime) -> module catalog -> Manifests -> status -> requeue.
-// A runtime that cannot be reached makes the Kyma Error with a message saying why; the Secret
-// watch brings it back as soon as the Secret is fixed.
+// A runtime without a kubeconfig Secret yet keeps the Kyma Processing (waiting for it); one that
+// cannot be reached otherwise makes it Error with a message saying why. The Secret watch brings it
+// back as soon as the Secret appears or is fixed.
 import {
   Finalizers,
   Kyma,
@@ -144,8 +145,17 @@ class KymaReconciler {
     try {
       remote = this.opts.access.client(name);
       await ensureRemoteNamespace(remote, signal);
-      const applied = await syncRemoteCrds(remote, signal);
-      if (applied.length > 0) this.log.info('applied CRDs in the runtime', { kyma: name, crds: applied });
+      try {
+        const applied = await syncRemoteCrds(remote, signal);
+        if (applied.length > 0) this.log.info('applied CRDs in the runtime', { kyma: name, crds: applied });
+        conditions = setCondition(conditions, KymaConditionTypes.CRDsSync, 'True', KymaConditionMessages.CRDsSynced, kyma.metadata.generation, now);
+      } catch (e) {
+        if (accessErrorOf(name, e)) throw e;
+        // As upstream: the condition says the CRDs are out of sync, the Kyma is Error with the cause.
+        conditions = setCondition(conditions, KymaConditionTypes.CRDsSync, 'False', KymaConditionMessages.CRDsNotSynced, kyma.metadata.generation, now);
+        this.log.warn('syncing the CRDs into the runtime failed', { kyma: name, error: e });
+        return this.fail(kyma, `could not sync CRDs: ${(e as Error).message}`, 'crds_sync', signal, conditions);
+      }
       const synced = await syncRemoteKyma(remote, kyma, signal);
       if (synced.created) this.manager.events.event(kyma as KubeObject, 'Normal', 'RemoteKymaCreated', `created the Kyma ${synced.remote.metadata.namespace ?? ''}/${synced.remote.metadata.name ?? ''} in the runtime`);
       remoteKyma = synced.remote;
@@ -169,6 +179,7 @@ class KymaReconciler {
     } catch (e) {
       const accessError = accessErrorOf(name, e);
       if (!accessError) throw e;
+      if (accessError.reason === 'SecretNotFound') return this.waitForKubeconfig(kyma, accessError.message, signal);
       if (accessError.reason === 'Unauthorized' || accessError.reason === 'Unreachable') this.opts.access.evict(name);
       return this.fail(kyma, accessError.message, `remote_${accessError.reason}`, signal);
     }
@@ -214,12 +225,24 @@ class KymaReconciler {
     return this.kcp.update<KymaObject>({ ...kyma, spec: { ...kyma.spec, modules: wanted } }, { fieldManager: FIELD_MANAGER, signal });
   }
 
-  private async fail(kyma: KymaObject, message: string, reason: string, signal: AbortSignal): Promise<{ requeueAfterMs: number }> {
+  private async fail(kyma: KymaObject, message: string, reason: string, signal: AbortSignal, conditions?: Condition[]): Promise<{ requeueAfterMs: number }> {
     const now = new Date().toISOString();
-    const status: KymaStatus = { ...kyma.status, state: States.Error, lastOperation: lastOperation(kyma, message, now) };
+    const status: KymaStatus = { ...kyma.status, ...(conditions ? { conditions } : {}), state: States.Error, lastOperation: lastOperation(kyma, message, now) };
     await this.writeStatus(kyma, status, signal);
     this.opts.metrics.requeue(reason, 'unexpected');
     return { requeueAfterMs: this.intervals.errorMs };
+  }
+
+  /**
+   * No kubeconfig Secret yet: a new runtime whose infrastructure is still being provisioned. The
+   * Kyma is Processing (not Error) until the Secret appears; the Secret watch wakes it then.
+   */
+  private async waitForKubeconfig(kyma: KymaObject, cause: string, signal: AbortSignal): Promise<{ requeueAfterMs: number }> {
+    const now = new Date().toISOString();
+    const operation = `waiting for the runtime's kubeconfig: ${cause}`;
+    await this.writeStatus(kyma, { ...kyma.status, state: States.Processing, lastOperation: lastOperation(kyma, operation, now) }, signal);
+    this.opts.metrics.requeue('kyma_waiting_for_kubeconfig');
+    return { requeueAfterMs: intervalFor(States.Processing, this.intervals) };
   }
 
   /** Writes the status when it changed; records the state metric and an Event on state changes. */

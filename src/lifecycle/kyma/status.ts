@@ -1,7 +1,7 @@
-// One place that computes a Kyma's status from its parts: module entries, the Modules and
-// ModuleCatalog conditions, and the overall state by upstream's precedence (a module in Error
-// makes the Kyma Error; then Processing or Deleting modules make it Processing; then Warning; a
-// condition that does not hold keeps it Processing; otherwise Ready).
+// One place that computes a Kyma's status from its parts: module entries, the conditions and the
+// overall state by upstream's precedence (api/v1beta2 Kyma.DetermineState): a module in Error makes
+// the Kyma Error; else a module in Warning makes it Warning; else a module in Processing makes it
+// Processing; else any condition that does not hold keeps it Processing; otherwise Ready.
 import {
   KYMA_CONDITION_REASON,
   KymaConditionMessages,
@@ -34,19 +34,23 @@ export function removeCondition(list: Condition[], type: string): Condition[] {
   return list.filter((c) => c.type !== type);
 }
 
-/** Settled modules: nothing more to do for them now. */
-function settled(state: State): boolean {
-  return state === States.Ready || state === States.Warning || state === States.Unmanaged;
+/** Upstream's Kyma.AllModulesReady: every module Ready or Unmanaged (a Warning module is not ready). */
+function ready(state: State): boolean {
+  return state === States.Ready || state === States.Unmanaged;
 }
 
 export function modulesCondition(modules: ModuleStatus[]): { status: ConditionStatus; message: string } {
-  return modules.every((m) => settled(m.state)) ? { status: 'True', message: KymaConditionMessages.ModulesReady } : { status: 'False', message: KymaConditionMessages.ModulesNotReady };
+  return modules.every((m) => ready(m.state)) ? { status: 'True', message: KymaConditionMessages.ModulesReady } : { status: 'False', message: KymaConditionMessages.ModulesNotReady };
 }
 
+/**
+ * Module states first (Error, then Warning, then Processing), then the conditions. A module that is
+ * Deleting or has no state yet counts through the Modules condition, which then does not hold.
+ */
 export function determineState(modules: ModuleStatus[], conditions: Condition[]): State {
-  if (modules.some((m) => m.state === States.Error)) return States.Error;
-  if (modules.some((m) => m.state === States.Processing || m.state === States.Deleting || m.state === '')) return States.Processing;
-  if (modules.some((m) => m.state === States.Warning)) return States.Warning;
+  for (const state of [States.Error, States.Warning, States.Processing]) {
+    if (modules.some((m) => m.state === state)) return state;
+  }
   if (conditions.some((c) => c.status !== 'True')) return States.Processing;
   return States.Ready;
 }

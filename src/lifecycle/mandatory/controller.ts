@@ -1,9 +1,14 @@
 // Mandatory modules: a ModuleReleaseMeta with `spec.mandatory.version` installs its module into
 // every Kyma (a Manifest per Kyma labelled `operator.kyma-project.io/mandatory-module: "true"`,
 // not listed in the Kyma's status). When the ModuleReleaseMeta goes (or stops being mandatory),
-// its Manifests are deleted everywhere. Keyed by Kyma: each reconcile brings one Kyma's mandatory
-// Manifests in line with the current set of mandatory modules.
+// its Manifests are deleted everywhere. Two controllers, as upstream:
+// - `mandatory-modules`, keyed by Kyma: brings one Kyma's mandatory Manifests in line with the
+//   current set of mandatory modules (a ModuleReleaseMeta being deleted no longer counts);
+// - `mandatory-module-deletion`, keyed by ModuleReleaseMeta: keeps the finalizer
+//   `operator.kyma-project.io/mandatory-module` on mandatory ones, and when one is deleted, deletes
+//   its Manifests in every Kyma and drops the finalizer once they are all gone.
 import {
+  Finalizers,
   isEnabled,
   Kyma,
   LabelValues,
@@ -20,12 +25,14 @@ import { isNotFound } from '../../runtime/client/errors.js';
 import { findObject } from '../../runtime/client/find.js';
 import { type Controller, newControllerManagedBy } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
-import { generationChanged, labelsChanged, or } from '../../runtime/predicates.js';
+import { deletionChanged, finalizersChanged, generationChanged, labelsChanged, or } from '../../runtime/predicates.js';
+import type { Store } from '../../runtime/cache/store.js';
 import { fqdnOf, templateName } from '../catalog/resolve.js';
 import { FIELD_MANAGER } from '../remote/crds.js';
 import { buildManifest, TemplateError } from '../kyma/manifest-builder.js';
 
 export const MANDATORY_CONTROLLER_NAME = 'mandatory-modules';
+export const MANDATORY_DELETION_CONTROLLER_NAME = 'mandatory-module-deletion';
 
 export interface MandatoryControllerOptions {
   namespace: string;
@@ -48,7 +55,7 @@ export function setupMandatoryModuleController(manager: Manager, opts: Mandatory
     if (!kyma) return;
     // The Kyma controller removes every Manifest of a deleting Kyma; skipped Kymas are left alone.
     if (kyma.metadata.deletionTimestamp || isEnabled(kyma.metadata.labels?.[Labels.SkipReconciliation])) return;
-    const mandatory = metas.list({ namespace: ns }).filter((m) => m.spec.mandatory?.version);
+    const mandatory = metas.list({ namespace: ns }).filter((m) => m.spec.mandatory?.version && !m.metadata.deletionTimestamp);
     const wanted = new Set<string>();
     let missing = false;
     for (const meta of mandatory) {
@@ -92,5 +99,73 @@ export function setupMandatoryModuleController(manager: Manager, opts: Mandatory
     .watches(ModuleReleaseMeta, allKymas, { namespace: ns })
     .watches(ModuleTemplate, allKymas, { namespace: ns, predicates: [or(generationChanged, labelsChanged)] })
     .withOptions({ maxConcurrentReconciles: 2 })
+    .complete(reconcile);
+}
+
+/** The mandatory Manifests of a module in all Kymas (deleting ones included). */
+function mandatoryManifestsOf(manifests: Store<ManifestObject>, namespace: string, moduleName: string): ManifestObject[] {
+  return manifests.list({ namespace, labelSelector: `${Labels.IsMandatoryModule}=${LabelValues.Enable},${Labels.ModuleName}=${moduleName}` });
+}
+
+/**
+ * The finalizer of mandatory ModuleReleaseMetas (upstream's mandatory-module deletion service):
+ * added while one is mandatory, and on its deletion held until its Manifests are gone from every
+ * Kyma. One that stops being mandatory loses it at once (the other controller removes its Manifests).
+ */
+export function setupMandatoryModuleDeletionController(manager: Manager, opts: MandatoryControllerOptions): Controller {
+  const ns = opts.namespace;
+  const kcp = manager.client;
+  const log = manager.logger.child('mandatory-deletion');
+  const metas = manager.cache<ModuleReleaseMetaObject>(ModuleReleaseMeta, { namespace: ns });
+  const manifests = manager.cache<ManifestObject>(Manifest, { namespace: ns });
+
+  async function setFinalizers(meta: ModuleReleaseMetaObject, finalizers: string[], signal: AbortSignal): Promise<void> {
+    // The resourceVersion makes the write fail on a concurrent change instead of dropping it.
+    const patch = { metadata: { finalizers, resourceVersion: meta.metadata.resourceVersion } };
+    await kcp.patch(ModuleReleaseMeta, { namespace: meta.metadata.namespace, name: meta.metadata.name ?? '' }, 'merge', patch, { signal });
+  }
+
+  async function reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<void> {
+    const meta = await findObject<ModuleReleaseMetaObject>(kcp, ModuleReleaseMeta, req, { signal });
+    if (!meta) return;
+    const finalizers = meta.metadata.finalizers ?? [];
+    const held = finalizers.includes(Finalizers.MandatoryModule);
+    const without = finalizers.filter((f) => f !== Finalizers.MandatoryModule);
+    if (!meta.metadata.deletionTimestamp) {
+      const mandatory = !!meta.spec.mandatory?.version;
+      if (mandatory && !held) await setFinalizers(meta, [...finalizers, Finalizers.MandatoryModule], signal);
+      else if (!mandatory && held) await setFinalizers(meta, without, signal);
+      return;
+    }
+    if (!held) return;
+    const moduleName = meta.spec.moduleName;
+    const remaining = mandatoryManifestsOf(manifests, ns, moduleName);
+    if (remaining.length > 0) {
+      // Their deletion events bring this ModuleReleaseMeta back (see the Manifest watch below).
+      for (const m of remaining.filter((x) => !x.metadata.deletionTimestamp)) {
+        await kcp.delete(Manifest, { namespace: m.metadata.namespace, name: m.metadata.name ?? '' }, { signal }).catch((e: unknown) => {
+          if (!isNotFound(e)) throw e;
+        });
+      }
+      log.info('waiting for the Manifests of a deleted mandatory module', { module: moduleName, remaining: remaining.length });
+      return;
+    }
+    await setFinalizers(meta, without, signal);
+    log.info('mandatory module removed from every Kyma', { module: moduleName });
+  }
+
+  /** A mandatory Manifest that went: its ModuleReleaseMeta, if that is being deleted. */
+  const metaOfManifest = (m: ManifestObject): { namespace: string; name: string }[] => {
+    const labels = m.metadata.labels ?? {};
+    if (labels[Labels.IsMandatoryModule] !== LabelValues.Enable) return [];
+    const meta = metas.list({ namespace: ns }).find((x) => x.spec.moduleName === labels[Labels.ModuleName] && x.metadata.deletionTimestamp);
+    return meta ? [{ namespace: ns, name: meta.metadata.name ?? '' }] : [];
+  };
+
+  return newControllerManagedBy(manager)
+    .named(MANDATORY_DELETION_CONTROLLER_NAME)
+    .for(ModuleReleaseMeta, { namespace: ns, predicates: [or(generationChanged, deletionChanged, finalizersChanged)] })
+    .watches<ManifestObject>(Manifest, metaOfManifest, { namespace: ns, predicates: [{ create: () => false, update: () => false }] })
+    .withOptions({ maxConcurrentReconciles: 1 })
     .complete(reconcile);
 }

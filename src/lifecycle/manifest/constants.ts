@@ -1,18 +1,18 @@
 // Names the Manifest controller writes into runtime clusters that are not part of the shared API
 // constants (upstream keeps them in internal/declarative/v2 and internal/manifest).
-import { LabelValues } from '../../api/operator/constants.js';
+import { LabelValues, Labels } from '../../api/operator/constants.js';
 
 /** The one field manager of every server-side apply into a runtime (upstream's applier). */
 export const MANIFEST_FIELD_MANAGER = 'declarative.kyma-project.io/applier';
-/** Value of the `operator.kyma-project.io/managed-by` label on module resources (upstream `declarative-v2`). */
-export const MANAGED_BY_DECLARATIVE = LabelValues.Declarative;
+/** Value of the `operator.kyma-project.io/managed-by` label on module resources (upstream's `kyma`; `declarative-v2` before). */
+export const MODULE_RESOURCE_MANAGED_BY = LabelValues.Kyma;
 /** Annotation warning users that edits are reverted. */
 export const DISCLAIMER_ANNOTATION = 'operator.kyma-project.io/managed-by-reconciler-disclaimer';
 export const DISCLAIMER_TEXT = 'DO NOT EDIT - This resource is managed by Kyma.\nAny modifications are discarded and the resource is reverted to the original state.';
 /** Labels upstream's component transform adds to every module resource. */
-export const COMPONENT_LABEL = 'app.kubernetes.io/component';
-export const PART_OF_LABEL = 'app.kubernetes.io/part-of';
-export const PART_OF_KYMA = 'Kyma';
+export const COMPONENT_LABEL = Labels.Component;
+export const PART_OF_LABEL = Labels.PartOf;
+export const PART_OF_KYMA = LabelValues.PartOfKyma;
 /** Namespace a module removal never deletes, though a module may list it. */
 export const PROTECTED_NAMESPACE = 'kyma-system';
 /** Namespace of namespaced objects that name none (kubectl's and upstream's default). */
@@ -24,14 +24,17 @@ export const MISSING_STATE_WARNING_MS = 5 * 60_000;
 
 export const CRD_KIND = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
 
-/** Messages upstream writes on Manifest conditions and into lastOperation. */
+/** Messages upstream writes on Manifest conditions and into lastOperation (internal/manifest/status). */
 export const Messages = {
   ResourcesParsed: 'resources are parsed and ready for use',
+  ResourcesNotParsed: 'resources not parsed',
   InstallationReady: 'installation is ready and resources can be used',
+  InstallationNotReady: 'installation is not ready',
   ResourcesReady: 'resources are ready',
   WaitingForResources: 'waiting for resources to become ready',
   WaitingForModuleCRs: 'waiting for module crs deletion',
-  ModuleCRInstalled: 'module CR is installed',
+  ModuleCRCreated: 'module CR was created',
+  ModuleCRNotCreated: 'module CR has not been created to SKR',
   ModuleCRStateMissing: 'module CR state not found',
   ModuleCRStateUnsupported: 'module CR state not support',
   ManagerNotReady: 'module operator deployment is not ready',

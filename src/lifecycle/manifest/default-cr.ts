@@ -6,7 +6,7 @@ import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.js';
 import { isNoKindMatch } from '../../runtime/client/discovery.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { type KubeObject, splitApiVersion } from '../../kube/object.js';
-import { CRD_KIND, MANAGED_BY_DECLARATIVE } from './constants.js';
+import { CRD_KIND, MODULE_RESOURCE_MANAGED_BY } from './constants.js';
 import { describeRef, type ResourceRef } from './inventory.js';
 import { mapLimit } from './util.js';
 
@@ -29,7 +29,7 @@ export async function ensureDefaultCR(client: Client, desired: KubeObject, signa
   }
   const body = structuredClone(desired);
   delete body.status;
-  body.metadata = { ...body.metadata, labels: { ...body.metadata.labels, [Labels.ManagedBy]: MANAGED_BY_DECLARATIVE } };
+  body.metadata = { ...body.metadata, labels: { ...body.metadata.labels, [Labels.ManagedBy]: MODULE_RESOURCE_MANAGED_BY } };
   try {
     return { cr: await client.create(body, { fieldManager: Finalizers.CustomResourceManager, signal }), created: true };
   } catch (e) {

@@ -88,5 +88,5 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
 }
 
 export { DEFAULT_INTERVALS, ManifestReconciler, type RequeueIntervals, type TargetClients } from './reconciler.js';
-export { MANIFEST_FIELD_MANAGER, MANAGED_BY_DECLARATIVE } from './constants.js';
+export { MANIFEST_FIELD_MANAGER, MODULE_RESOURCE_MANAGED_BY } from './constants.js';
 export type { ModuleStateChange, ModuleStateHook } from './metrics.js';

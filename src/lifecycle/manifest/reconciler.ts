@@ -139,6 +139,10 @@ export class ManifestReconciler {
 
   private async install(ctx: Context, target: Client): Promise<ReconcileResult> {
     const { manifest, status, signal } = ctx;
+    // Upstream's initial conditions: nothing holds until this reconcile proves it.
+    status.initial(ManifestConditionTypes.Resources, 'False', ManifestConditionReasons.ResourcesAvailable, Messages.ResourcesNotParsed);
+    status.initial(ManifestConditionTypes.Installation, 'False', ManifestConditionReasons.Ready, Messages.InstallationNotReady);
+    if (managedDefaultCR(manifest)) status.initial(ManifestConditionTypes.ModuleCR, 'False', ManifestConditionReasons.ModuleCRCreated, Messages.ModuleCRNotCreated);
     let objects: KubeObject[];
     try {
       const fetched = await this.d.source.fetch(linkOf(manifest), signal);
@@ -226,7 +230,7 @@ export class ManifestReconciler {
     if (!cr) return mgr;
     const crState = moduleCRState(manifest, cr);
     if (crState.state === States.Warning) status.condition(ManifestConditionTypes.ModuleCR, 'False', ManifestConditionReasons.ModuleCRWarning, crState.info ?? Messages.ModuleCRStateMissing);
-    else status.condition(ManifestConditionTypes.ModuleCR, 'True', ManifestConditionReasons.ModuleCRInstalled, Messages.ModuleCRInstalled);
+    else status.condition(ManifestConditionTypes.ModuleCR, 'True', ManifestConditionReasons.ModuleCRCreated, Messages.ModuleCRCreated);
     return mgr.state !== States.Ready ? mgr : crState;
   }
 
@@ -236,7 +240,7 @@ export class ManifestReconciler {
       status.condition(ManifestConditionTypes.Installation, 'True', ManifestConditionReasons.Ready, Messages.InstallationReady);
       status.set(States.Ready, Messages.ResourcesReady);
     } else {
-      status.condition(ManifestConditionTypes.Installation, 'False', ManifestConditionReasons.Ready, Messages.InstallationReady);
+      status.condition(ManifestConditionTypes.Installation, 'False', ManifestConditionReasons.Ready, Messages.InstallationNotReady);
       status.set(info.state, info.info ?? Messages.WaitingForResources);
     }
   }

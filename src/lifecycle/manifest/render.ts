@@ -6,7 +6,7 @@ import { isNoKindMatch } from '../../runtime/client/discovery.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { type KubeObject, splitApiVersion } from '../../kube/object.js';
-import { COMPONENT_LABEL, DEFAULT_NAMESPACE, DISCLAIMER_ANNOTATION, DISCLAIMER_TEXT, MANAGED_BY_DECLARATIVE, PART_OF_KYMA, PART_OF_LABEL } from './constants.js';
+import { COMPONENT_LABEL, DEFAULT_NAMESPACE, DISCLAIMER_ANNOTATION, DISCLAIMER_TEXT, MODULE_RESOURCE_MANAGED_BY, PART_OF_KYMA, PART_OF_LABEL } from './constants.js';
 import { RenderError } from './errors.js';
 import { localizeImages } from './images.js';
 
@@ -76,7 +76,7 @@ export async function renderObjects(fetched: readonly KubeObject[], manifest: Ma
     const namespaced = await isNamespaced(obj, crdScopes, client, signal);
     if (namespaced) obj.metadata.namespace = obj.metadata.namespace || DEFAULT_NAMESPACE;
     else delete obj.metadata.namespace;
-    obj.metadata.labels = { ...obj.metadata.labels, [Labels.ManagedBy]: MANAGED_BY_DECLARATIVE, [COMPONENT_LABEL]: manifest.metadata.name ?? '', [PART_OF_LABEL]: PART_OF_KYMA };
+    obj.metadata.labels = { ...obj.metadata.labels, [Labels.ManagedBy]: MODULE_RESOURCE_MANAGED_BY, [COMPONENT_LABEL]: manifest.metadata.name ?? '', [PART_OF_LABEL]: PART_OF_KYMA };
     obj.metadata.annotations = { ...obj.metadata.annotations, [Annotations.OwnedBy]: ownedBy, [DISCLAIMER_ANNOTATION]: DISCLAIMER_TEXT };
     // Server-side apply rejects these; a manifest exported from a cluster may carry them.
     for (const k of ['resourceVersion', 'uid', 'creationTimestamp', 'managedFields', 'generation'] as const) delete obj.metadata[k];

@@ -39,6 +39,11 @@ export class StatusDraft {
     return this;
   }
 
+  /** Adds a condition only when the status has none of its type yet (upstream's initial conditions). */
+  initial(type: string, status: ConditionStatus, reason: string, message: string): this {
+    return this.conditions.some((c) => c.type === type) ? this : this.condition(type, status, reason, message);
+  }
+
   set(state: State, operation: string): this {
     this.state = state;
     this.operation = operation;
