@@ -173,9 +173,9 @@ async function main(): Promise<void> {
   }
   console.log(`created ${runtimes} Runtimes and Kymas in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const allReady = () => {
-    const kymas = informers.kymas.store.values();
+    const kymas = informers.kymas.store.list();
     const readyKymas = kymas.filter((k) => k.status?.state === 'Ready' && (k.status.modules ?? []).length === MODULES.length).length;
-    const readyManifests = informers.manifests.store.values().filter((m) => m.status?.state === 'Ready').length;
+    const readyManifests = informers.manifests.store.list().filter((m) => m.status?.state === 'Ready').length;
     return { readyKymas, readyManifests, done: readyKymas === runtimes && readyManifests === runtimes * MODULES.length };
   };
   let lastPrint = 0;
@@ -187,7 +187,7 @@ async function main(): Promise<void> {
     if (performance.now() - lastPrint >= 10_000) {
       lastPrint = performance.now();
       console.log(
-        `  ${seconds.toFixed(0)} s: Runtimes ${statesOf(informers.runtimes.store.values())}; Kymas Ready ${s.readyKymas}/${runtimes}; Manifests Ready ${s.readyManifests}/${runtimes * MODULES.length}; RSS controllers ${memoryOf('self').rssMiB.toFixed(0)} MiB, API server ${memoryOf(info.pid).rssMiB.toFixed(0)} MiB`,
+        `  ${seconds.toFixed(0)} s: Runtimes ${statesOf(informers.runtimes.store.list())}; Kymas Ready ${s.readyKymas}/${runtimes}; Manifests Ready ${s.readyManifests}/${runtimes * MODULES.length}; RSS controllers ${memoryOf('self').rssMiB.toFixed(0)} MiB, API server ${memoryOf(info.pid).rssMiB.toFixed(0)} MiB`,
       );
     }
     await sleep(250);
@@ -213,7 +213,7 @@ async function main(): Promise<void> {
   console.log(`steady state: ${steadyRequests} requests in ${steadyWindow.toFixed(0)} s = ${steadyRequestsPerSecond.toFixed(2)} requests/s for the fleet; reconciles: ${reconcileDelta(steadyReconciles0, reconciles())}; ${steadyCpu.text()}`);
 
   // 3. A module enabled in runtimes' own Kymas while the fleet is held.
-  const latencies = await enableInRuntimes(kcp, informers.kymas.store.values().map((k) => k.metadata.name ?? ''));
+  const latencies = await enableInRuntimes(kcp, informers.kymas.store.list().map((k) => k.metadata.name ?? ''));
   console.log(summary('module enabled in the runtime Kyma -> Ready in its status', latencies));
   const q = quantilesOf(latencies);
 
