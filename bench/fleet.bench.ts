@@ -30,7 +30,7 @@ import { sleep } from '../src/util/sleep.js';
 import { startUp } from '../src/up/index.js';
 import { OBJECTS_PER_MODULE, writeFleetModules } from './fleet-modules.js';
 import { printSettings } from './settings.js';
-import { CpuWindow, option, quantilesOf, reconcileDelta, reconcilesByController, statesOf, summary } from './stats.js';
+import { CpuWindow, option, quantilesOf, reconcileDelta, reconcilesByController, series, statesOf, summary } from './stats.js';
 
 const NS = Namespaces.ControlPlane;
 const MODULES = ['fleet-alpha', 'fleet-beta', 'fleet-gamma', 'fleet-delta', 'fleet-epsilon'];
@@ -221,6 +221,11 @@ async function main(): Promise<void> {
   peak = { controllers: Math.max(peak.controllers, memoryOf('self').peakMiB), apiserver: Math.max(peak.apiserver, memoryOf(info.pid).peakMiB) };
   const heap = process.memoryUsage();
   console.log(`peak RSS: controllers (and this benchmark's three slim informers) ${peak.controllers.toFixed(0)} MiB; API server and simulators ${peak.apiserver.toFixed(0)} MiB`);
+  for (const c of up.controlPlane.manager.cacheSizes({ jsonBytes: true })) {
+    if (c.objects > 0) console.log(`  cache ${c.kind} (${c.scope}): ${c.objects} objects, ${((c.jsonBytes ?? 0) / 2 ** 20).toFixed(1)} MiB as JSON`);
+  }
+  const depths = series(up.controlPlane.manager.registry.render(), 'workqueue_depth');
+  console.log(`  work queues: ${[...depths].map(([labels, v]) => `${/name="([^"]*)"/.exec(labels)?.[1] ?? labels} ${v}`).join(', ')}`);
   console.log(`controllers now: heap ${(heap.heapUsed / 2 ** 20).toFixed(0)} MiB, external ${(heap.external / 2 ** 20).toFixed(0)} MiB, array buffers ${(heap.arrayBuffers / 2 ** 20).toFixed(0)} MiB; remote clients ${JSON.stringify(up.controlPlane.remoteClusters.stats())}`);
   lifetime.abort();
   kcp.close();

@@ -147,6 +147,18 @@ export class Manager implements ControllerHost {
     return inf as unknown as Informer<T>;
   }
 
+  /**
+   * What each shared informer holds (kind, scope, objects), e.g. to report memory per cache; with
+   * `jsonBytes`, also the objects' size as JSON (a proxy for their heap share; costs a serialization).
+   */
+  cacheSizes(opts: { jsonBytes?: boolean } = {}): { kind: string; scope: string; objects: number; jsonBytes?: number }[] {
+    return [...this.informers.entries()].map(([scope, inf]) => {
+      let bytes = 0;
+      if (opts.jsonBytes) for (const o of inf.store.values()) bytes += JSON.stringify(o).length;
+      return { kind: inf.kind.kind, scope, objects: inf.store.size, ...(opts.jsonBytes ? { jsonBytes: bytes } : {}) };
+    });
+  }
+
   /** Cached objects of a kind (reads from memory; treat them as read-only). */
   cache<T extends KubeObject = KubeObject>(kind: KindRef, scope: InformerScope = {}): Store<T> {
     return this.informer<T>(kind, scope).store;

@@ -140,6 +140,14 @@ describe('manager', () => {
     await client.create({ ...CONFIGMAP, metadata: { name: 'both', namespace: 'default' } });
     await waitFor('both controllers reconcile', () => seen.includes('one:both') && seen.includes('two:both'));
     assert.equal(manager.informer(CONFIGMAP).stats.lists, 1);
+    const sizes = manager.cacheSizes({ jsonBytes: true });
+    assert.equal(sizes.length, 2, 'one entry per shared informer');
+    const cluster = sizes.find((c) => !c.scope.includes('|default|'));
+    assert.equal(cluster?.kind, 'ConfigMap');
+    assert.equal(cluster?.objects, manager.cache(CONFIGMAP).size);
+    assert.ok((cluster?.objects ?? 0) >= 1);
+    assert.ok((cluster?.jsonBytes ?? 0) > JSON.stringify({ name: 'both' }).length);
+    assert.equal(manager.cacheSizes()[0].jsonBytes, undefined, 'sizes as JSON only when asked');
     ac.abort();
     await running;
     client.close();
