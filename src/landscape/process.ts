@@ -11,9 +11,10 @@
 //                     {type: 'log', line}         a log line, when the parent asked for them
 //
 // The child never outlives the parent: when the IPC channel closes (the parent exited or was killed,
-// SIGKILL included) it stops the landscape and exits, within STOP_TIMEOUT_MS at most. It ignores
-// SIGINT (Ctrl-C reaches the whole process group; the parent stops the controllers first and then
-// asks the child) and stops on SIGTERM.
+// SIGKILL included) it stops the landscape and exits, within STOP_TIMEOUT_MS at most. It runs in a
+// process group of its own, so Ctrl-C in a terminal reaches only the parent (which stops the
+// controllers first and then asks the child), and so that when the child ends, by a stop or killed,
+// the parent can end what it left of the group (its docker-registry). It stops on SIGTERM and SIGINT.
 //
 //   const land = await startLandscapeProcess({ dataDir: '.kcp', port: 6443 });
 //   land.info.files.kcpKubeconfig; land.info.pid; land.done.catch(...);
@@ -97,6 +98,7 @@ export function startLandscapeProcess(opts: StartLandscapeProcessOptions): Promi
     execArgv: process.execArgv.filter((a) => !a.startsWith('--inspect') && !a.startsWith('--test')),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'json',
+    detached: true,
   });
   let stopRequested = false;
   let failure: string | undefined;
@@ -104,7 +106,10 @@ export function startLandscapeProcess(opts: StartLandscapeProcessOptions): Promi
     if (child.connected) child.send(msg);
   };
   const closed = new Promise<string>((resolve) => {
-    child.once('close', (code, sig) => resolve(sig ? `signal ${sig}` : `code ${code}`));
+    child.once('close', (code, sig) => {
+      killGroup(child.pid);
+      resolve(sig ? `signal ${sig}` : `code ${code}`);
+    });
     child.once('error', (e) => {
       failure ??= `the landscape process failed: ${e.message}`;
       if (child.pid === undefined) resolve('no process'); // it never ran: no 'close' to wait for
@@ -144,6 +149,16 @@ export function startLandscapeProcess(opts: StartLandscapeProcessOptions): Promi
     );
     send({ type: 'start', options, forwardLog: echoLog !== undefined });
   });
+}
+
+/** Kills what is left of the landscape process's group once the process ended (nothing after a clean stop). */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // no process left in the group
+  }
 }
 
 /** The child's side (process-main.ts): starts the landscape on the parent's word, stops on its word or when it is gone. */
@@ -204,6 +219,5 @@ export function serveLandscape(): void {
     else if (msg.type === 'stop') end(0);
   });
   process.on('disconnect', () => end(0));
-  process.on('SIGINT', () => undefined);
-  process.on('SIGTERM', () => end(0));
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => end(0));
 }
