@@ -20,6 +20,7 @@
 //   land.info.files.kcpKubeconfig; land.info.pid; land.done.catch(...);
 //   await land.stop();
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { LogSink } from '../runtime/log.js';
 import { type EmbeddedLandscape, type EmbeddedLandscapeOptions, startEmbeddedLandscape } from './embedded.js';
@@ -149,6 +150,26 @@ export function startLandscapeProcess(opts: StartLandscapeProcessOptions): Promi
     );
     send({ type: 'start', options, forwardLog: echoLog !== undefined });
   });
+}
+
+/**
+ * Resident memory of a process, now and at its peak, in bytes (Linux: /proc/<pid>/status VmRSS and
+ * VmHWM); undefined when it is gone or /proc is not there. Benchmarks read the landscape's with
+ * `up.landscapeInfo.pid`, apart from the controllers' own `process.memoryUsage()`.
+ */
+export function processRss(pid: number): { rss: number; peakRss: number } | undefined {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kib = (field: string): number | undefined => {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status);
+    return m ? Number(m[1]) * 1024 : undefined;
+  };
+  const rss = kib('VmRSS');
+  return rss === undefined ? undefined : { rss, peakRss: kib('VmHWM') ?? rss };
 }
 
 /** Kills what is left of the landscape process's group once the process ended (nothing after a clean stop). */

@@ -15,6 +15,7 @@ import { Namespaces } from '../../src/api/operator/index.js';
 import { parseArgs } from '../../src/cli/args.js';
 import { clientLimitsFrom, controlPlaneConfigFrom, FlagReader } from '../../src/cli/controller-flags.js';
 import { UP_FLAGS } from '../../src/cli/up.js';
+import { processRss } from '../../src/landscape/process.js';
 import { clientFromKubeconfig } from '../../src/runtime/client/index.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import { startUp, type UpOptions } from '../../src/up/index.js';
@@ -76,6 +77,8 @@ describe('the landscape in a process of its own', () => {
       const started = descendants(process.pid);
       assert.ok(started.includes(info.pid), `the landscape process ${info.pid} is a child of this one (children: ${started.join(', ')})`);
       assert.ok(info.files.log, 'the landscape writes its log file');
+      const memory = processRss(info.pid);
+      assert.ok(memory && memory.rss > 0 && memory.peakRss >= memory.rss, `the landscape process's memory can be read: ${JSON.stringify(memory)}`);
 
       // Through the kubeconfig file, as any client: the controllers here provision it via the simulator there.
       const kcp = clientFromKubeconfig(readFileSync(info.files.kcpKubeconfig, 'utf8'));
