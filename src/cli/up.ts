@@ -1,6 +1,8 @@
-// `kcp up`: the whole embedded landscape in one process (see docs/landscape.md, "kcp up"): the
-// landscape with the control plane's composition root pointed at it (src/up). It takes the same
-// controller flags as `kcp run`.
+// `kcp up`: the whole embedded landscape (see docs/landscape.md, "kcp up"): the landscape with the
+// control plane's composition root pointed at it (src/up). The landscape (API server, simulators,
+// registry) runs in a child process of its own, the controllers in this one, as in production
+// (--landscape-in-process keeps both in one process for debugging). It takes the same controller
+// flags as `kcp run`.
 import path from 'node:path';
 import { Namespaces } from '../api/operator/index.js';
 import { startUp, type Up } from '../up/index.js';
@@ -15,6 +17,7 @@ export const LANDSCAPE_FLAGS: readonly Flag[] = [
   { name: 'registry-port', type: 'int', default: '0', help: 'port of the registry (0: the previous run\'s port when free, else any)' },
   { name: 'registry', type: 'string', default: 'auto', help: 'auto, docker-registry or in-process (read-only)' },
   { name: 'verbose', type: 'bool', default: 'false', help: 'also write the logs to stderr' },
+  { name: 'landscape-in-process', type: 'bool', default: 'false', help: 'run the API server and the simulators in the controllers\' process (debugging; default: a process of their own)' },
 ];
 
 /** The controller flags of `kcp run`, with metrics and probes on loopback, on any free port (the banner says which). */
@@ -23,7 +26,7 @@ export const UP_FLAGS: readonly Flag[] = [
   ...withDefaults(CONTROLLER_FLAGS, {
     'metrics-bind-address': '127.0.0.1:0',
     'health-probe-bind-address': '127.0.0.1:0',
-    // The runtimes' webhooks run in this process and reach the listener on loopback.
+    // The runtimes' webhooks run in the landscape, on this machine, and reach the listener on loopback.
     'enable-kcp-watcher': 'true',
     'watcher-listener-address': '127.0.0.1:0',
   }),
@@ -35,7 +38,8 @@ export const UP_USAGE = [
   '      Runs the embedded landscape: the API server (state in DATA-DIR), the KCP, the garden cluster with',
   '      the Gardener simulator (Shoots become runtime clusters), the kubelet and module-operator',
   '      simulations, the infrastructure and lifecycle managers, an OCI registry with the demo module',
-  '      catalog (published once) and the demo functions module manager. Writes DATA-DIR/kcp.kubeconfig',
+  '      catalog (published once) and the demo functions module manager. The landscape runs in a process of',
+  '      its own, the controllers in this one (--landscape-in-process: both in one). Writes DATA-DIR/kcp.kubeconfig',
   '      and DATA-DIR/garden.kubeconfig; logs go to DATA-DIR/kcp.log (--verbose: also to stderr). Stop with',
   '      Ctrl-C; start again to carry on where it stopped. The controller flags are those of kcp run',
   '      (durations: 500ms, 30s, 5m, 1h30m).',
@@ -57,6 +61,7 @@ export async function runUp(args: ParsedArgs): Promise<Up> {
   const registryPort = flags.int('registry-port');
   const logLevel = flags.level();
   const verbose = flags.bool('verbose');
+  const landscapeMode = flags.bool('landscape-in-process') ? 'in-process' : 'process';
   const controlPlane = controlPlaneConfigFrom(flags, Namespaces.ControlPlane);
   const clientLimits = clientLimitsFrom(flags);
   process.stdout.write(`kcp up: starting the embedded landscape in ${dataDir} ...\n`);
@@ -96,6 +101,7 @@ export async function runUp(args: ParsedArgs): Promise<Up> {
       port,
       registryPort,
       registry,
+      landscapeMode,
       logLevel,
       ...(verbose ? { echoLog: (line: string) => process.stderr.write(`${line}\n`) } : {}),
       controlPlane,
@@ -113,27 +119,29 @@ export async function runUp(args: ParsedArgs): Promise<Up> {
     return up;
   }
   process.stdout.write(summary(up));
-  // Without its controllers the landscape is no use: a control plane that stops by itself (a
-  // failure) stops kcp up too, with a non-zero exit.
-  const controllersEnded = (reason: string): void => {
+  // The controllers without the landscape, or the landscape without its controllers, are no use:
+  // either ending by itself (a failure, a killed process) stops kcp up too, with a non-zero exit.
+  const ended = (what: string): void => {
     if (stoppingSince !== undefined) return;
     stoppingSince = Date.now();
-    process.stderr.write(`kcp up: the controllers stopped (${reason}); stopping\n`);
+    process.stderr.write(`kcp up: ${what}; stopping\n`);
     up.stop().then(
       () => process.exit(1),
       () => process.exit(1),
     );
   };
+  const reason = (e: unknown): string => (e instanceof Error ? e.message : String(e));
   up.controlPlane.done.then(
-    () => controllersEnded('no error'),
-    (e: unknown) => controllersEnded(e instanceof Error ? e.message : String(e)),
+    () => ended('the controllers stopped (no error)'),
+    (e: unknown) => ended(`the controllers stopped (${reason(e)})`),
   );
+  up.landscapeDone.catch((e: unknown) => ended(reason(e)));
   return up;
 }
 
 /** What runs where, and what to try next. */
 export function summary(up: Up): string {
-  const land = up.landscape;
+  const land = up.landscapeInfo;
   const rel = (p: string) => {
     const r = path.relative(process.cwd(), p);
     return r && !r.startsWith('..') ? r : p;
@@ -149,12 +157,13 @@ export function summary(up: Up): string {
   const lines = [
     `${READY_LINE_PREFIX} in ${(up.startupMs / 1000).toFixed(1)} s`,
     '',
-    `  API server          ${land.server.url}  (logical clusters: default = KCP, garden, shoot--<project>--<shoot>)`,
+    `  API server          ${land.url}  (logical clusters: default = KCP, garden, shoot--<project>--<shoot>)`,
     `  KCP kubeconfig      ${kcpKubeconfig}`,
     `  garden kubeconfig   ${rel(land.files.gardenKubeconfig)}  (Gardener project ${land.project}, namespace ${land.projectNamespace})`,
     `  registry            http://${land.registry.host}  (${land.registry.kind}${land.registry.kind === 'in-process' ? ', read-only' : ''}, storage ${rel(land.registry.storage)})`,
     `  module catalog      ${land.catalog.publishedNow ? 'published now' : 'published earlier'}: ${modules.map((m) => `${m} ${versions(m)}`).join('; ') || 'none'}`,
-    `  controllers         ${controllersLine(up)}; simulated Gardener, kubelets, module operators; functions module manager`,
+    `  controllers         ${controllersLine(up)} (pid ${process.pid})`,
+    `  simulators          Gardener, kubelets, module operators; functions module manager (${land.pid === process.pid ? 'same process' : `with the API server, pid ${land.pid}`})`,
     `  metrics             ${metricsLine(up)}`,
     `  health              ${up.controlPlane.healthUrl ? `${up.controlPlane.healthUrl}/healthz, ${up.controlPlane.healthUrl}/readyz` : 'off'}`,
     `  runtime watcher     ${up.controlPlane.watcher ? `listener ${up.controlPlane.watcher.listener.url}/v2/<manager>/event (mutual TLS, CA in Secret kcp-system/klm-watcher)` : 'off (Kymas and Manifests are polled)'}`,

@@ -12,7 +12,7 @@
 //
 // Everything persists in the data dir: a second start finds the Runtimes, Shoots, shoot clusters,
 // Kymas and the registry content and carries on reconciling them (see docs/landscape.md, "kcp up").
-import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,10 +23,11 @@ import { readModuleDir } from '../lifecycle/artifacts/module-dir.js';
 import { defaultRepository, moduleReleaseMetaFor, moduleTemplateFor, packageModule } from '../lifecycle/artifacts/push.js';
 import { formatOciReference } from '../lifecycle/artifacts/reference.js';
 import { type Client, clientFromKubeconfig, findObject } from '../runtime/client/index.js';
-import { createLogger, type Logger, type LogLevel, type LogSink } from '../runtime/log.js';
+import type { Logger, LogLevel, LogSink } from '../runtime/log.js';
 import { embeddedSimulatorOptions, GARDEN_CLUSTER, type GardenerSimulator, type GardenerSimulatorConfig } from './gardener/index.js';
 import { DEFAULT_PROJECT, type GardenLandscape, startGardenLandscape } from './index.js';
 import type { KubeletOptions, KubeletSimulator } from './kubelet.js';
+import { openLogFile, type LogFile } from './log-file.js';
 import { SkrWebhookHost } from './skr-webhooks.js';
 import { type ModuleOperators, startModuleOperators } from './module-operators.js';
 import { FUNCTIONS_MODULE_MANAGER, type RunningModuleManager, startFunctionsModuleManager } from './module-managers/functions.js';
@@ -158,13 +159,9 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
     }
   };
 
-  const fileLog = opts.logger ? undefined : createWriteStream(file(DataDirFiles.log), { flags: 'a' });
-  if (fileLog) stoppers.push(() => new Promise<void>((resolve) => fileLog.end(() => resolve())));
-  const logger = opts.logger ?? createLogger({ name: 'kcp', level: opts.logLevel ?? 'info', sink: (line) => {
-      fileLog?.write(`${line}\n`);
-      opts.echoLog?.(line);
-    },
-  });
+  const fileLog = opts.logger ? undefined : openLogFile(file(DataDirFiles.log), { level: opts.logLevel, echo: opts.echoLog });
+  if (fileLog) stoppers.push(() => fileLog.close());
+  const logger = opts.logger ?? (fileLog as LogFile).logger;
 
   try {
     // The registry starts in the background: it is only needed for the catalog.

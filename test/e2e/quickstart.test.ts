@@ -10,6 +10,7 @@ import { after, describe, it } from 'node:test';
 import yaml from 'js-yaml';
 import { freePort } from '../../src/landscape/registry.js';
 import { kubectl } from '../support/kubectl.js';
+import { processRunning } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -115,6 +116,9 @@ describe('quick start', () => {
     // The banner says where metrics and probes are served, and they answer there.
     assert.match(up.printed, new RegExp(`^  metrics +http://127\\.0\\.0\\.1:${metricsPort}/metrics$`, 'm'));
     assert.match(up.printed, new RegExp(`^  health +http://127\\.0\\.0\\.1:${healthPort}/healthz, http://127\\.0\\.0\\.1:${healthPort}/readyz$`, 'm'));
+    // The API server and the simulators run in a process of their own, which stops with kcp up.
+    const landscapePid = Number(/^ {2}simulators .*\(with the API server, pid (\d+)\)$/m.exec(up.printed)?.[1]);
+    assert.ok(landscapePid > 0 && landscapePid !== up.child.pid && processRunning(landscapePid), `the banner names the landscape's running process:\n${up.printed}`);
 
     // A runtime, provisioned through the simulated Gardener.
     const created = await kcpOk(dir, ['runtime', 'create', 'r1', '--provider', 'aws', '--region', 'eu-central-1', '--wait', '--timeout', '120s']);
@@ -172,6 +176,7 @@ describe('quick start', () => {
 
     // Stop and start again in the same directory: the runtime is still there and Ready.
     assert.equal(await up.stop(), 0, 'kcp up stops cleanly on SIGTERM');
+    assert.equal(processRunning(landscapePid), false, 'the landscape process stopped with kcp up');
     up = new Up(dir);
     await up.ready();
     const afterRestart = await waitFor(

@@ -16,7 +16,7 @@ import { DEFAULT_CATALOG_DIR, type EmbeddedLandscape, startEmbeddedLandscape } f
 import { startInProcessRegistry } from '../../src/landscape/registry.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import type { ControlPlaneConfig } from '../../src/controlplane/index.js';
-import { startUp, type Up } from '../../src/up/index.js';
+import { type InProcessUp, startUp } from '../../src/up/index.js';
 import { fastTiming, testRuntime } from '../infrastructure/runtime-harness.js';
 import { waitFor } from '../support/wait.js';
 
@@ -110,7 +110,7 @@ describe('embedded landscape with the in-process registry', () => {
     kymaIntervals: { readyMs: 300, busyMs: 150, warningMs: 300, errorMs: 150 },
     manifestIntervals: { successMs: 500, busyMs: 100, errorMs: 200, warningMs: 500 },
   };
-  let up: Up | undefined;
+  let up: InProcessUp | undefined;
 
   it('installs a demo module pulled from the in-process registry', async () => {
     up = await startUp({ ...options, port: 0, registry: 'in-process', controlPlane: fastControllers });
