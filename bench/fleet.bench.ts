@@ -27,6 +27,7 @@ import { Informer } from '../src/runtime/cache/informer.js';
 import { type Client, clientFromKubeconfig, loadKubeconfig } from '../src/runtime/client/index.js';
 import type { KubeObject } from '../src/kube/object.js';
 import { sleep } from '../src/util/sleep.js';
+import { processRss } from '../src/landscape/process.js';
 import { startUp } from '../src/up/index.js';
 import { OBJECTS_PER_MODULE, writeFleetModules } from './fleet-modules.js';
 import { printSettings } from './settings.js';
@@ -73,15 +74,10 @@ function controllerFlags(): { argv: string[]; deviations: Record<string, string>
   return { argv: Object.entries(deviations).flatMap(([k, v]) => [`--${k}`, v]), deviations };
 }
 
-/** Peak and current resident memory of a process (Linux /proc), in MiB. */
-function memoryOf(pid: number | 'self'): { rssMiB: number; peakMiB: number } {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
-  } catch {
-    return { rssMiB: NaN, peakMiB: NaN };
-  }
+/** Current and peak resident memory of a process, in MiB (NaN where /proc is not there). */
+function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
+  const m = processRss(pid);
+  return m ? { rssMiB: m.rss / 2 ** 20, peakMiB: m.peakRss / 2 ** 20 } : { rssMiB: NaN, peakMiB: NaN };
 }
 
 /** What the benchmark keeps of each object: its state, and the module states of a Kyma. */
@@ -154,7 +150,7 @@ async function main(): Promise<void> {
 
   let peak = { controllers: 0, apiserver: 0 };
   const sampler = setInterval(() => {
-    peak = { controllers: Math.max(peak.controllers, memoryOf('self').peakMiB), apiserver: Math.max(peak.apiserver, memoryOf(info.pid).peakMiB) };
+    peak = { controllers: Math.max(peak.controllers, memoryOf(process.pid).peakMiB), apiserver: Math.max(peak.apiserver, memoryOf(info.pid).peakMiB) };
   }, 1000);
 
   // 1. Converge.
@@ -187,7 +183,7 @@ async function main(): Promise<void> {
     if (performance.now() - lastPrint >= 10_000) {
       lastPrint = performance.now();
       console.log(
-        `  ${seconds.toFixed(0)} s: Runtimes ${statesOf(informers.runtimes.store.list())}; Kymas Ready ${s.readyKymas}/${runtimes}; Manifests Ready ${s.readyManifests}/${runtimes * MODULES.length}; RSS controllers ${memoryOf('self').rssMiB.toFixed(0)} MiB, API server ${memoryOf(info.pid).rssMiB.toFixed(0)} MiB`,
+        `  ${seconds.toFixed(0)} s: Runtimes ${statesOf(informers.runtimes.store.list())}; Kymas Ready ${s.readyKymas}/${runtimes}; Manifests Ready ${s.readyManifests}/${runtimes * MODULES.length}; RSS controllers ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB, API server ${memoryOf(info.pid).rssMiB.toFixed(0)} MiB`,
       );
     }
     await sleep(250);
@@ -218,7 +214,7 @@ async function main(): Promise<void> {
   const q = quantilesOf(latencies);
 
   clearInterval(sampler);
-  peak = { controllers: Math.max(peak.controllers, memoryOf('self').peakMiB), apiserver: Math.max(peak.apiserver, memoryOf(info.pid).peakMiB) };
+  peak = { controllers: Math.max(peak.controllers, memoryOf(process.pid).peakMiB), apiserver: Math.max(peak.apiserver, memoryOf(info.pid).peakMiB) };
   const heap = process.memoryUsage();
   console.log(`peak RSS: controllers (and this benchmark's three slim informers) ${peak.controllers.toFixed(0)} MiB; API server and simulators ${peak.apiserver.toFixed(0)} MiB`);
   for (const c of up.controlPlane.manager.cacheSizes({ jsonBytes: true })) {
