@@ -4,7 +4,15 @@ import { LabelValues, Labels, Watcher, type WatcherObject } from '../api/operato
 import { isAlreadyExists } from '../runtime/client/errors.js';
 import { findObject } from '../runtime/client/find.js';
 import type { Client } from '../runtime/client/interface.js';
-import { DEFAULT_WATCHER_NAME, defaultGatewaySelector, LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, MODULE_RESOURCES_WATCHER_NAME, WATCHER_FIELD_MANAGER } from './constants.js';
+import {
+  DEFAULT_WATCHER_NAME,
+  defaultGatewaySelector,
+  LIFECYCLE_MANAGER_EVENTS,
+  MODULE_RESOURCE_EVENTS,
+  MODULE_RESOURCES_WATCHER_NAME,
+  MODULE_STATUS_WATCHER_NAME,
+  WATCHER_FIELD_MANAGER,
+} from './constants.js';
 
 /** Where the Watchers' events go in the KCP: the listener's Service. */
 export interface ListenerService {
@@ -29,13 +37,16 @@ function watcher(name: string, namespace: string, manager: string, listener: Lis
 }
 
 /**
- * The two default Watchers:
+ * The three default Watchers:
  * - `klm-watcher` (upstream's): runtime Kymas labelled `watched-by: kyma`, any version, spec changes,
  *   for the Kyma controller (manager `lifecycle-manager`);
  * - `klm-module-resources` (the project's own): every resource a module installed (label
- *   `managed-by: declarative-v2`, which the Manifest controller puts on all of them), spec changes,
- *   for the Manifest controller (manager `lifecycle-manager-resources`), so drift is repaired
- *   without polling.
+ *   `managed-by: declarative-v2`, which the Manifest controller puts on all of them, and on the
+ *   module's default CR), spec changes, for the Manifest controller (manager
+ *   `lifecycle-manager-resources`), so drift is repaired without polling;
+ * - `klm-module-status` (the project's own): the status of the same resources (the manager
+ *   Deployment's availability, the state the module CR reports), for the same manager, so that a
+ *   Ready module's readiness is not polled either.
  */
 export function defaultWatchers(namespace: string, listener: ListenerService): WatcherObject[] {
   return [
@@ -48,6 +59,11 @@ export function defaultWatchers(namespace: string, listener: ListenerService): W
       labelsToWatch: { [Labels.ManagedBy]: LabelValues.Declarative },
       resourceToWatch: { group: '*', version: '*', resource: '*' },
       field: 'spec',
+    }),
+    watcher(MODULE_STATUS_WATCHER_NAME, namespace, MODULE_RESOURCE_EVENTS, listener, {
+      labelsToWatch: { [Labels.ManagedBy]: LabelValues.Declarative },
+      resourceToWatch: { group: '*', version: '*', resource: '*' },
+      field: 'status',
     }),
   ];
 }
