@@ -135,6 +135,12 @@ class Env {
   }
 }
 
+/** Passes a fraction of a second apart, so that several run within a test. */
+const SHORT_PASSES: Partial<ControlPlaneConfig> = {
+  kymaIntervals: { readyMs: 250, busyMs: 100, warningMs: 250, errorMs: 200 },
+  manifestIntervals: { successMs: 250, busyMs: 100, errorMs: 200, warningMs: 250 },
+};
+
 function watcherConfig(): ControlPlaneConfig['watcher'] {
   return { listen: { host: '127.0.0.1', port: 0 }, trustGateway: false, image: DEFAULT_SKR_WEBHOOK_IMAGE, pki: {} };
 }
@@ -157,17 +163,8 @@ describe('with the runtime watcher: periodic passes are cheap', () => {
   let remoteA: HttpClient;
 
   before(async () => {
-    await env.start(
-      {
-        // Short fallback passes, so that several run within the test; the runtime and drift checks are hours apart.
-        kymaIntervals: { readyMs: 250, busyMs: 100, warningMs: 250, errorMs: 200 },
-        manifestIntervals: { successMs: 250, busyMs: 100, errorMs: 200, warningMs: 250 },
-        kymaRuntimeCheckMs: HOUR,
-        manifestDriftCheckMs: HOUR,
-        watcher: watcherConfig(),
-      },
-      { web: '1.0.0' },
-    );
+    // Short fallback passes; the runtime and drift checks by time are hours apart.
+    await env.start({ ...SHORT_PASSES, kymaRuntimeCheckMs: HOUR, manifestDriftCheckMs: HOUR, watcher: watcherConfig() }, { web: '1.0.0' });
     remoteA = await env.runtime(ids[0], ['web']);
     await env.runtime(ids[1], ['web']);
     for (const id of ids) await env.ready(id);
@@ -267,14 +264,7 @@ describe('without the runtime watcher: every pass looks at the runtime, as befor
   let remote: HttpClient;
 
   before(async () => {
-    await env.start(
-      {
-        kymaIntervals: { readyMs: 250, busyMs: 100, warningMs: 250, errorMs: 200 },
-        manifestIntervals: { successMs: 250, busyMs: 100, errorMs: 200, warningMs: 250 },
-        watcher: undefined,
-      },
-      { web: '1.0.0' },
-    );
+    await env.start({ ...SHORT_PASSES, watcher: undefined }, { web: '1.0.0' });
     remote = await env.runtime('poll-a', ['web']);
     await env.ready('poll-a');
   });
