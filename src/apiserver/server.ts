@@ -70,8 +70,11 @@ export interface RunningApiServer {
   setServiceResolver(resolver: ServiceResolver | undefined): void;
   /** Resolves when the in-process controllers of every cluster have nothing queued. */
   idle(): Promise<void>;
-  /** Requests served since start (all logical clusters, health checks excluded), for benchmarks. */
-  requestCount(): number;
+  /**
+   * Requests served since start, health checks excluded, for benchmarks and tests: all logical
+   * clusters, or one; `writes` counts only requests that may change something (not GET or HEAD).
+   */
+  requestCount(cluster?: string, what?: 'all' | 'writes'): number;
 }
 
 export const DEFAULT_CLUSTER = 'default';
@@ -83,6 +86,7 @@ interface ClusterEntry {
   token: string;
   user: UserInfo;
   faults: FaultInjector;
+  requests: { all: number; writes: number };
 }
 
 interface Secrets {
@@ -194,7 +198,7 @@ class EmbeddedApiServer implements RunningApiServer {
       this.saveSecrets();
     }
     const user: UserInfo = { username: 'admin', uid: newUid(), groups: ['system:masters', 'system:authenticated'] };
-    this.clusters.set(name, { cluster, controllers, token, user, faults: new FaultInjector() });
+    this.clusters.set(name, { cluster, controllers, token, user, faults: new FaultInjector(), requests: { all: 0, writes: 0 } });
     this.byToken.set(token, name);
     if (this.persistence?.restoring) return cluster;
     if (this.persistence) {
@@ -319,8 +323,11 @@ class EmbeddedApiServer implements RunningApiServer {
     this.admitter.serviceResolver = resolver;
   }
 
-  requestCount(): number {
-    return this.requests;
+  requestCount(cluster?: string, what: 'all' | 'writes' = 'all'): number {
+    if (cluster === undefined && what === 'all') return this.requests;
+    let n = 0;
+    for (const [name, e] of this.clusters) if (cluster === undefined || name === cluster) n += e.requests[what];
+    return n;
   }
 
   async idle(): Promise<void> {
@@ -362,6 +369,8 @@ class EmbeddedApiServer implements RunningApiServer {
       return;
     }
     this.requests++;
+    entry.requests.all++;
+    if (req.method !== 'GET' && req.method !== 'HEAD') entry.requests.writes++;
     const auth = req.headers.authorization ?? '';
     const token = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
     if (!token || !this.tokenOpens(token, name)) return unauthorized(res);

@@ -73,6 +73,8 @@ export const CONTROLLER_FLAGS: readonly Flag[] = [
   { name: 'watcher-kcp-address', type: 'string', default: '', help: 'host:port of the watcher listener as runtimes reach it (required with --enable-kcp-watcher for real clusters)' },
   { name: 'watcher-trust-gateway', type: 'bool', default: 'false', help: 'the listener sits behind a gateway that terminates mutual TLS: serve plain HTTP and take the client certificate from X-Forwarded-Client-Cert' },
   { name: 'skr-webhook-image', type: 'string', default: DEFAULT_SKR_WEBHOOK_IMAGE, help: 'image of the skr-webhook Deployment in runtimes (another image runs with its own entrypoint, e.g. upstream\'s runtime-watcher)' },
+  { name: 'kyma-runtime-check-interval', type: 'duration', default: d(defaults.kymaRuntimeCheckMs ?? 0), help: 'with the watcher: a Kyma\'s runtime (namespace, CRDs, runtime Kyma, catalog, webhook) is checked at least this often, besides on watcher events and changes (jittered by up to 10%; without the watcher on every reconcile)' },
+  { name: 'manifest-drift-check-interval', type: 'duration', default: d(defaults.manifestDriftCheckMs ?? 0), help: 'with the watcher: the objects of a Ready Manifest are read back from its runtime at least this often, besides on watcher events and changes (jittered by up to 10%; without the watcher on every pass)' },
   { name: 'watcher-fallback-interval', type: 'duration', default: d(WATCHER_FALLBACK_MS), help: 'with the watcher: requeue of Ready Kymas and Manifests, unless their success intervals are given (jittered by up to 10%)' },
   { name: 'module-config-resync-interval', type: 'duration', default: d(DEFAULT_MODULE_CONFIG_RESYNC_MS), help: 'how often each ModuleConfig is copied from its runtime again (with the watcher: --watcher-fallback-interval unless given)' },
   { name: 'sync-resource-resync-interval', type: 'duration', default: d(DEFAULT_MODULE_SYNC.syncResourceResyncMs), help: 'how often each SyncResource is applied into its runtime again, repairing changes made there' },
@@ -304,6 +306,8 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
       warningMs: flags.duration('manifest-requeue-warning-interval'),
       errorMs: flags.duration('manifest-requeue-error-interval'),
     },
+    kymaRuntimeCheckMs: flags.duration('kyma-runtime-check-interval'),
+    manifestDriftCheckMs: flags.duration('manifest-drift-check-interval'),
     kymaWorkers: flags.int('max-concurrent-kyma-reconciles', 1),
     moduleSync: {
       moduleConfigResyncMs: ready('module-config-resync-interval'),

@@ -5,11 +5,13 @@ import { DEFAULT_EXPIRATION_SECONDS, DEFAULT_MINIMAL_ROTATION_TIME_RATIO, DEFAUL
 import { defaultRuntimeTiming, type RuntimeTiming } from '../infrastructure/index.js';
 import {
   DEFAULT_FEEDBACK_MS,
+  DEFAULT_DRIFT_CHECK_MS,
   DEFAULT_INTERVALS,
   DEFAULT_MANIFEST_INTERVALS,
   DEFAULT_MODULE_CONFIG_POLL_MS,
   DEFAULT_PURGE_GRACE_MS,
   DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS,
+  DEFAULT_RUNTIME_CHECK_MS,
   DEFAULT_SYNC_RESYNC_MS,
   type ManifestRequeueIntervals,
   type RequeueIntervals,
@@ -54,6 +56,10 @@ export interface ControlPlaneConfig {
   // Lifecycle manager.
   kymaIntervals: RequeueIntervals;
   manifestIntervals: ManifestRequeueIntervals;
+  /** With the watcher: a Kyma's full runtime check (namespace, CRDs, runtime Kyma, catalog, webhook) runs at least this often (default 1 h). */
+  kymaRuntimeCheckMs?: number;
+  /** With the watcher: a Ready Manifest's objects are read back from its runtime at least this often (default 24 h). */
+  manifestDriftCheckMs?: number;
   kymaWorkers: number;
   purgeGraceMs: number;
   /** How long a Kyma's deletion retries an unreachable runtime before skipping its cleanup (no flag; default 60 s). */
@@ -107,6 +113,8 @@ export function defaultControlPlaneConfig(): ControlPlaneConfig {
     rotationPeriodRatio: DEFAULT_ROTATION_PERIOD_RATIO,
     kymaIntervals: { ...DEFAULT_INTERVALS },
     manifestIntervals: { ...DEFAULT_MANIFEST_INTERVALS },
+    kymaRuntimeCheckMs: DEFAULT_RUNTIME_CHECK_MS,
+    manifestDriftCheckMs: DEFAULT_DRIFT_CHECK_MS,
     kymaWorkers: 4,
     purgeGraceMs: DEFAULT_PURGE_GRACE_MS,
     remoteCleanupTimeoutMs: DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS,

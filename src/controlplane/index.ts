@@ -202,6 +202,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       fetcher: opts.fetcher ?? new OciArtifactFetcher(),
       intervals: config.kymaIntervals,
       manifestIntervals: config.manifestIntervals,
+      runtimeCheckMs: config.kymaRuntimeCheckMs,
+      driftCheckMs: config.manifestDriftCheckMs,
       maxConcurrentReconciles: config.kymaWorkers,
       purgeGraceMs: config.purgeGraceMs,
       remoteCleanupTimeoutMs: config.remoteCleanupTimeoutMs,

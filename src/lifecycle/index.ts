@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { Kyma, LabelValues, Labels, Manifest, Namespaces, Watcher, type KymaObject, type ManifestObject, type WatcherObject } from '../api/operator/index.js';
 import type { Store } from '../runtime/cache/store.js';
+import { namespacedName, type ObjectKey } from '../kube/keys.js';
 import type { KeyEmitter, KeySource } from '../runtime/controller.js';
 import { SECRET_KIND } from '../runtime/remote/secret.js';
 import type { CaState, WatcherPkiSettings } from '../watcher/certificates.js';
@@ -15,17 +16,17 @@ import type { Manager } from '../runtime/manager.js';
 import type { RemoteClusterCache } from '../runtime/remote/cache.js';
 import type { ArtifactFetcher } from './artifacts/types.js';
 import { setupKymaController } from './kyma/controller.js';
-import type { RequeueIntervals } from './kyma/options.js';
+import { DEFAULT_RUNTIME_CHECK_MS, type RequeueIntervals } from './kyma/options.js';
 import { setupMandatoryModuleController, setupMandatoryModuleDeletionController } from './mandatory/controller.js';
-import { setupManifestController, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
+import { DEFAULT_DRIFT_CHECK_MS, setupManifestController, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
 import { LifecycleMetrics } from './metrics.js';
 import { setupPurgeController } from './purge/controller.js';
 import { RuntimeAccess, type Secret } from './remote/access.js';
 import { DEFAULT_MODULE_CONFIG_POLL_MS, DEFAULT_RESYNC_MS as DEFAULT_SYNC_RESYNC_MS, ModuleConfigWatchers, setupModuleConfigController, setupSyncResourceController, SyncMetrics } from './sync/index.js';
 import type { ListenerService } from '../watcher/defaults.js';
 
-export { DEFAULT_INTERVALS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, type RequeueIntervals } from './kyma/options.js';
-export { DEFAULT_INTERVALS as DEFAULT_MANIFEST_INTERVALS, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
+export { DEFAULT_INTERVALS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, DEFAULT_RUNTIME_CHECK_MS, type RequeueIntervals } from './kyma/options.js';
+export { DEFAULT_DRIFT_CHECK_MS, DEFAULT_INTERVALS as DEFAULT_MANIFEST_INTERVALS, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
 export { DEFAULT_PURGE_GRACE_MS } from './purge/controller.js';
 export { KUBECONFIG_SECRET_SELECTOR, RuntimeAccess, RuntimeAccessError } from './remote/access.js';
 export { DEFAULT_FEEDBACK_MS, DEFAULT_MODULE_CONFIG_POLL_MS, DEFAULT_RESYNC_MS as DEFAULT_SYNC_RESYNC_MS } from './sync/constants.js';
@@ -49,6 +50,10 @@ export interface LifecycleManagerOptions {
   watcherEvents?: KeySource;
   /** Requeue intervals of the Manifest controller. */
   manifestIntervals?: Partial<ManifestRequeueIntervals>;
+  /** With the watcher: a Kyma's full runtime check runs at least this often (default 1 h; without the watcher on every reconcile). */
+  runtimeCheckMs?: number;
+  /** With the watcher: a Ready Manifest's objects are read back at least this often (default 24 h; without the watcher on every pass). */
+  driftCheckMs?: number;
   /** Parallel reconciles of the Kyma controller (default 4). */
   maxConcurrentReconciles?: number;
   /** The runtime watcher: its webhook is installed into every runtime and its events wake Kymas and Manifests. */
@@ -113,8 +118,10 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     intervals: opts.intervals,
     remoteCleanupTimeoutMs: opts.remoteCleanupTimeoutMs,
     maxConcurrentReconciles: opts.maxConcurrentReconciles,
-    watcherEvents: mergeSources(opts.watcherEvents, router?.kymaSource),
+    watcherEvents: mergeSources(opts.watcherEvents, router?.kymaSource, router ? (key) => router.runtimeChecks.mark(typeof key === 'string' ? key : namespacedName(key)) : undefined),
     skrWebhook,
+    runtimeCheckMs: opts.watcher ? (opts.runtimeCheckMs ?? DEFAULT_RUNTIME_CHECK_MS) : undefined,
+    runtimeChecks: router?.runtimeChecks,
   });
   setupMandatoryModuleController(manager, { namespace });
   setupMandatoryModuleDeletionController(manager, { namespace });
@@ -126,6 +133,8 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     fetcher: opts.fetcher,
     intervals: opts.manifestIntervals,
     watcherEvents: router?.manifestSource,
+    driftCheckMs: opts.watcher ? (opts.driftCheckMs ?? DEFAULT_DRIFT_CHECK_MS) : undefined,
+    driftChecks: router?.driftChecks,
   });
   const syncMetrics = new SyncMetrics(manager.registry);
   setupModuleConfigController(manager, {
@@ -146,13 +155,16 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
   return { access, metrics, watcherEvents: router, skrWebhook };
 }
 
-/** One source of keys from two (either may be missing). */
-function mergeSources(a: KeySource | undefined, b: KeyEmitter | undefined): KeySource | undefined {
+/** One source of keys from two (either may be missing); `onA` sees the keys of `a` before they are passed on. */
+function mergeSources(a: KeySource | undefined, b: KeyEmitter | undefined, onA?: (key: string | ObjectKey) => void): KeySource | undefined {
   if (!a || !b) return a ?? b;
   if (!('on' in a)) throw new Error('a watcher event source must be an emitter when the runtime watcher also runs');
   const merged = new EventEmitter();
   const forward = (key: unknown): boolean => merged.emit('key', key);
-  a.on('key', forward);
+  a.on('key', (key: string | ObjectKey) => {
+    onA?.(key);
+    forward(key);
+  });
   b.on('key', forward);
   return merged;
 }

@@ -8,16 +8,31 @@ const STATES = stateValues.filter((s) => s !== '');
 
 export type RequeueType = 'intended' | 'unexpected';
 
+/** Why a Kyma reconcile looked at its runtime (see the Kyma controller's fullCheckReason). */
+export type RuntimeCheckReason = 'watcher_off' | 'first' | 'watcher_event' | 'unhealthy' | 'changed' | 'catalog_changed' | 'watchers_changed' | 'interval';
+
 export class LifecycleMetrics {
   private readonly kymaState: Gauge;
   private readonly moduleState: Gauge;
   private readonly requeues: Counter;
+  private readonly runtimeChecks: Counter;
+  private readonly cachedPasses: Counter;
   private readonly modulesByKyma = new Map<string, Set<string>>();
 
   constructor(registry: Registry) {
     this.kymaState = registry.gauge({ name: 'lifecycle_mgr_kyma_state', help: 'The state of a Kyma: 1 for its current state, 0 for the others.', labelNames: ['kyma_name', 'state', 'shoot', 'instance_id'] });
     this.moduleState = registry.gauge({ name: 'lifecycle_mgr_module_state', help: 'The state of a module of a Kyma: 1 for its current state, 0 for the others.', labelNames: ['module_name', 'kyma_name', 'state', 'shoot', 'instance_id'] });
     this.requeues = registry.counter({ name: 'lifecycle_mgr_requeue_reason_total', help: 'Requeues of the Kyma controller by reason.', labelNames: ['requeue_reason', 'requeue_type'] });
+    this.runtimeChecks = registry.counter({ name: 'lifecycle_mgr_full_runtime_checks_total', help: 'Kyma reconciles that looked at the runtime (namespace, CRDs, runtime Kyma, catalog, webhook), by why.', labelNames: ['reason'] });
+    this.cachedPasses = registry.counter({ name: 'lifecycle_mgr_kyma_cached_passes_total', help: 'Kyma reconciles that worked from the KCP caches alone (no runtime request unless the mirrored status changed).' });
+  }
+
+  runtimeCheck(reason: RuntimeCheckReason): void {
+    this.runtimeChecks.inc({ reason });
+  }
+
+  cachedPass(): void {
+    this.cachedPasses.inc();
   }
 
   kyma(name: string, state: string, ids: { shoot?: string; instanceId?: string }): void {

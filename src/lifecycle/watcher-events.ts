@@ -4,22 +4,50 @@
 //   lifecycle-manager            (Watcher klm-watcher: the runtime's Kyma)  -> that Kyma
 //   lifecycle-manager-resources  (module resources changed or deleted)      -> that Kyma's Manifests
 //   lifecycle-manager-module-config (a module's custom resource changed)    -> that Kyma's ModuleConfigs (keyed by Manifest)
+// Before a key is enqueued it is marked: a marked Kyma gets a full runtime check at its next
+// reconcile, a marked Manifest a drift check, where an unmarked periodic pass works from the caches.
 import { EventEmitter } from 'node:events';
-import { Labels, type KymaObject, type ManifestObject } from '../api/operator/index.js';
+import { Kyma, Labels, type KymaObject, type ManifestObject } from '../api/operator/index.js';
 import type { Store } from '../runtime/cache/store.js';
 import type { KeyEmitter } from '../runtime/controller.js';
 import { runtimeIdOf } from '../watcher/certificates.js';
 
 export interface DeliveredWatchEvent {
   runtimeId: string;
+  /** What the webhook saw change (the v2 body), when known. */
+  event?: { watchedGvk: { group: string; kind: string } };
 }
 
-export type RouteResult = 'enqueued' | 'unknown-runtime';
+/** `ignored`: accepted, but nothing needs to look (the listener answers 200 all the same). */
+export type RouteResult = 'enqueued' | 'ignored' | 'unknown-runtime';
+
+/** The runtime Kyma: its status is the lifecycle manager's own mirror, not a module's. */
+function isRuntimeKyma(e: DeliveredWatchEvent): boolean {
+  return e.event?.watchedGvk.group === 'operator.kyma-project.io' && e.event.watchedGvk.kind === Kyma.kind;
+}
+
+/** Keys marked for a closer look at their next reconcile: set by events, taken by the reconciler. */
+export class PendingChecks {
+  private readonly keys = new Set<string>();
+
+  mark(key: string): void {
+    this.keys.add(key);
+  }
+
+  /** Whether the key was marked; clears the mark. */
+  take(key: string): boolean {
+    return this.keys.delete(key);
+  }
+}
 
 export class WatcherEventRouter {
   private readonly kymaKeys = new EventEmitter();
   private readonly manifestKeys = new EventEmitter();
   private readonly moduleConfigKeys = new EventEmitter();
+  /** Kymas whose runtime reported a change of its Kyma (or whose certificates must be re-issued). */
+  readonly runtimeChecks = new PendingChecks();
+  /** Manifests whose resources changed in their runtime. */
+  readonly driftChecks = new PendingChecks();
   /** Called with the Kyma key of every routed event (e.g. to time event -> reconcile). */
   onRouted?: (kymaKey: string, e: DeliveredWatchEvent) => void;
 
@@ -62,12 +90,16 @@ export class WatcherEventRouter {
     if (!kyma) return 'unknown-runtime';
     const key = `${this.namespace}/${kyma.metadata.name ?? ''}`;
     this.onRouted?.(key, e);
+    this.runtimeChecks.mark(key);
     this.kymaKeys.emit('key', key);
     return 'enqueued';
   }
 
   moduleResourceChanged(e: DeliveredWatchEvent): RouteResult {
-    return this.toManifests(e, this.manifestKeys);
+    // klm-module-status sees every status labelled managed-by: kyma, the runtime Kyma's included:
+    // the lifecycle manager writes that one itself, and no Manifest needs to look again for it.
+    if (isRuntimeKyma(e)) return this.kymaOf(e.runtimeId) ? 'ignored' : 'unknown-runtime';
+    return this.toManifests(e, this.manifestKeys, this.driftChecks);
   }
 
   /** A module's custom resource changed: the ModuleConfig controller looks at that Kyma's modules (cheap for those that do not opt in). */
@@ -75,19 +107,24 @@ export class WatcherEventRouter {
     return this.toManifests(e, this.moduleConfigKeys);
   }
 
-  private toManifests(e: DeliveredWatchEvent, keys: EventEmitter): RouteResult {
+  private toManifests(e: DeliveredWatchEvent, keys: EventEmitter, checks?: PendingChecks): RouteResult {
     const kyma = this.kymaOf(e.runtimeId);
     if (!kyma) return 'unknown-runtime';
     const name = kyma.metadata.name ?? '';
     this.onRouted?.(`${this.namespace}/${name}`, e);
     for (const m of this.manifests.list({ namespace: this.namespace, labelSelector: `${Labels.KymaName}=${name}` })) {
-      keys.emit('key', `${this.namespace}/${m.metadata.name ?? ''}`);
+      const key = `${this.namespace}/${m.metadata.name ?? ''}`;
+      checks?.mark(key);
+      keys.emit('key', key);
     }
     return 'enqueued';
   }
 
-  /** Wakes every Kyma (e.g. after a CA rotation, so their certificates are re-issued now). */
+  /** Wakes every Kyma for a full runtime check (e.g. after a CA rotation, so their certificates are re-issued now). */
   wakeAll(): void {
-    for (const key of this.kymas.keys()) this.kymaKeys.emit('key', key);
+    for (const key of this.kymas.keys()) {
+      this.runtimeChecks.mark(key);
+      this.kymaKeys.emit('key', key);
+    }
   }
 }

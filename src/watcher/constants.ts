@@ -12,9 +12,11 @@ export const WATCHER_FIELD_MANAGER = OPERATOR_NAME;
 export const DEFAULT_WATCHER_NAME = 'klm-watcher';
 /** The project's own default Watcher: resources a module installed changed (drift repair without polling). */
 export const MODULE_RESOURCES_WATCHER_NAME = 'klm-module-resources';
+/** The project's own default Watcher: the status of resources a module installed changed (readiness without polling). */
+export const MODULE_STATUS_WATCHER_NAME = 'klm-module-status';
 /** Manager (`spec.manager`) of klm-watcher: its events go to the Kyma controller. */
 export const LIFECYCLE_MANAGER_EVENTS = 'lifecycle-manager';
-/** Manager of klm-module-resources: its events go to the Manifest controller. */
+/** Manager of klm-module-resources and klm-module-status: their events go to the Manifest controller. */
 export const MODULE_RESOURCE_EVENTS = 'lifecycle-manager-resources';
 
 /** The KCP listener Service the default Watchers point at (upstream `klm-controller-manager-events`, port 8082). */

@@ -4,7 +4,15 @@ import { LabelValues, Labels, Watcher, type WatcherObject } from '../api/operato
 import { isAlreadyExists } from '../runtime/client/errors.js';
 import { findObject } from '../runtime/client/find.js';
 import type { Client } from '../runtime/client/interface.js';
-import { DEFAULT_WATCHER_NAME, defaultGatewaySelector, LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, MODULE_RESOURCES_WATCHER_NAME, WATCHER_FIELD_MANAGER } from './constants.js';
+import {
+  DEFAULT_WATCHER_NAME,
+  defaultGatewaySelector,
+  LIFECYCLE_MANAGER_EVENTS,
+  MODULE_RESOURCE_EVENTS,
+  MODULE_RESOURCES_WATCHER_NAME,
+  MODULE_STATUS_WATCHER_NAME,
+  WATCHER_FIELD_MANAGER,
+} from './constants.js';
 
 /** Where the Watchers' events go in the KCP: the listener's Service. */
 export interface ListenerService {
@@ -29,14 +37,18 @@ function watcher(name: string, namespace: string, manager: string, listener: Lis
 }
 
 /**
- * The two default Watchers:
+ * The three default Watchers:
  * - `klm-watcher` (upstream's): runtime Kymas labelled `watched-by: kyma`, any version, spec changes,
  *   for the Kyma controller (manager `lifecycle-manager`);
  * - `klm-module-resources` (the project's own): every resource a module installed (labels
  *   `managed-by: kyma` and `app.kubernetes.io/part-of: Kyma`, which the Manifest controller puts on
  *   all of them; the part-of label keeps out the runtime Kyma, the watcher's own objects and the
  *   module's default CR, which carry `managed-by: kyma` alone), spec changes, for the Manifest
- *   controller (manager `lifecycle-manager-resources`), so drift is repaired without polling.
+ *   controller (manager `lifecycle-manager-resources`), so drift is repaired without polling;
+ * - `klm-module-status` (the project's own): status changes of everything labelled `managed-by:
+ *   kyma` (the manager Deployment's availability, the state the module CR reports), for the same
+ *   manager, so that a Ready module's readiness is not polled either. Its events about the runtime
+ *   Kyma itself (whose status the lifecycle manager mirrors) are dropped by the router.
  */
 export function defaultWatchers(namespace: string, listener: ListenerService): WatcherObject[] {
   return [
@@ -49,6 +61,11 @@ export function defaultWatchers(namespace: string, listener: ListenerService): W
       labelsToWatch: { [Labels.ManagedBy]: LabelValues.Kyma, [Labels.PartOf]: LabelValues.PartOfKyma },
       resourceToWatch: { group: '*', version: '*', resource: '*' },
       field: 'spec',
+    }),
+    watcher(MODULE_STATUS_WATCHER_NAME, namespace, MODULE_RESOURCE_EVENTS, listener, {
+      labelsToWatch: { [Labels.ManagedBy]: LabelValues.Kyma },
+      resourceToWatch: { group: '*', version: '*', resource: '*' },
+      field: 'status',
     }),
   ];
 }

@@ -38,7 +38,8 @@ export interface DeliveredEvent {
 }
 
 /** What a manager's handler did with an event. */
-export type HandlerResult = 'enqueued' | 'unknown-runtime';
+/** `ignored`: accepted (200), nothing to wake. */
+export type HandlerResult = 'enqueued' | 'ignored' | 'unknown-runtime';
 export type EventHandler = (e: DeliveredEvent) => HandlerResult;
 
 export interface RuntimeRate {

@@ -19,6 +19,7 @@ import {
   defaultWatchers,
   ensureDefaultWatchers,
   MODULE_RESOURCES_WATCHER_NAME,
+  MODULE_STATUS_WATCHER_NAME,
   setupWatcherController,
   type VirtualServiceObject,
   WATCHER_CONTROLLER_NAME,
@@ -131,8 +132,8 @@ test('a listener that expects an Istio gateway, in a KCP without Istio: the Watc
   }
 });
 
-test('ensureDefaultWatchers creates both defaults (the API accepts them and the controller makes them Ready) and never overwrites one a user changed', async () => {
-  assert.deepEqual(await ensureDefaultWatchers(kcp, NS, DEFAULT_LISTENER), [DEFAULT_WATCHER_NAME, MODULE_RESOURCES_WATCHER_NAME]);
+test('ensureDefaultWatchers creates the three defaults (the API accepts them and the controller makes them Ready) and never overwrites one a user changed', async () => {
+  assert.deepEqual(await ensureDefaultWatchers(kcp, NS, DEFAULT_LISTENER), [DEFAULT_WATCHER_NAME, MODULE_RESOURCES_WATCHER_NAME, MODULE_STATUS_WATCHER_NAME]);
   const expected = defaultWatchers(NS, DEFAULT_LISTENER);
   for (const d of expected) {
     const w = await waitWatcher(d.metadata.name ?? '', 'is Ready', (x) => x.status?.state === 'Ready');

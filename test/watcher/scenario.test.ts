@@ -104,6 +104,7 @@ describe('runtime watcher: events instead of polling', () => {
       vwc.webhooks.map((w) => [w.name, w.clientConfig.service.path]).sort(),
       [
         [`${NS}.klm-module-resources.operator.kyma-project.io`, '/validate/lifecycle-manager-resources'],
+        [`${NS}.klm-module-status.operator.kyma-project.io`, '/validate/lifecycle-manager-resources'],
         [`${NS}.klm-watcher.operator.kyma-project.io`, '/validate/lifecycle-manager'],
       ],
     );

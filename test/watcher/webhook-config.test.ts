@@ -56,12 +56,24 @@ test('Watchers being deleted and Watchers the controller reports invalid get no 
   );
   assert.deepEqual(
     config.webhooks.map((h) => h.name),
-    ['kcp-system.alpha.operator.kyma-project.io', 'kcp-system.klm-module-resources.operator.kyma-project.io', 'kcp-system.klm-watcher.operator.kyma-project.io', 'kcp-system.zeta.operator.kyma-project.io'],
+    [
+      'kcp-system.alpha.operator.kyma-project.io',
+      'kcp-system.klm-module-resources.operator.kyma-project.io',
+      'kcp-system.klm-module-status.operator.kyma-project.io',
+      'kcp-system.klm-watcher.operator.kyma-project.io',
+      'kcp-system.zeta.operator.kyma-project.io',
+    ],
   );
   const modules = config.webhooks.find((h) => h.name.includes('klm-module-resources'));
   assert.deepEqual(modules?.rules[0], { operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], scope: '*' });
   assert.deepEqual(modules?.objectSelector, { matchLabels: { 'operator.kyma-project.io/managed-by': 'kyma', 'app.kubernetes.io/part-of': 'Kyma' } });
   assert.equal(modules?.clientConfig.service.path, '/validate/lifecycle-manager-resources');
+  // The status of everything managed-by kyma (the manager's availability, the module CR's state; the
+  // runtime Kyma too, which the router drops) goes to the same manager.
+  const status = config.webhooks.find((h) => h.name.includes('klm-module-status'));
+  assert.deepEqual(status?.rules[0], { operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/status'], scope: '*' });
+  assert.deepEqual(status?.objectSelector, { matchLabels: { 'operator.kyma-project.io/managed-by': 'kyma' } });
+  assert.equal(status?.clientConfig.service.path, '/validate/lifecycle-manager-resources');
 });
 
 test('no Watchers: the configuration has no webhooks', () => {

@@ -4,6 +4,11 @@
 // A runtime without a kubeconfig Secret yet keeps the Kyma Processing (waiting for it); one that
 // cannot be reached otherwise makes it Error with a message saying why. The Secret watch brings it
 // back as soon as the Secret appears or is fixed.
+//
+// The runtime part (namespace, CRDs, runtime Kyma, catalog, webhook: the "full runtime check") runs
+// on every reconcile without the runtime watcher. With it, a reconcile runs it only when something
+// may have changed there (see fullCheckReason); otherwise it works from the KCP caches alone and
+// writes only what changed: the Manifests, the KCP status, the status mirrored into the runtime.
 import {
   Finalizers,
   Kyma,
@@ -15,6 +20,7 @@ import {
   ModuleReleaseMeta,
   ModuleTemplate,
   States,
+  Watcher,
   isEnabled,
   type KymaObject,
   type KymaStatus,
@@ -30,19 +36,22 @@ import { isNotFound } from '../../runtime/client/errors.js';
 import { type Controller, type KeySource, newControllerManagedBy } from '../../runtime/controller.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Manager } from '../../runtime/manager.js';
-import { annotationsChanged, generationChanged, labelsChanged, or, type Predicate } from '../../runtime/predicates.js';
+import { annotationsChanged, deletionChanged, generationChanged, labelsChanged, or, type Predicate } from '../../runtime/predicates.js';
+import { jitter } from '../../runtime/timers.js';
+import { canonicalJson, jsonEqual } from '../../kube/json.js';
 import type { KubeObject } from '../../kube/object.js';
 import type { CatalogView } from '../catalog/resolve.js';
 import { catalogSyncEnabled, desiredCatalog, syncCatalog } from '../catalog/sync.js';
-import type { LifecycleMetrics } from '../metrics.js';
+import type { LifecycleMetrics, RuntimeCheckReason } from '../metrics.js';
 import { accessErrorOf, KUBECONFIG_SECRET_SELECTOR, SECRET_KIND, type RuntimeAccess, type Secret } from '../remote/access.js';
 import { FIELD_MANAGER, syncRemoteCrds } from '../remote/crds.js';
-import { ensureRemoteNamespace, mirrorStatus, syncRemoteKyma } from '../remote/kyma.js';
+import { ensureRemoteNamespace, mirrorStatus, syncRemoteKyma, writeRemoteStatus } from '../remote/kyma.js';
 import type { SkrWebhookInstaller } from '../remote/skr-webhook.js';
 import { runDeletion } from './deletion.js';
-import { syncModules } from './modules.js';
+import { AppliedManifests, syncModules } from './modules.js';
 import { DEFAULT_INTERVALS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, intervalFor, type RequeueIntervals } from './options.js';
 import { determineState, lastOperation, modulesCondition, removeCondition, setCondition, statusFingerprint } from './status.js';
+import { createHash } from 'node:crypto';
 
 export const KYMA_CONTROLLER_NAME = 'kyma';
 
@@ -59,6 +68,38 @@ export interface KymaControllerOptions {
   watcherEvents?: KeySource;
   /** Keeps the runtime watcher's webhook in every runtime, if the watcher runs. */
   skrWebhook?: SkrWebhookInstaller;
+  /**
+   * With the runtime watcher: a Kyma's full runtime check runs at least this often (jittered), and
+   * otherwise only when asked for. Undefined (no watcher): every reconcile is a full runtime check.
+   */
+  runtimeCheckMs?: number;
+  /** Kymas the runtime watcher asks a full runtime check for (marked before their key is enqueued). */
+  runtimeChecks?: { take(key: string): boolean };
+}
+
+/** What the last full runtime check of a Kyma found; forgotten when the Kyma goes (and on restart). */
+interface RuntimeCheck {
+  generation: number | undefined;
+  labels: Record<string, string>;
+  /** The catalog and webhook conditions held. */
+  healthy: boolean;
+  /** When the next full check is due anyway. */
+  dueAt: number;
+  /** Fingerprint of the status last mirrored into the runtime Kyma. */
+  mirrored?: string;
+}
+
+/** The status runtime admins see, by value (keys sorted): equal statuses need no mirror write. */
+function mirrorFingerprint(status: KymaStatus): string {
+  return createHash('sha256').update(canonicalJson(status)).digest('base64');
+}
+
+/** Conditions the full runtime check sets: while one does not hold, the next reconcile checks again. */
+const RUNTIME_CONDITIONS: readonly string[] = [KymaConditionTypes.CRDsSync, KymaConditionTypes.ModuleCatalog, KymaConditionTypes.SKRWebhook];
+
+/** Processing only because modules are not settled: their Manifests' status changes wake the Kyma. */
+function waitingOnlyForModules(status: KymaStatus): boolean {
+  return status.state === States.Processing && (status.conditions ?? []).every((c) => c.type === KymaConditionTypes.Modules || c.status === 'True');
 }
 
 /** Caches the controllers of the lifecycle manager read (shared informers of the manager). */
@@ -85,6 +126,12 @@ class KymaReconciler {
   private readonly intervals: RequeueIntervals;
   private readonly catalog: ReturnType<typeof catalogCaches>;
   private readonly manifests: Store<ManifestObject>;
+  private readonly kymas: Store<KymaObject>;
+  /** The last full runtime check per Kyma name. */
+  private readonly checks = new Map<string, RuntimeCheck>();
+  private readonly applied = new AppliedManifests();
+  /** Full runtime checks asked for by KCP changes that concern the runtime (catalog entries, Watchers), by Kyma key. */
+  private readonly asked = new Map<string, RuntimeCheckReason>();
 
   constructor(
     private readonly manager: Manager,
@@ -95,9 +142,18 @@ class KymaReconciler {
     this.intervals = { ...DEFAULT_INTERVALS, ...opts.intervals };
     this.catalog = catalogCaches(manager, opts.namespace);
     this.manifests = manager.cache<ManifestObject>(Manifest, { namespace: opts.namespace });
+    this.kymas = manager.cache<KymaObject>(Kyma, { namespace: opts.namespace });
   }
 
   async reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<{ requeueAfterMs?: number } | void> {
+    const key = `${req.namespace ?? this.opts.namespace}/${req.name}`;
+    // Both marks are taken now: this reconcile is the one that answers them.
+    const requested = this.opts.runtimeChecks?.take(key) ?? false;
+    const asked = this.asked.get(key);
+    this.asked.delete(key);
+    const cached = this.kymas.get(key);
+    const reason = cached ? this.fullCheckReason(cached, requested, asked) : 'first';
+    if (cached && !reason) return this.cachedPass(structuredClone(cached), signal);
     let kyma: KymaObject;
     try {
       kyma = await this.kcp.get<KymaObject>(Kyma, req, { signal });
@@ -105,8 +161,7 @@ class KymaReconciler {
       if (!isNotFound(e)) throw e;
       // The runtime's client is not dropped here: it belongs to the kubeconfig Secret, which the
       // infrastructure manager may still use, and goes when the Secret goes.
-      this.opts.metrics.forget(req.name, {});
-      this.opts.skrWebhook?.forget(req.name);
+      this.forget(req.name, {});
       return;
     }
     if (isEnabled(kyma.metadata.labels?.[Labels.SkipReconciliation])) {
@@ -115,7 +170,36 @@ class KymaReconciler {
     }
     if (kyma.metadata.deletionTimestamp) return this.delete(kyma, signal);
     kyma = await this.ensureFinalizerAndLabels(kyma, signal);
-    return this.reconcileRuntime(kyma, signal);
+    return this.reconcileRuntime(kyma, signal, reason ?? 'first');
+  }
+
+  /** Why this reconcile must look at the runtime, or undefined when the KCP caches suffice. */
+  private fullCheckReason(kyma: KymaObject, requested: boolean, asked: RuntimeCheckReason | undefined): RuntimeCheckReason | undefined {
+    if (this.opts.runtimeCheckMs === undefined) return 'watcher_off';
+    const meta = kyma.metadata;
+    // Skipped, deleting, or without finalizer and label: the full path decides what to do.
+    if (isEnabled(meta.labels?.[Labels.SkipReconciliation]) || meta.deletionTimestamp || !meta.finalizers?.includes(Finalizers.Kyma)) return 'changed';
+    if (requested) return 'watcher_event';
+    const last = this.checks.get(meta.name ?? '');
+    if (!last) return 'first';
+    if (!last.healthy) return 'unhealthy';
+    if (last.generation !== meta.generation || !jsonEqual(last.labels, meta.labels ?? {})) return 'changed';
+    if (asked) return asked;
+    if (Date.now() >= last.dueAt) return 'interval';
+    return undefined;
+  }
+
+  /** Asks the next reconcile of a Kyma for a full runtime check (called before its key is enqueued). */
+  askFullCheck(key: string, reason: 'catalog_changed' | 'watchers_changed'): void {
+    this.asked.set(key, reason);
+  }
+
+  /** Forgets everything kept for a Kyma that is gone: the next one of that name starts with a full check. */
+  private forget(name: string, ids: Ids): void {
+    this.opts.metrics.forget(name, ids);
+    this.opts.skrWebhook?.forget(name);
+    this.checks.delete(name);
+    this.applied.forget(name);
   }
 
   private async ensureFinalizerAndLabels(kyma: KymaObject, signal: AbortSignal): Promise<KymaObject> {
@@ -135,9 +219,12 @@ class KymaReconciler {
     );
   }
 
-  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal): Promise<{ requeueAfterMs: number }> {
+  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason): Promise<{ requeueAfterMs: number }> {
     const name = kyma.metadata.name ?? '';
     const now = new Date().toISOString();
+    this.opts.metrics.runtimeCheck(reason);
+    // Until this check completes, the next reconcile checks again.
+    this.checks.delete(name);
     let conditions: Condition[] = kyma.status?.conditions ?? [];
     let remote: Client;
     let remoteKyma: KymaObject;
@@ -184,9 +271,57 @@ class KymaReconciler {
       return this.fail(kyma, accessError.message, `remote_${accessError.reason}`, signal);
     }
 
-    const modules = await syncModules({ kcp: this.kcp, catalog: this.catalog.view, manifests: this.manifests }, kyma, signal);
+    const status = await this.settle(kyma, conditions, webhookFailed, signal);
+    let mirrored: string | undefined;
+    try {
+      await mirrorStatus(remote, remoteKyma, status, signal);
+      mirrored = mirrorFingerprint(status);
+    } catch (e) {
+      this.log.warn('mirroring the status into the runtime Kyma failed', { kyma: name, error: e });
+    }
+    if (this.opts.runtimeCheckMs !== undefined) {
+      this.checks.set(name, {
+        generation: kyma.metadata.generation,
+        labels: { ...kyma.metadata.labels },
+        healthy: conditions.every((c) => !RUNTIME_CONDITIONS.includes(c.type) || c.status === 'True'),
+        dueAt: Date.now() + jitter(this.opts.runtimeCheckMs, 0.1),
+        mirrored,
+      });
+    }
+    return this.requeue(status);
+  }
+
+  /**
+   * A reconcile from the KCP caches: the runtime part keeps what the last full check found (its
+   * conditions in the status); Manifests, status and the runtime Kyma's status mirror are written
+   * only when they changed.
+   */
+  private async cachedPass(kyma: KymaObject, signal: AbortSignal): Promise<{ requeueAfterMs: number }> {
+    const name = kyma.metadata.name ?? '';
+    this.opts.metrics.cachedPass();
+    const status = await this.settle(kyma, kyma.status?.conditions ?? [], false, signal);
+    const last = this.checks.get(name);
+    const fingerprint = mirrorFingerprint(status);
+    if (last && last.mirrored !== fingerprint) {
+      try {
+        await writeRemoteStatus(this.opts.access.client(name), status, signal);
+        last.mirrored = fingerprint;
+      } catch (e) {
+        // The next reconcile looks at the runtime (and reports why it cannot be reached).
+        last.healthy = false;
+        this.log.warn('mirroring the status into the runtime Kyma failed', { kyma: name, error: e });
+      }
+    }
+    return this.requeue(status);
+  }
+
+  /** The Manifests, the Modules condition and the state; writes the KCP status when it changed. */
+  private async settle(kyma: KymaObject, runtimeConditions: Condition[], webhookFailed: boolean, signal: AbortSignal): Promise<KymaStatus> {
+    const name = kyma.metadata.name ?? '';
+    const now = new Date().toISOString();
+    const modules = await syncModules({ kcp: this.kcp, catalog: this.catalog.view, manifests: this.manifests, applied: this.applied }, kyma, signal);
     const mc = modulesCondition(modules);
-    conditions = setCondition(conditions, KymaConditionTypes.Modules, mc.status, mc.message, kyma.metadata.generation, now);
+    const conditions = setCondition(runtimeConditions, KymaConditionTypes.Modules, mc.status, mc.message, kyma.metadata.generation, now);
     const state = webhookFailed ? States.Error : determineState(modules, conditions);
     const webhookProblem = conditions.find((c) => c.type === KymaConditionTypes.SKRWebhook && c.status !== 'True')?.message;
     const operation =
@@ -195,15 +330,15 @@ class KymaReconciler {
         : (modules.find((m) => m.state === state && m.message)?.message ?? (state === States.Error || !modules.some((m) => m.state === state) ? webhookProblem : undefined) ?? `kyma is ${state.toLowerCase()}`);
     const status: KymaStatus = { state, conditions, modules, activeChannel: kyma.spec.channel, lastOperation: lastOperation(kyma, operation, now) };
     await this.writeStatus(kyma, status, signal);
-    try {
-      await mirrorStatus(remote, remoteKyma, status, signal);
-    } catch (e) {
-      this.log.warn('mirroring the status into the runtime Kyma failed', { kyma: name, error: e });
-    }
     this.opts.metrics.modules(name, modules, idsOf(kyma));
-    const after = intervalFor(state, this.intervals);
-    this.opts.metrics.requeue(`kyma_${state.toLowerCase()}`);
-    return { requeueAfterMs: after };
+    return status;
+  }
+
+  private requeue(status: KymaStatus): { requeueAfterMs: number } {
+    const state = status.state ?? '';
+    const waiting = waitingOnlyForModules(status);
+    this.opts.metrics.requeue(waiting ? 'kyma_waiting_for_modules' : `kyma_${state.toLowerCase()}`);
+    return { requeueAfterMs: intervalFor(state, this.intervals, waiting) };
   }
 
   /** The watcher's webhook in the runtime; a failure other than runtime access is the condition's message. */
@@ -230,7 +365,7 @@ class KymaReconciler {
     const status: KymaStatus = { ...kyma.status, ...(conditions ? { conditions } : {}), state: States.Error, lastOperation: lastOperation(kyma, message, now) };
     await this.writeStatus(kyma, status, signal);
     this.opts.metrics.requeue(reason, 'unexpected');
-    return { requeueAfterMs: this.intervals.errorMs };
+    return { requeueAfterMs: intervalFor(States.Error, this.intervals) };
   }
 
   /**
@@ -281,17 +416,35 @@ class KymaReconciler {
         return { requeueAfterMs: 1 };
       case 'waitingForManifests':
         this.opts.metrics.requeue('kyma_deletion_waiting_for_manifests');
-        return { requeueAfterMs: this.intervals.busyMs };
+        return { requeueAfterMs: intervalFor(States.Deleting, this.intervals) };
       case 'waitingForRuntime':
         await this.writeStatus(kyma, { ...kyma.status, state: States.Deleting, lastOperation: lastOperation(kyma, `waiting for the runtime to be cleaned up: ${outcome.error.message}`, new Date().toISOString()) }, signal);
         this.opts.metrics.requeue(`kyma_deletion_remote_${outcome.error.reason}`, 'unexpected');
-        return { requeueAfterMs: this.intervals.errorMs };
+        return { requeueAfterMs: intervalFor(States.Error, this.intervals) };
       case 'done':
-        this.opts.metrics.forget(name, idsOf(kyma));
+        this.forget(name, idsOf(kyma));
         this.manager.events.event(kyma as KubeObject, outcome.skippedRuntime ? 'Warning' : 'Normal', 'Deleted', outcome.skippedRuntime ? 'Kyma deleted; the runtime was unreachable, its cleanup was skipped' : 'Kyma deleted');
         return;
     }
   }
+}
+
+/** Whether a Kyma lists a module in its spec or its status. */
+function usesModule(kyma: KymaObject, moduleName: string): boolean {
+  return (kyma.spec.modules ?? []).some((m) => m.name === moduleName) || (kyma.status?.modules ?? []).some((m) => m.name === moduleName);
+}
+
+/**
+ * The Kymas a catalog entry concerns: those that list its module (a new version or channel changes
+ * their Manifests). Mandatory modules concern no Kyma here: the mandatory-module controller installs
+ * them. The runtime catalog copies of the other Kymas follow at their next full runtime check.
+ */
+export function kymasUsingModule(kymas: Store<KymaObject>, namespace: string, moduleName: string | undefined, mandatory: boolean): string[] {
+  if (!moduleName || mandatory) return [];
+  return kymas
+    .list({ namespace })
+    .filter((k) => usesModule(k, moduleName))
+    .map((k) => `${namespace}/${k.metadata.name ?? ''}`);
 }
 
 /** Registers the Kyma controller with the manager. */
@@ -299,7 +452,14 @@ export function setupKymaController(manager: Manager, opts: KymaControllerOption
   const reconciler = new KymaReconciler(manager, opts);
   const ns = opts.namespace;
   const kymas = manager.cache<KymaObject>(Kyma, { namespace: ns });
-  const allKymas = (): string[] => [...kymas.keys()];
+  const catalog = catalogCaches(manager, ns).view;
+  const mandatoryModule = (moduleName: string | undefined): boolean => !!moduleName && !!catalog.releaseMeta(moduleName)?.spec.mandatory;
+  /** The Kymas of a module, marked so that their runtime catalog copies follow at once. */
+  const affected = (moduleName: string | undefined, mandatory: boolean): string[] => {
+    const keys = kymasUsingModule(kymas, ns, moduleName, mandatory);
+    for (const key of keys) reconciler.askFullCheck(key, 'catalog_changed');
+    return keys;
+  };
   const builder = newControllerManagedBy(manager)
     .named(KYMA_CONTROLLER_NAME)
     .for(Kyma, { namespace: ns, predicates: [or(generationChanged, labelsChanged, annotationsChanged, deletionStarted)] })
@@ -308,11 +468,27 @@ export function setupKymaController(manager: Manager, opts: KymaControllerOption
       const kyma = s.metadata.labels?.[Labels.KymaName];
       return kyma ? [{ namespace: ns, name: kyma }] : [];
     }, { namespace: ns, labelSelector: KUBECONFIG_SECRET_SELECTOR })
-    .watches(ModuleTemplate, allKymas, { namespace: ns, predicates: [or(generationChanged, labelsChanged)] })
-    .watches(ModuleReleaseMeta, allKymas, { namespace: ns, predicates: [or(generationChanged, labelsChanged)] })
+    .watches<ModuleTemplateObject>(ModuleTemplate, (t) => {
+      const moduleName = t.spec.moduleName ?? t.metadata.labels?.[Labels.ModuleName];
+      return affected(moduleName, !!t.spec.mandatory || mandatoryModule(moduleName));
+    }, {
+      namespace: ns,
+      predicates: [or(generationChanged, labelsChanged)],
+    })
+    .watches<ModuleReleaseMetaObject>(ModuleReleaseMeta, (m) => affected(m.spec.moduleName, !!m.spec.mandatory), { namespace: ns, predicates: [or(generationChanged, labelsChanged)] })
     .withOptions({ maxConcurrentReconciles: opts.maxConcurrentReconciles ?? 4 });
   if (opts.watcherEvents) builder.watchesChannel(opts.watcherEvents);
+  if (opts.skrWebhook) {
+    // The runtimes' webhook configuration is made of the Watchers: a Watcher created, changed or
+    // deleted is rolled out to every runtime now.
+    builder.watches(
+      Watcher,
+      () => [...kymas.keys()].map((key) => {
+        reconciler.askFullCheck(key, 'watchers_changed');
+        return key;
+      }),
+      { namespace: ns, predicates: [or(generationChanged, labelsChanged, deletionChanged)] },
+    );
+  }
   return builder.complete(reconciler);
 }
-
-

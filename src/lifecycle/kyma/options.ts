@@ -15,19 +15,33 @@ export interface RequeueIntervals {
 
 export const DEFAULT_INTERVALS: RequeueIntervals = { readyMs: 30_000, busyMs: 5_000, warningMs: 30_000, errorMs: 2_000 };
 
+/** With the runtime watcher: a Kyma's full runtime check runs at least this often (jittered), besides the events that ask for one. */
+export const DEFAULT_RUNTIME_CHECK_MS = 60 * 60_000;
+
 /** How long deletion keeps trying to reach a runtime before it skips the runtime's cleanup. */
 export const DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS = 60_000;
 
-export function intervalFor(state: string, intervals: RequeueIntervals): number {
+/** Every periodic requeue is spread by up to this share, so that Kymas converged together do not stay in step. */
+const JITTER = 0.1;
+
+/**
+ * When to look at a Kyma again after a reconcile that left it in `state`. `waitingForModules`: it is
+ * Processing only because Manifests are not settled yet; their status changes wake it (the
+ * controller owns them), so the pass is a fallback at the Ready interval instead of a busy poll.
+ */
+export function intervalFor(state: string, intervals: RequeueIntervals, waitingForModules = false): number {
+  return Math.round(jitter(baseInterval(state, intervals, waitingForModules), JITTER));
+}
+
+function baseInterval(state: string, intervals: RequeueIntervals, waitingForModules: boolean): number {
   switch (state) {
     case 'Ready':
-      // A fallback with the runtime watcher: spread, so Kymas created together do not stay in step.
-      return Math.round(jitter(intervals.readyMs, 0.1));
+      return intervals.readyMs;
     case 'Warning':
       return intervals.warningMs;
     case 'Error':
       return intervals.errorMs;
     default:
-      return intervals.busyMs;
+      return waitingForModules ? intervals.readyMs : intervals.busyMs;
   }
 }

@@ -25,7 +25,8 @@ import { isNotFound } from '../../runtime/client/errors.js';
 import { findObject } from '../../runtime/client/find.js';
 import { type Controller, newControllerManagedBy } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
-import { deletionChanged, finalizersChanged, generationChanged, labelsChanged, or } from '../../runtime/predicates.js';
+import { jitter } from '../../runtime/timers.js';
+import { and, deletionChanged, finalizersChanged, generationChanged, labelsChanged, or, predicate, type Predicate } from '../../runtime/predicates.js';
 import type { Store } from '../../runtime/cache/store.js';
 import { fqdnOf, templateName } from '../catalog/resolve.js';
 import { FIELD_MANAGER } from '../remote/crds.js';
@@ -40,6 +41,15 @@ export interface MandatoryControllerOptions {
   retryMs?: number;
 }
 
+/**
+ * Events of catalog entries that concern mandatory modules: changes (spec or labels) of an entry that
+ * is mandatory, or was before the change (its Manifests go everywhere).
+ */
+function mandatoryOnly<T extends ModuleReleaseMetaObject | ModuleTemplateObject>(isMandatory: (o: T) => boolean): Predicate<T> {
+  const concerned = predicate<T>((ev) => isMandatory(ev.object) || (ev.type === 'update' && isMandatory(ev.oldObject)));
+  return and(concerned, or(generationChanged, labelsChanged) as Predicate<T>);
+}
+
 export function setupMandatoryModuleController(manager: Manager, opts: MandatoryControllerOptions): Controller {
   const ns = opts.namespace;
   const kcp = manager.client;
@@ -49,6 +59,12 @@ export function setupMandatoryModuleController(manager: Manager, opts: Mandatory
   const templates = manager.cache<ModuleTemplateObject>(ModuleTemplate, { namespace: ns });
   const manifests = manager.cache<ManifestObject>(Manifest, { namespace: ns });
   const allKymas = (): string[] => [...kymas.keys()];
+  const mandatoryMeta = (m: ModuleReleaseMetaObject): boolean => !!m.spec.mandatory;
+  // A template matters when a mandatory ModuleReleaseMeta names its module (or, in the old form, it says so itself).
+  const mandatoryTemplate = (t: ModuleTemplateObject): boolean => {
+    const moduleName = t.spec.moduleName ?? t.metadata.labels?.[Labels.ModuleName];
+    return !!t.spec.mandatory || metas.list({ namespace: ns }).some((m) => m.spec.moduleName === moduleName && !!m.spec.mandatory);
+  };
 
   async function reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<{ requeueAfterMs?: number } | void> {
     const kyma = await findObject<KymaObject>(kcp, Kyma, req, { signal });
@@ -89,15 +105,15 @@ export function setupMandatoryModuleController(manager: Manager, opts: Mandatory
       });
       log.info('removed a module that is no longer mandatory', { kyma: kyma.metadata.name, module: moduleName });
     }
-    return missing ? { requeueAfterMs: opts.retryMs ?? 30_000 } : undefined;
+    return missing ? { requeueAfterMs: Math.round(jitter(opts.retryMs ?? 30_000, 0.1)) } : undefined;
   }
 
   return newControllerManagedBy(manager)
     .named(MANDATORY_CONTROLLER_NAME)
     .for(Kyma, { namespace: ns, predicates: [or(generationChanged, labelsChanged)] })
     .owns(Manifest, { namespace: ns, predicates: [{ create: () => false, update: () => false }] })
-    .watches(ModuleReleaseMeta, allKymas, { namespace: ns })
-    .watches(ModuleTemplate, allKymas, { namespace: ns, predicates: [or(generationChanged, labelsChanged)] })
+    .watches<ModuleReleaseMetaObject>(ModuleReleaseMeta, allKymas, { namespace: ns, predicates: [mandatoryOnly(mandatoryMeta) as Predicate] })
+    .watches<ModuleTemplateObject>(ModuleTemplate, allKymas, { namespace: ns, predicates: [mandatoryOnly(mandatoryTemplate) as Predicate] })
     .withOptions({ maxConcurrentReconciles: 2 })
     .complete(reconcile);
 }

@@ -1,7 +1,7 @@
 // The lifecycle manager's Manifest controller: installs one module into one runtime with
 // server-side apply, keeps it there (drift), upgrades it (prune), reports its readiness, and
 // removes it when the Manifest goes (blocked while users' custom resources of the module exist).
-import { Kyma, type KymaObject, Labels, Manifest, type ManifestObject } from '../../api/operator/index.js';
+import { Kyma, KymaConditionTypes, type KymaObject, Labels, Manifest, type ManifestObject } from '../../api/operator/index.js';
 import type { Client } from '../../runtime/client/interface.js';
 import type { Controller, KeySource } from '../../runtime/controller.js';
 import { type Manager, newControllerManagedBy } from '../../runtime/manager.js';
@@ -37,6 +37,14 @@ export interface ManifestControllerOptions {
   onModuleState?: ModuleStateHook;
   /** Keys of Manifests whose resources changed in their runtime (runtime watcher events). */
   watcherEvents?: KeySource;
+  /**
+   * With the runtime watcher: a Ready, unchanged Manifest's objects are read back from its runtime
+   * at least this often (jittered), else only on a watcher event, a change, or while the runtime's
+   * webhook is not healthy (its Kyma's SKRWebhook condition is not True). Undefined: on every pass.
+   */
+  driftCheckMs?: number;
+  /** Manifests the runtime watcher asks a drift check for (marked before their key is enqueued). */
+  driftChecks?: { take(key: string): boolean };
 }
 
 export interface ManifestController {
@@ -55,6 +63,11 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
     const informer = manager.informer<KymaObject>(Kyma, scope);
     kymas = { store: informer.store, synced: () => informer.hasSynced };
   }
+  let webhookHealthy: ManifestReconcilerDeps['webhookHealthy'];
+  if (opts.driftCheckMs !== undefined) {
+    const kymaStore = manager.cache<KymaObject>(Kyma, scope);
+    webhookHealthy = (kymaKey) => kymaStore.get(kymaKey)?.status?.conditions?.some((c) => c.type === KymaConditionTypes.SKRWebhook && c.status === 'True') ?? false;
+  }
   const reconciler = new ManifestReconciler({
     kcp: opts.kcp,
     manifests,
@@ -68,6 +81,9 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
     intervals: { ...DEFAULT_INTERVALS, ...opts.intervals },
     requestConcurrency: opts.requestConcurrency ?? 4,
     crdEstablishTimeoutMs: opts.crdEstablishTimeoutMs ?? 10_000,
+    driftCheckMs: opts.driftCheckMs,
+    driftChecks: opts.driftChecks,
+    webhookHealthy,
   });
   const builder = newControllerManagedBy(manager)
     .named('manifest')
@@ -87,6 +103,6 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
   return { controller, reconciler };
 }
 
-export { DEFAULT_INTERVALS, ManifestReconciler, type RequeueIntervals, type TargetClients } from './reconciler.js';
+export { DEFAULT_DRIFT_CHECK_MS, DEFAULT_INTERVALS, ManifestReconciler, type RequeueIntervals, type TargetClients } from './reconciler.js';
 export { MANIFEST_FIELD_MANAGER, MODULE_RESOURCE_MANAGED_BY } from './constants.js';
 export type { ModuleStateChange, ModuleStateHook } from './metrics.js';

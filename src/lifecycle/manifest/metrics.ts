@@ -2,6 +2,7 @@
 // controller's metrics, the CLI) may subscribe to.
 import type { Registry } from '../../runtime/metrics.js';
 import { type State, States } from '../../api/operator/index.js';
+import type { DriftCheckReason } from './reconciler.js';
 
 export interface ModuleStateChange {
   manifest: string;
@@ -19,6 +20,8 @@ const ALL_STATES: State[] = [States.Ready, States.Processing, States.Error, Stat
 export class ManifestMetrics {
   private readonly stateGauge;
   private readonly requeues;
+  private readonly driftChecks;
+  private readonly cleanPasses;
 
   constructor(
     registry: Registry,
@@ -34,6 +37,23 @@ export class ManifestMetrics {
       help: 'Manifest reconciles by why they are looked at again (intended: normal flow; unexpected: an error).',
       labelNames: ['requeue_reason', 'requeue_type'],
     });
+    this.driftChecks = registry.counter({
+      name: 'lifecycle_mgr_drift_checks_total',
+      help: 'Passes of an installed, unchanged Manifest that read its objects back from the runtime (a GET each, then readiness), by why.',
+      labelNames: ['reason'],
+    });
+    this.cleanPasses = registry.counter({
+      name: 'lifecycle_mgr_manifest_clean_passes_total',
+      help: 'Passes of a Ready, unchanged Manifest without a request (with the runtime watcher, which reports changes of its objects).',
+    });
+  }
+
+  driftCheck(reason: DriftCheckReason): void {
+    this.driftChecks.inc({ reason });
+  }
+
+  cleanPass(): void {
+    this.cleanPasses.inc();
   }
 
   recordState(change: ModuleStateChange): void {

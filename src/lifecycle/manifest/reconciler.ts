@@ -2,11 +2,16 @@
 //
 //   read -> skip? -> unmanaged? (remove labels, delete the Manifest) -> orphaned? -> finalizers
 //   -> target client -> [deleting: user CRs block -> default CR -> resources -> finalizers]
-//   -> fetch -> render -> apply (or check drift) -> prune -> default CR -> readiness -> status
+//   -> fetch -> render -> apply (or check drift, or a clean pass) -> prune -> default CR -> readiness -> status
 //
 // Everything the reconciler needs to know is in the API server (status.synced is the inventory);
 // the in-memory record of the last apply only saves requests: without it, the next reconcile
 // applies everything once more.
+//
+// With the runtime watcher, a Ready Manifest whose rendered objects did not change is not read back
+// on every pass: its runtime reports changes of the module's resources (spec and status), so a
+// periodic pass is a "clean pass" without requests. The drift check (a GET per object, then the
+// readiness reads) runs when driftCheckReason says why.
 import {
   Annotations,
   Finalizers,
@@ -58,6 +63,15 @@ export interface RequeueIntervals {
 
 export const DEFAULT_INTERVALS: RequeueIntervals = { successMs: 30_000, busyMs: 5_000, errorMs: 2_000, warningMs: 30_000 };
 
+/** With the runtime watcher: a Ready Manifest's objects are read back at least this often (jittered). */
+export const DEFAULT_DRIFT_CHECK_MS = 24 * 60 * 60_000;
+
+/** Why a Ready Manifest's pass reads its objects back (see driftCheckReason). */
+export type DriftCheckReason = 'watcher_off' | 'not_watched' | 'watcher_event' | 'not_ready' | 'changed' | 'webhook_unhealthy' | 'interval';
+
+/** Every periodic requeue is spread by up to this share, so that Manifests installed together do not stay in step. */
+const JITTER = 0.1;
+
 /** How the target cluster of a Manifest is reached: a remote cluster cache keyed by Kyma name, or a function. */
 /** The client of a Manifest's runtime; KubeconfigSecretError (SecretNotFound) when the runtime has no kubeconfig Secret. */
 export type TargetClients = (kymaName: string, manifest: ManifestObject) => Client;
@@ -77,18 +91,33 @@ export interface ManifestReconcilerDeps {
   /** Requests one reconcile has in flight against the target cluster at most. */
   requestConcurrency: number;
   crdEstablishTimeoutMs: number;
+  /**
+   * With the runtime watcher: a Ready, unchanged Manifest's objects are read back at least this
+   * often, else only when asked. Undefined (no watcher): on every pass.
+   */
+  driftCheckMs?: number;
+  /** Manifests whose resources the runtime watcher reported changed (marked before their key is enqueued). */
+  driftChecks?: { take(key: string): boolean };
+  /** Whether the watcher's webhook in a Kyma's runtime works, so its events can be relied on (key `namespace/kyma`). */
+  webhookHealthy?: (kymaKey: string) => boolean;
 }
 
 interface AppliedState {
   uid: string;
   hash: string;
   records: Map<string, AppliedRecord>;
+  /** The Manifest's generation when its objects were last applied or read back. */
+  generation: number | undefined;
+  /** When the next drift check is due anyway (with the runtime watcher). */
+  driftDueAt: number;
 }
 
 interface Context {
   manifest: ManifestObject;
   status: StatusDraft;
   signal: AbortSignal;
+  /** The runtime watcher reported a change of the module's resources. */
+  driftRequested: boolean;
 }
 
 const OUR_FINALIZERS: readonly string[] = [Finalizers.Manifest, Finalizers.LabelRemoval, Finalizers.CustomResourceManager];
@@ -102,14 +131,16 @@ export class ManifestReconciler {
   constructor(private readonly d: ManifestReconcilerDeps) {}
 
   async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
-    const cached = this.d.manifests.get(namespacedName(req));
+    const key = namespacedName(req);
+    const driftRequested = this.d.driftChecks?.take(key) ?? false;
+    const cached = this.d.manifests.get(key);
     if (!cached) {
-      this.forget(namespacedName(req));
+      this.forget(key);
       return;
     }
     const manifest = structuredClone(cached);
-    if (isEnabled(manifest.metadata.labels?.[Labels.SkipReconciliation])) return { requeueAfterMs: this.d.intervals.successMs };
-    const ctx: Context = { manifest, status: new StatusDraft(manifest), signal };
+    if (isEnabled(manifest.metadata.labels?.[Labels.SkipReconciliation])) return { requeueAfterMs: this.intervalFor(States.Ready) };
+    const ctx: Context = { manifest, status: new StatusDraft(manifest), signal, driftRequested };
     const deleting = !!manifest.metadata.deletionTimestamp;
 
     if (isEnabled(manifest.metadata.annotations?.[Annotations.Unmanaged])) return this.unmanage(ctx);
@@ -153,7 +184,7 @@ export class ManifestReconciler {
     }
     status.condition(ManifestConditionTypes.Resources, 'True', ManifestConditionReasons.ResourcesAvailable, Messages.ResourcesParsed);
 
-    let live: Map<string, KubeObject>;
+    let live: Map<string, KubeObject> | 'clean';
     try {
       live = await this.applyOrRestore(ctx, target, objects);
     } catch (e) {
@@ -167,6 +198,11 @@ export class ManifestReconciler {
       status.set(States.Error, `failed to apply the module's resources: ${e.message}`);
       this.d.events.event(manifest, 'Warning', 'ApplyFailed', status.operation.slice(0, 1000));
       return this.finish(ctx, 'apply failed', true);
+    }
+    if (live === 'clean') {
+      // Ready, unchanged, and nothing reported from the runtime: the status stays as it is.
+      this.d.metrics.cleanPass();
+      return this.finish(ctx, 'clean pass');
     }
 
     const targetRefs = objects.map(refOf);
@@ -182,20 +218,29 @@ export class ManifestReconciler {
     return this.finish(ctx, 'reconciled');
   }
 
-  /** Applies everything when the rendered objects changed, else re-applies only the objects that drifted. */
-  private async applyOrRestore(ctx: Context, target: Client, objects: KubeObject[]): Promise<Map<string, KubeObject>> {
+  /**
+   * Applies everything when the rendered objects changed, else re-applies only the objects that
+   * drifted; 'clean' when no drift check is needed (driftCheckReason).
+   */
+  private async applyOrRestore(ctx: Context, target: Client, objects: KubeObject[]): Promise<Map<string, KubeObject> | 'clean'> {
     const key = namespacedName(ctx.manifest);
     const uid = ctx.manifest.metadata.uid ?? '';
+    const generation = ctx.manifest.metadata.generation;
     const hash = hashObjects(objects);
     const opts = { fieldManager: this.d.fieldManager, concurrency: this.d.requestConcurrency, crdEstablishTimeoutMs: this.d.crdEstablishTimeoutMs, signal: ctx.signal };
     const known = this.applied.get(key);
     if (!known || known.hash !== hash || known.uid !== uid) {
       this.applied.delete(key);
       const records = await applyAll(target, objects, opts);
-      this.applied.set(key, { uid, hash, records });
+      this.applied.set(key, { uid, hash, records, generation, driftDueAt: this.nextDriftCheck() });
       if (known) this.d.events.event(ctx.manifest, 'Normal', 'ResourcesApplied', `applied ${objects.length} resources of the new module manifest`);
       return new Map();
     }
+    const reason = this.driftCheckReason(ctx, known);
+    if (!reason) return 'clean';
+    this.d.metrics.driftCheck(reason);
+    known.generation = generation;
+    known.driftDueAt = this.nextDriftCheck();
     const drift = await checkDrift(target, objects, known.records, this.d.requestConcurrency, ctx.signal);
     if (drift.drifted.length > 0) {
       const records = await applyAll(target, drift.drifted, opts);
@@ -205,6 +250,25 @@ export class ManifestReconciler {
       this.d.events.event(ctx.manifest, 'Normal', 'DriftRestored', `restored ${what.slice(0, 10).join(', ')}${what.length > 10 ? ` and ${what.length - 10} more` : ''}`);
     }
     return drift.live;
+  }
+
+  /** Why this pass reads the objects back, or undefined for a clean pass. */
+  private driftCheckReason(ctx: Context, known: AppliedState): DriftCheckReason | undefined {
+    const { manifest } = ctx;
+    if (this.d.driftCheckMs === undefined) return 'watcher_off';
+    // Objects in the KCP itself are not watched by any runtime's webhook.
+    if (this.isLocal(manifest)) return 'not_watched';
+    if (ctx.driftRequested) return 'watcher_event';
+    if (ctx.status.before?.state !== States.Ready) return 'not_ready';
+    // spec.resource or spec.manager may have changed: the readiness reads must run again.
+    if (known.generation !== manifest.metadata.generation) return 'changed';
+    if (!this.d.webhookHealthy?.(`${manifest.metadata.namespace ?? ''}/${manifest.metadata.labels?.[Labels.KymaName] ?? ''}`)) return 'webhook_unhealthy';
+    if (Date.now() >= known.driftDueAt) return 'interval';
+    return undefined;
+  }
+
+  private nextDriftCheck(): number {
+    return this.d.driftCheckMs === undefined ? 0 : Date.now() + jitter(this.d.driftCheckMs, JITTER);
   }
 
   /** Deletes what the new version no longer contains; returns what is still there. */
@@ -349,9 +413,12 @@ export class ManifestReconciler {
 
   // ---- shared -------------------------------------------------------------------------------
 
+  private isLocal(manifest: ManifestObject): boolean {
+    return manifest.metadata.annotations?.[Annotations.SyncStrategy] === SyncStrategies.LocalClient || manifest.spec.remote === false;
+  }
+
   private targetClient(manifest: ManifestObject): Client {
-    const local = manifest.metadata.annotations?.[Annotations.SyncStrategy] === SyncStrategies.LocalClient || manifest.spec.remote === false;
-    if (local) return this.d.kcp;
+    if (this.isLocal(manifest)) return this.d.kcp;
     const kymaName = manifest.metadata.labels?.[Labels.KymaName] ?? '';
     return this.d.targets(kymaName, manifest);
   }
@@ -416,17 +483,8 @@ export class ManifestReconciler {
 
   private intervalFor(state: State): number {
     const i = this.d.intervals;
-    switch (state) {
-      case States.Ready:
-        // The drift check (a fallback with the runtime watcher): spread, so Manifests installed together do not stay in step.
-        return Math.round(jitter(i.successMs, 0.1));
-      case States.Warning:
-        return i.warningMs;
-      case States.Error:
-        return i.errorMs;
-      default:
-        return i.busyMs;
-    }
+    const base = state === States.Ready ? i.successMs : state === States.Warning ? i.warningMs : state === States.Error ? i.errorMs : i.busyMs;
+    return Math.round(jitter(base, JITTER));
   }
 
   private forget(key: string): void {

@@ -74,6 +74,11 @@ export async function mirrorStatus(remote: Client, remoteKyma: KymaObject, statu
   await remote.patch(Kyma, REMOTE_KYMA_KEY, 'merge', { status }, { fieldManager: FIELD_MANAGER, subresource: 'status', signal });
 }
 
+/** Writes a status into the runtime Kyma unconditionally (the caller knows it differs from what was mirrored last). */
+export async function writeRemoteStatus(remote: Client, status: KymaStatus, signal: AbortSignal): Promise<void> {
+  await remote.patch(Kyma, REMOTE_KYMA_KEY, 'merge', { status }, { fieldManager: FIELD_MANAGER, subresource: 'status', signal });
+}
+
 /** Removes the runtime Kyma (finalizers stripped, so that nothing in the runtime can block it). */
 export async function deleteRemoteKyma(remote: Client, signal: AbortSignal): Promise<void> {
   try {

@@ -1,0 +1,287 @@
+// The lifecycle manager driven by events, on the in-memory landscape: with the runtime watcher, a
+// converged fleet's periodic passes send no request to the runtimes and write nothing to the KCP;
+// changes arrive as watcher events and watches (a module resource deleted in a runtime, a Manifest
+// turning Ready, a catalog entry changing) and reach only what they concern. Without the watcher
+// every pass looks at the runtime, as before.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Kyma, Labels, Manifest, ModuleReleaseMeta, ModuleTemplate, Namespaces, type KymaObject, type ManifestObject } from '../../src/api/operator/index.js';
+import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import { type Landscape, startInMemoryLandscape } from '../../src/landscape/in-memory.js';
+import { attachRuntimeCluster } from '../../src/landscape/runtime-cluster.js';
+import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
+import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
+import { silentLogger } from '../../src/runtime/log.js';
+import { sleep } from '../../src/util/sleep.js';
+import { DEFAULT_SKR_WEBHOOK_IMAGE } from '../../src/watcher/skr-objects.js';
+import { waitFor } from '../support/wait.js';
+
+const NS = Namespaces.ControlPlane;
+const RNS = Namespaces.Remote;
+const HOUR = 3_600_000;
+const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
+const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' };
+
+/** Each module: a ConfigMap naming its version and a Deployment (its manager), in kyma-system. Module `slow` takes a second to download. */
+class ModuleFetcher implements ArtifactFetcher {
+  async fetchManifest(link: string): Promise<FetchedManifest> {
+    const [, module, version] = /^https:\/\/modules\.test\/([a-z]+)\/([^/]+)\.yaml$/.exec(link) ?? [];
+    if (module === 'slow') await sleep(1_000);
+    const objects = [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${module}-info`, namespace: RNS }, data: { version } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: `${module}-manager`, namespace: RNS },
+        spec: { replicas: 1, selector: { matchLabels: { app: module } }, template: { metadata: { labels: { app: module } }, spec: { containers: [{ name: 'm', image: `${module}:${version}` }] } } },
+      },
+    ] as KubeObject[];
+    return { objects, digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` };
+  }
+}
+
+/** A landscape with the lifecycle manager (watcher on or off) and helpers to count what it does. */
+class Env {
+  land!: Landscape;
+  cp!: ControlPlane;
+  private readonly remotes: HttpClient[] = [];
+  /** Reconcile starts per controller and key. */
+  private readonly starts = new Map<string, number>();
+
+  async start(config: Partial<ControlPlaneConfig>, modules: Record<string, string>): Promise<void> {
+    this.land = await startInMemoryLandscape({ extraKubeletClusters: (n) => n.startsWith('skr-'), kubelet: { readyDelayMs: 50, scanIntervalMs: 100 } });
+    for (const [module, version] of Object.entries(modules)) await this.publish(module, version);
+    this.cp = await startControlPlane({
+      config: { ...defaultControlPlaneConfig(), infrastructureManager: false, remoteRequestTimeoutMs: 3_000, moduleSync: { moduleConfigResyncMs: HOUR, syncResourceResyncMs: HOUR, feedbackMs: HOUR }, ...config },
+      kcp: this.land.kcp,
+      fetcher: new ModuleFetcher(),
+      logger: silentLogger,
+    });
+    for (const c of this.cp.manager.getControllers()) c.onReconcileStart = (key) => this.starts.set(`${c.name} ${key}`, (this.starts.get(`${c.name} ${key}`) ?? 0) + 1);
+    await this.cp.ready();
+  }
+
+  async stop(): Promise<void> {
+    await this.cp?.stop();
+    for (const r of this.remotes) r.close();
+    await this.land?.stop();
+  }
+
+  /** Template `<module>-<version>` and the channel `regular` of the module pointing at it. */
+  async publish(module: string, version: string): Promise<void> {
+    await this.land.kcp.create({
+      apiVersion: ModuleTemplate.apiVersion,
+      kind: ModuleTemplate.kind,
+      metadata: { name: `${module}-${version}`, namespace: NS, labels: { [Labels.ModuleName]: module } },
+      spec: { moduleName: module, version, resources: [{ name: 'rawManifest', link: `https://modules.test/${module}/${version}.yaml` }] },
+    });
+    const channels = [{ channel: 'regular', version }];
+    try {
+      await this.land.kcp.patch(ModuleReleaseMeta, { namespace: NS, name: module }, 'merge', { spec: { channels } });
+    } catch {
+      await this.land.kcp.create({ apiVersion: ModuleReleaseMeta.apiVersion, kind: ModuleReleaseMeta.kind, metadata: { name: module, namespace: NS }, spec: { moduleName: module, channels } });
+    }
+  }
+
+  /** A runtime cluster with its Kyma enabling `modules`; returns a client of the runtime. */
+  async runtime(id: string, modules: string[]): Promise<HttpClient> {
+    const rt = await attachRuntimeCluster(this.land.server, this.land.kcp, id);
+    const remote = clientFromKubeconfig(this.land.server.clusterAccess(rt.cluster).kubeconfig, { retries: 0, requestTimeoutMs: 3_000 });
+    this.remotes.push(remote);
+    await this.land.kcp.create({
+      apiVersion: Kyma.apiVersion,
+      kind: Kyma.kind,
+      metadata: { name: id, namespace: NS, labels: { [Labels.KymaName]: id, [Labels.RuntimeID]: id } },
+      spec: { channel: 'regular', modules: modules.map((name) => ({ name })) },
+    });
+    return remote;
+  }
+
+  kyma(id: string): Promise<KymaObject> {
+    return this.land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: id });
+  }
+
+  /** Waits until the Kyma is Ready with every module Ready (and, with the watcher, its webhook in sync). */
+  async ready(id: string, timeoutMs = 20_000): Promise<KymaObject> {
+    return waitFor(`Kyma ${id} Ready`, async () => {
+      const k = await this.kyma(id);
+      return k.status?.state === 'Ready' && (k.status.modules ?? []).every((m) => m.state === 'Ready') && k;
+    }, timeoutMs);
+  }
+
+  manifests(id: string): Promise<ManifestObject[]> {
+    return this.land.kcp.list<ManifestObject>(Manifest, { namespace: NS, labelSelector: `${Labels.KymaName}=${id}` }).then((l) => l.items);
+  }
+
+  /** Sum of a metric's series whose labels contain `labels` (e.g. `reason="interval"`). */
+  metric(name: string, labels = ''): number {
+    let sum = 0;
+    for (const line of this.cp.manager.registry.render().split('\n')) {
+      if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+      if (labels && !line.includes(labels)) continue;
+      sum += Number(line.split(' ').pop());
+    }
+    return sum;
+  }
+
+  reconciles(controller: string, key: string): number {
+    return this.starts.get(`${controller} ${key}`) ?? 0;
+  }
+
+  /** Requests to the runtimes' logical clusters, and writes to the KCP. */
+  traffic(runtimes: string[]): { runtime: number; kcpWrites: number } {
+    return { runtime: runtimes.reduce((n, id) => n + this.land.server.requestCount(`skr-${id}`), 0), kcpWrites: this.land.server.requestCount('default', 'writes') };
+  }
+}
+
+/** Passes a fraction of a second apart, so that several run within a test. */
+const SHORT_PASSES: Partial<ControlPlaneConfig> = {
+  kymaIntervals: { readyMs: 250, busyMs: 100, warningMs: 250, errorMs: 200 },
+  manifestIntervals: { successMs: 250, busyMs: 100, errorMs: 200, warningMs: 250 },
+};
+
+function watcherConfig(): ControlPlaneConfig['watcher'] {
+  return { listen: { host: '127.0.0.1', port: 0 }, trustGateway: false, image: DEFAULT_SKR_WEBHOOK_IMAGE, pki: {} };
+}
+
+/**
+ * Watches a window of `ms`: what the runtimes and the KCP were asked meanwhile, and how often each
+ * of `keys` (controller and key) was reconciled.
+ */
+async function window(env: Env, runtimes: string[], keys: [string, string][], ms: number): Promise<{ runtime: number; kcpWrites: number; passes: number[] }> {
+  const before = env.traffic(runtimes);
+  const passesBefore = keys.map(([c, k]) => env.reconciles(c, k));
+  await sleep(ms);
+  const after = env.traffic(runtimes);
+  return { runtime: after.runtime - before.runtime, kcpWrites: after.kcpWrites - before.kcpWrites, passes: keys.map(([c, k], i) => env.reconciles(c, k) - passesBefore[i]) };
+}
+
+describe('with the runtime watcher: periodic passes are cheap', () => {
+  const env = new Env();
+  const ids = ['evt-a', 'evt-b'];
+  let remoteA: HttpClient;
+
+  before(async () => {
+    // Short fallback passes; the runtime and drift checks by time are hours apart.
+    await env.start({ ...SHORT_PASSES, kymaRuntimeCheckMs: HOUR, manifestDriftCheckMs: HOUR, watcher: watcherConfig() }, { web: '1.0.0' });
+    remoteA = await env.runtime(ids[0], ['web']);
+    await env.runtime(ids[1], ['web']);
+    for (const id of ids) await env.ready(id);
+  });
+  after(() => env.stop());
+
+  it('a converged fleet\'s periodic passes send no request to the runtimes and write nothing to the KCP', async () => {
+    const manifests = (await Promise.all(ids.map((id) => env.manifests(id)))).flat();
+    assert.equal(manifests.length, 2);
+    const keys: [string, string][] = [...ids.map((id): [string, string] => ['kyma', `${NS}/${id}`]), ...manifests.map((m): [string, string] => ['manifest', `${NS}/${m.metadata.name ?? ''}`])];
+    const cachedBefore = env.metric('lifecycle_mgr_kyma_cached_passes_total');
+    const cleanBefore = env.metric('lifecycle_mgr_manifest_clean_passes_total');
+    // The first passes after convergence may still settle (a status mirrored once more, say): the
+    // fleet is steady once one window shows every Kyma and Manifest passing at least twice with nothing sent.
+    const steady = await waitFor('a window of periodic passes without requests', async () => {
+      const w = await window(env, ids, keys, 1_200);
+      return w.passes.every((n) => n >= 2) && w.runtime === 0 && w.kcpWrites === 0 && w;
+    }, 15_000, 0);
+    assert.ok(steady.passes.every((n) => n >= 2), `each Kyma and Manifest passed at least twice: ${steady.passes.join(', ')}`);
+    assert.ok(env.metric('lifecycle_mgr_kyma_cached_passes_total') > cachedBefore, 'Kyma passes from the caches');
+    assert.ok(env.metric('lifecycle_mgr_manifest_clean_passes_total') > cleanBefore, 'Manifest clean passes');
+    // Nothing asked for a full check by time: each Kyma had exactly the first one and the ones its events asked for.
+    assert.equal(env.metric('lifecycle_mgr_full_runtime_checks_total', 'reason="interval"'), 0);
+    assert.equal(env.metric('lifecycle_mgr_full_runtime_checks_total', 'reason="watcher_off"'), 0);
+    assert.equal(env.metric('lifecycle_mgr_drift_checks_total', 'reason="watcher_off"'), 0);
+  });
+
+  it('a module resource deleted in the runtime is repaired through its watcher event', async () => {
+    const driftEvents = env.metric('lifecycle_mgr_drift_checks_total', 'reason="watcher_event"');
+    const received = env.metric('watcher_events_received_total', 'manager="lifecycle-manager-resources"');
+    // What `kubectl delete configmap web-info -n kyma-system` does in the runtime.
+    await remoteA.delete(CM, { namespace: RNS, name: 'web-info' });
+    const back = await waitFor('the ConfigMap back in the runtime', () => remoteA.get<KubeObject & { data?: Record<string, string> }>(CM, { namespace: RNS, name: 'web-info' }).catch(() => undefined), 10_000);
+    assert.equal(back.data?.version, '1.0.0');
+    assert.ok(env.metric('watcher_events_received_total', 'manager="lifecycle-manager-resources"') > received, 'the deletion arrived as a watcher event');
+    assert.ok(env.metric('lifecycle_mgr_drift_checks_total', 'reason="watcher_event"') > driftEvents, 'the event asked for a drift check');
+
+    await remoteA.delete(DEPLOYMENT, { namespace: RNS, name: 'web-manager' });
+    await waitFor('the manager Deployment back in the runtime', () => remoteA.get(DEPLOYMENT, { namespace: RNS, name: 'web-manager' }).catch(() => undefined), 10_000);
+    await env.ready(ids[0]);
+    // The other runtime reported nothing: its Manifest was not checked.
+    const other = (await env.manifests(ids[1]))[0];
+    assert.equal(other?.status?.state, 'Ready');
+  });
+});
+
+describe('with the runtime watcher: Kymas and Manifests are woken by events, not polled', () => {
+  const env = new Env();
+
+  before(async () => {
+    await env.start(
+      {
+        // Busy and Ready passes an hour apart: whatever converges within seconds was carried by a watch or an event.
+        kymaIntervals: { readyMs: HOUR, busyMs: HOUR, warningMs: HOUR, errorMs: 300 },
+        manifestIntervals: { successMs: HOUR, busyMs: 150, errorMs: 300, warningMs: HOUR },
+        watcher: watcherConfig(),
+      },
+      { slow: '1.0.0', cache: '1.0.0' },
+    );
+  });
+  after(() => env.stop());
+
+  it('a Kyma Processing while its Manifest installs becomes Ready when the Manifest does, without a busy requeue', async () => {
+    await env.runtime('wake-a', ['slow']);
+    // The module's download takes a second: meanwhile the Kyma is Processing, waiting only for it.
+    await waitFor('wake-a Processing, waiting for its module', () => env.metric('lifecycle_mgr_requeue_reason_total', 'requeue_reason="kyma_waiting_for_modules"') > 0, 10_000);
+    const kyma = await env.ready('wake-a');
+    assert.deepEqual(kyma.status?.modules?.map((m) => [m.name, m.state]), [['slow', 'Ready']]);
+  });
+
+  it('a catalog change reconciles only the Kymas that use the module', async () => {
+    await env.runtime('wake-b', ['cache']);
+    await env.ready('wake-b');
+    await env.ready('wake-a');
+    const a = `${NS}/wake-a`;
+    const b = `${NS}/wake-b`;
+    const before = { a: env.reconciles('kyma', a), b: env.reconciles('kyma', b), catalog: env.metric('lifecycle_mgr_full_runtime_checks_total', 'reason="catalog_changed"') };
+    await env.publish('cache', '1.1.0');
+    await waitFor('the cache module upgraded in wake-b', async () => (await env.manifests('wake-b')).some((m) => m.spec.version === '1.1.0'), 10_000);
+    const upgraded = await env.ready('wake-b');
+    assert.equal(upgraded.status?.modules?.[0]?.version, '1.1.0');
+    assert.ok(env.reconciles('kyma', b) > before.b, 'the Kyma using the module was reconciled');
+    assert.ok(env.metric('lifecycle_mgr_full_runtime_checks_total', 'reason="catalog_changed"') > before.catalog, 'with a full runtime check (its runtime catalog follows)');
+    assert.equal(env.reconciles('kyma', a), before.a, 'the Kyma not using the module was not');
+    // The runtime catalog of wake-b has the new template.
+    const remote = clientFromKubeconfig(env.land.server.clusterAccess('skr-wake-b').kubeconfig, { retries: 0 });
+    try {
+      await waitFor('the new template in the runtime catalog of wake-b', () => remote.get(ModuleTemplate, { namespace: RNS, name: 'cache-1.1.0' }).catch(() => undefined), 5_000);
+    } finally {
+      remote.close();
+    }
+  });
+});
+
+describe('without the runtime watcher: every pass looks at the runtime, as before', () => {
+  const env = new Env();
+  let remote: HttpClient;
+
+  before(async () => {
+    await env.start({ ...SHORT_PASSES, watcher: undefined }, { web: '1.0.0' });
+    remote = await env.runtime('poll-a', ['web']);
+    await env.ready('poll-a');
+  });
+  after(() => env.stop());
+
+  it('Ready passes make a full runtime check and a drift check each, and repair a deleted resource', async () => {
+    const [manifest] = await env.manifests('poll-a');
+    const checks = env.metric('lifecycle_mgr_full_runtime_checks_total', 'reason="watcher_off"');
+    const drift = env.metric('lifecycle_mgr_drift_checks_total', 'reason="watcher_off"');
+    const w = await window(env, ['poll-a'], [['kyma', `${NS}/poll-a`], ['manifest', `${NS}/${manifest?.metadata.name ?? ''}`]], 1_200);
+    assert.ok(w.passes.every((n) => n >= 2), `the Kyma and its Manifest passed at least twice: ${w.passes.join(', ')}`);
+    assert.ok(env.metric('lifecycle_mgr_full_runtime_checks_total', 'reason="watcher_off"') - checks >= 2, 'full runtime checks on every pass');
+    assert.ok(env.metric('lifecycle_mgr_drift_checks_total', 'reason="watcher_off"') - drift >= 2, 'drift checks on every pass');
+    assert.ok(w.runtime > 0, 'the runtime was asked');
+    assert.equal(env.metric('lifecycle_mgr_kyma_cached_passes_total'), 0);
+    assert.equal(env.metric('lifecycle_mgr_manifest_clean_passes_total'), 0);
+    await remote.delete(CM, { namespace: RNS, name: 'web-info' });
+    await waitFor('the ConfigMap back at the next pass', () => remote.get(CM, { namespace: RNS, name: 'web-info' }).catch(() => undefined), 10_000);
+  });
+});

@@ -1,0 +1,50 @@
+// Routing of watcher events to the lifecycle manager's queues: only the sending runtime's Kyma or
+// Manifests, and nothing for status events about the runtime Kyma itself (the manager's own mirror).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Labels, type KymaObject, type ManifestObject } from '../../src/api/operator/index.js';
+import { Store } from '../../src/runtime/cache/store.js';
+import { WatcherEventRouter } from '../../src/lifecycle/watcher-events.js';
+
+const NS = 'kcp-system';
+
+function router() {
+  const kymas = new Store<KymaObject>();
+  const manifests = new Store<ManifestObject>();
+  for (const name of ['rt-a', 'rt-b']) {
+    kymas.upsert({ apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'Kyma', metadata: { name, namespace: NS, labels: { [Labels.RuntimeID]: name } }, spec: { channel: 'regular' } } as KymaObject);
+    for (const module of ['one', 'two']) {
+      manifests.upsert({ apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'Manifest', metadata: { name: `${name}-${module}`, namespace: NS, labels: { [Labels.KymaName]: name } }, spec: { remote: true, install: { name: module, source: {} } } } as ManifestObject);
+    }
+  }
+  const r = new WatcherEventRouter(NS, kymas, manifests);
+  const manifestKeys: string[] = [];
+  r.manifestSource.on('key', (k) => void manifestKeys.push(String(k)));
+  return { r, manifestKeys };
+}
+
+const gvk = (group: string, kind: string) => ({ watchedGvk: { group, kind } });
+
+describe('watcher event routing', () => {
+  it('wakes the Manifests of the sending runtime only for a module resource', () => {
+    const { r, manifestKeys } = router();
+    assert.equal(r.moduleResourceChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment') }), 'enqueued');
+    assert.deepEqual(manifestKeys.sort(), [`${NS}/rt-a-one`, `${NS}/rt-a-two`]);
+  });
+
+  it('ignores status events about the runtime Kyma, which the lifecycle manager mirrors itself', () => {
+    const { r, manifestKeys } = router();
+    assert.equal(r.moduleResourceChanged({ runtimeId: 'rt-a', event: gvk('operator.kyma-project.io', 'Kyma') }), 'ignored');
+    assert.deepEqual(manifestKeys, []);
+    // In the same window, a module CR of the same runtime does wake its Manifests.
+    assert.equal(r.moduleResourceChanged({ runtimeId: 'rt-a', event: gvk('one.example', 'One') }), 'enqueued');
+    assert.equal(manifestKeys.length, 2);
+  });
+
+  it('refuses events of a runtime it does not know', () => {
+    const { r, manifestKeys } = router();
+    assert.equal(r.moduleResourceChanged({ runtimeId: 'rt-x', event: gvk('operator.kyma-project.io', 'Kyma') }), 'unknown-runtime');
+    assert.equal(r.moduleResourceChanged({ runtimeId: 'rt-x', event: gvk('apps', 'Deployment') }), 'unknown-runtime');
+    assert.deepEqual(manifestKeys, []);
+  });
+});
