@@ -18,7 +18,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { Runtime, type RuntimeObject } from '../src/api/infrastructuremanager/index.js';
 import { kubeconfigSecretName } from '../src/api/infrastructuremanager/v1/gardenercluster.js';
-import { DEFAULT_REMOTE_KYMA_NAME, Kyma, type KymaObject, Manifest, type ManifestObject, Namespaces } from '../src/api/operator/index.js';
+import { DEFAULT_REMOTE_KYMA_NAME, Kyma, type KymaObject, Manifest, Namespaces } from '../src/api/operator/index.js';
 import { parseArgs } from '../src/cli/args.js';
 import { clientLimitsFrom, controlPlaneConfigFrom, FlagReader, switchesOf } from '../src/cli/controller-flags.js';
 import { buildRuntimeAndKyma, validateRuntimeRequest } from '../src/cli/runtime-spec.js';
@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     kymas: new Informer<Slim>(kcp, { kind: Kyma, namespace: NS, transform: slim }),
     manifests: new Informer<Slim>(kcp, { kind: Manifest, namespace: NS, transform: slim }),
   };
-  for (const inf of Object.values(informers)) void inf.run(lifetime.signal);
+  for (const inf of Object.values(informers)) inf.run(lifetime.signal).catch((e: unknown) => console.error(`informer ${inf.kind.kind} failed`, e));
   for (const inf of Object.values(informers)) await inf.synced;
   /** The benchmark's own requests (informer lists and watches), counted out of the server's. */
   const ownRequests = () => Object.values(informers).reduce((n, inf) => n + inf.stats.lists * Math.max(1, Math.ceil(inf.store.size / 500)) + inf.stats.watches, 0);
