@@ -34,7 +34,7 @@ export interface WatcherConfig {
   eventsPerRuntime?: RuntimeRate;
   /** How often the CA Secret is looked at (default 1 min). */
   caRefreshMs?: number;
-  /** Re-apply unchanged webhook objects in runtimes this often (default 5 min). */
+  /** Re-apply unchanged webhook objects in runtimes this often (default 24 h). */
   webhookResyncMs?: number;
 }
 

@@ -18,6 +18,9 @@ import { SKR_WEBHOOK_METRICS_SERVICE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, S
 import { webhookConfigurationFor } from '../../watcher/index.js';
 import { FIELD_MANAGER } from './crds.js';
 
+/** How often unchanged webhook objects are applied again: a fleet of 10,000 runtimes pays 6 writes each per period. */
+export const DEFAULT_WEBHOOK_RESYNC_MS = 24 * 60 * 60_000;
+
 const DEPLOYMENT: KindRef = { apiVersion: 'apps/v1', kind: 'Deployment' };
 const VWC: KindRef = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
 const SERVICE: KindRef = { apiVersion: 'v1', kind: 'Service' };
@@ -39,7 +42,10 @@ export interface SkrWebhookOptions {
   certificates: Store<Secret>;
   /** When the listener last accepted an event from a runtime (Date.now()). */
   lastEventAt: (runtimeId: string) => number | undefined;
-  /** Re-apply unchanged objects this often (default 5 min), repairing edits in the runtime. */
+  /**
+   * Re-apply unchanged objects this often (default 24 h), repairing edits in the runtime that reading
+   * the Deployment at each full runtime check does not show (its own edits and deletion it does).
+   */
   resyncMs?: number;
   /** How long the webhook may be unavailable before the Kyma is Error (default 60 s). */
   unavailableGraceMs?: number;
@@ -101,7 +107,7 @@ export class SkrWebhookInstaller {
     const generation = remoteKyma.metadata.generation ?? 0;
     let state = this.installed.get(name);
     let deployment: KubeObject | undefined;
-    const due = !state || state.fingerprint !== fingerprint || now - state.appliedAt >= (this.opts.resyncMs ?? 5 * 60_000);
+    const due = !state || state.fingerprint !== fingerprint || now - state.appliedAt >= (this.opts.resyncMs ?? DEFAULT_WEBHOOK_RESYNC_MS);
     if (!due) deployment = await this.readDeployment(remote, signal);
     // A webhook Deployment deleted or edited in the runtime (scaled down, say) is put back now, not at
     // the next resync: its generation moved past the one this process applied.
