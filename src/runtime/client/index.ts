@@ -13,6 +13,8 @@ export interface ClientOptions {
   burst?: number;
   /** Concurrent request connections (watches have their own). Default 8. */
   maxSockets?: number;
+  /** Idle keep-alive request connections kept. Default: maxSockets. */
+  maxIdleSockets?: number;
   /** Retries after the first attempt (a number), or the full retry policy. Default 4 retries. */
   retries?: number | RetryOptions;
   /** Per-request timeout. Default 30 s. */
@@ -21,7 +23,7 @@ export interface ClientOptions {
 
 export function createClient(config: ClusterConfig, opts: ClientOptions = {}): HttpClient {
   return new HttpClient(config, {
-    transport: new Transport(config, { maxSockets: opts.maxSockets, requestTimeoutMs: opts.requestTimeoutMs }),
+    transport: new Transport(config, { maxSockets: opts.maxSockets, maxIdleSockets: opts.maxIdleSockets, requestTimeoutMs: opts.requestTimeoutMs }),
     limiter: rateLimiter({ qps: opts.qps, burst: opts.burst }),
     retry: retryPolicy(opts.retries),
   });
@@ -38,7 +40,7 @@ export type { AuthProvider, ClusterConfig, TlsOptions } from './config.js';
 export { staticToken } from './config.js';
 export { HttpClient, errorFromWatchEvent } from './http-client.js';
 export { isNoKindMatch, RestMapper } from './discovery.js';
-export { isTlsError, Transport, type TransportOptions } from './transport.js';
+export { isTlsError, Transport, type ConnectionStats, type TransportOptions } from './transport.js';
 export { TokenBucket, rateLimiter, type RateLimiter } from './ratelimit.js';
 export { retryPolicy, shouldRetry, withRetry, type RetryOptions } from './retry.js';
 export { execAuth, inClusterConfig, loadKubeconfig, loadKubeconfigFile, tokenFileAuth, type KubeconfigOptions, type InClusterOptions } from './kubeconfig.js';
