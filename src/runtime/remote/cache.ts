@@ -16,7 +16,10 @@
 // sockets, the least recently used clients' idle sockets are closed first (sockets.ts). Clients with
 // the same CA and client certificate share one TLS context, and a reconnect resumes the TLS session
 // (src/runtime/client/transport.ts). Optionally `maxClients` bounds the cached clients themselves (LRU).
-import { clientFromKubeconfig, type ClientOptions } from '../client/index.js';
+//
+// Discovery: the default builder's clients share one SharedDiscovery (src/runtime/client/discovery.ts),
+// so runtimes of one Kubernetes version are discovered once, not once per client and TTL rebuild.
+import { clientFromKubeconfig, type ClientOptions, SharedDiscovery } from '../client/index.js';
 import { ApiError, isGone } from '../client/errors.js';
 import type { Client } from '../client/interface.js';
 import { type Clock, systemClock } from '../timers.js';
@@ -44,7 +47,12 @@ export interface RemoteClusterCacheOptions {
   /** Builds a client from kubeconfig text (default: the runtime client with `maxSocketsPerClient` sockets). */
   buildClient?: (kubeconfig: string, cluster: string) => PooledClient;
   /** Options for the default builder (qps, retries, request timeout). */
-  clientOptions?: Omit<ClientOptions, 'maxSockets' | 'maxIdleSockets'>;
+  clientOptions?: Omit<ClientOptions, 'maxSockets' | 'maxIdleSockets' | 'discovery'>;
+  /**
+   * Whether the default builder's clients share discovery per server version (default true): one
+   * discovery per group/version for all runtimes of a Kubernetes version instead of one per client.
+   */
+  shareDiscovery?: boolean;
   /** A client is rebuilt from its Secret after this long (default 15 min). */
   ttlMs?: number;
   /** Connections one client may use at once (default 2). */
@@ -107,6 +115,7 @@ export class RemoteClusterCache {
   private readonly ttlMs: number;
   private readonly maxSockets: number;
   private readonly maxIdleSockets: number;
+  private readonly discovery: SharedDiscovery | undefined;
   private readonly lifetime = new AbortController();
   private seq = 0;
   private builds = 0;
@@ -118,6 +127,7 @@ export class RemoteClusterCache {
     this.ttlMs = opts.ttlMs ?? 15 * 60_000;
     this.maxSockets = opts.maxSocketsPerClient ?? DEFAULT_SOCKET_LIMITS.maxSocketsPerClient;
     this.maxIdleSockets = opts.maxIdleSocketsPerClient ?? DEFAULT_SOCKET_LIMITS.maxIdleSocketsPerClient;
+    this.discovery = opts.shareDiscovery === false ? undefined : new SharedDiscovery();
     this.janitor = new SocketJanitor({
       budget: opts.socketBudget ?? DEFAULT_SOCKET_LIMITS.socketBudget,
       idleTimeoutMs: opts.idleSocketTimeoutMs ?? DEFAULT_SOCKET_LIMITS.idleSocketTimeoutMs,
@@ -331,7 +341,7 @@ export class RemoteClusterCache {
     return entry;
   }
 
-  private readonly defaultBuilder = (text: string): PooledClient => clientFromKubeconfig(text, { ...this.opts.clientOptions, maxSockets: this.maxSockets, maxIdleSockets: this.maxIdleSockets });
+  private readonly defaultBuilder = (text: string): PooledClient => clientFromKubeconfig(text, { ...this.opts.clientOptions, maxSockets: this.maxSockets, maxIdleSockets: this.maxIdleSockets, discovery: this.discovery });
 
   private indexSecret(cluster: string, refKey: string): void {
     let set = this.clustersBySecret.get(refKey);
