@@ -1,11 +1,13 @@
 // How the embedded API server reaches admission webhooks: the target of a webhook's clientConfig
 // (a URL, or a service resolved by the embedder's ServiceResolver) and a bounded pool of keep-alive
 // HTTPS agents, so that repeated calls to one webhook reuse a TLS connection instead of handshaking
-// on every write.
+// on every write. Agents with the same CA bundle share one TLS context (src/util/tls-contexts.ts)
+// instead of building one per connection.
 import { createHash } from 'node:crypto';
 import { Agent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import { secureContexts, type SecureContextLease } from '../util/tls-contexts.js';
 
 /** Where a service of a logical cluster is served: the embedded server has no pods and no endpoints. */
 export interface ResolvedService {
@@ -118,6 +120,7 @@ export const DEFAULT_POOL_LIMITS: WebhookPoolLimits = { maxAgents: 128, maxSocke
 
 interface PooledAgent {
   agent: Agent;
+  context: SecureContextLease;
   inFlight: number;
   /** Evicted from the pool: destroyed once its last call ends. */
   retired: boolean;
@@ -158,8 +161,7 @@ export class WebhookClient {
   /** Closes every connection; later calls still work but keep no connection open. */
   destroy(): void {
     this.closed = true;
-    for (const p of this.agents.values()) p.agent.destroy();
-    for (const p of this.retired) p.agent.destroy();
+    for (const p of [...this.agents.values(), ...this.retired]) destroyAgent(p);
     this.agents.clear();
     this.retired.clear();
   }
@@ -170,7 +172,13 @@ export class WebhookClient {
     if (p) {
       this.agents.delete(key);
     } else {
-      p = { agent: this.newAgent(t), inFlight: 0, retired: false };
+      let context: SecureContextLease;
+      try {
+        context = secureContexts.acquire({ ca: t.ca });
+      } catch (e) {
+        throw new Error(`Post "${t.display}": ${(e as Error).message}`, { cause: e });
+      }
+      p = { agent: this.newAgent(t, context), context, inFlight: 0, retired: false };
     }
     p.inFlight++;
     if (this.closed) {
@@ -183,7 +191,7 @@ export class WebhookClient {
       const [oldestKey, oldest] = this.agents.entries().next().value as [string, PooledAgent];
       this.agents.delete(oldestKey);
       oldest.retired = true;
-      if (oldest.inFlight === 0) oldest.agent.destroy();
+      if (oldest.inFlight === 0) destroyAgent(oldest);
       else this.retired.add(oldest);
     }
     return p;
@@ -192,12 +200,12 @@ export class WebhookClient {
   private release(p: PooledAgent): void {
     p.inFlight--;
     if (p.retired && p.inFlight === 0) {
-      p.agent.destroy();
+      destroyAgent(p);
       this.retired.delete(p);
     }
   }
 
-  private newAgent(t: WebhookTarget): Agent {
+  private newAgent(t: WebhookTarget, context: SecureContextLease): Agent {
     const verifyHost = t.verifyHost;
     // TLS options live on the agent: its options take precedence over a request's, and the agent
     // is per target anyway. The certificate is checked against verifyHost whatever SNI is sent.
@@ -207,7 +215,7 @@ export class WebhookClient {
       maxFreeSockets: this.limits.maxIdlePerAgent,
       timeout: this.limits.idleTimeoutMs,
       scheduling: 'lifo',
-      ...(t.ca !== undefined ? { ca: t.ca } : {}),
+      secureContext: context.context,
       ...(t.servername !== undefined ? { servername: t.servername } : {}),
       checkServerIdentity: (_servername: string, cert: PeerCertificate) => (checkServerIdentity(verifyHost, cert) ? new Error(hostnameErrorText(verifyHost, cert)) : undefined),
     });
@@ -254,6 +262,11 @@ export class WebhookClient {
       req.end(payload);
     });
   }
+}
+
+function destroyAgent(p: PooledAgent): void {
+  p.agent.destroy();
+  p.context.release();
 }
 
 /** A call that failed on a reused connection before any answer came. */

@@ -8,17 +8,20 @@
 //
 // One HTTPS port serves every runtime: the embedded API server resolves `skr-webhook.kyma-system`
 // of a cluster to this port with an SNI name of its own, which selects the runtime. States are built
-// lazily and kept in a bounded LRU, so 10,000 runtimes cost what the busy ones need.
+// lazily and kept in a bounded LRU, so 10,000 runtimes cost what the busy ones need. The TLS
+// contexts (the serving one here, the sender's client one) come from the process's context cache,
+// so a state rebuilt for an unchanged certificate does not build them again.
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
 import type { ResolvedService, ServiceResolver } from '../apiserver/admission.js';
 import type { RunningApiServer } from '../apiserver/server.js';
 import type { StoredObject } from '../apiserver/store.js';
 import type { Logger } from '../runtime/log.js';
 import type { Registry } from '../runtime/metrics.js';
 import { closeServer, listen } from '../util/servers.js';
+import { secureContexts, type SecureContextLease } from '../util/tls-contexts.js';
 import { KcpEventSender } from '../watcher/sender.js';
 import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_TLS_SECRET, webhookEnvOf } from '../watcher/skr-objects.js';
 import { answerAdmission, EventForwarder, WebhookMetrics } from '../watcher/webhook-server.js';
@@ -30,14 +33,14 @@ const SNI_SUFFIX = `.skr-webhook.${SIMULATOR_DOMAIN}`;
 interface RuntimeWebhook {
   /** Resource versions of the Secret and Deployment the state was built from. */
   version: string;
-  context: SecureContext;
+  context: SecureContextLease;
   sender: KcpEventSender;
 }
 
 export interface SkrWebhookHostOptions {
   log?: Logger;
   registry?: Registry;
-  /** Runtimes whose state is kept at once (default 2,000); others are rebuilt when they call. */
+  /** Runtimes whose state is kept at once (default 10,000); others are rebuilt when they call. */
   maxCached?: number;
 }
 
@@ -62,7 +65,7 @@ export class SkrWebhookHost {
         minVersion: 'TLSv1.2',
         SNICallback: (servername, cb) => {
           const state = this.stateOf(this.sniToCluster.get(servername));
-          if (state) cb(null, state.context);
+          if (state) cb(null, state.context.context);
           else cb(new Error(`no skr-webhook runs for ${servername}`));
         },
       },
@@ -103,7 +106,7 @@ export class SkrWebhookHost {
 
   async stop(): Promise<void> {
     this.api.setServiceResolver(undefined);
-    for (const s of this.states.values()) s.sender.close();
+    for (const s of this.states.values()) dispose(s);
     this.states.clear();
     const server = this.server;
     this.server = undefined;
@@ -135,10 +138,10 @@ export class SkrWebhookHost {
     if (!built) return this.drop(cluster);
     this.states.delete(cluster);
     this.states.set(cluster, built);
-    const max = this.opts.maxCached ?? 2000;
+    const max = this.opts.maxCached ?? 10_000;
     for (const [k, v] of this.states) {
       if (this.states.size <= max) break;
-      v.sender.close();
+      dispose(v);
       this.states.delete(k);
     }
     return built;
@@ -152,26 +155,34 @@ export class SkrWebhookHost {
     const text = (k: string): string => Buffer.from(data[k] ?? '', 'base64').toString('utf8');
     const credentials = { certPem: text('tls.crt'), keyPem: text('tls.key'), caPem: text('ca.crt') };
     if (!credentials.certPem || !credentials.keyPem || !env.KCP_ADDR) return undefined;
-    let context: SecureContext;
+    let context: SecureContextLease | undefined;
     try {
-      context = createSecureContext({ cert: credentials.certPem, key: credentials.keyPem });
+      context = secureContexts.acquire({ cert: credentials.certPem, key: credentials.keyPem });
+      previous?.context.release();
+      if (previous && previous.sender.address === env.KCP_ADDR) {
+        previous.sender.updateCredentials(credentials);
+        return { version, context, sender: previous.sender };
+      }
+      previous?.sender.close();
+      return { version, context, sender: new KcpEventSender({ kcpAddress: env.KCP_ADDR, credentials }) };
     } catch (e) {
       this.opts.log?.warn('skr-webhook certificate unusable', { error: e });
+      context?.release();
       return undefined;
     }
-    if (previous && previous.sender.address === env.KCP_ADDR) {
-      previous.sender.updateCredentials(credentials);
-      return { version, context, sender: previous.sender };
-    }
-    previous?.sender.close();
-    return { version, context, sender: new KcpEventSender({ kcpAddress: env.KCP_ADDR, credentials }) };
   }
 
   private drop(cluster: string | undefined): undefined {
-    if (cluster) {
-      this.states.get(cluster)?.sender.close();
-      this.states.delete(cluster);
+    const state = cluster === undefined ? undefined : this.states.get(cluster);
+    if (state) {
+      dispose(state);
+      this.states.delete(cluster!);
     }
     return undefined;
   }
+}
+
+function dispose(state: RuntimeWebhook): void {
+  state.sender.close();
+  state.context.release();
 }

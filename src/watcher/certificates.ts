@@ -23,7 +23,7 @@
 //                           time at which tls.crt joined the bundle; absent before the first rotation,
 //                           kept after a rotation ended
 // stateOf derives the bundle from tls.crt and previous.crt; ca.crt is written for readers.
-import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { X509Certificate, createHash, createPrivateKey } from 'node:crypto';
 import { Annotations, Kyma, Labels, LabelValues, Namespaces, type KymaObject } from '../api/operator/index.js';
 import type { OwnerReference } from '../kube/object.js';
 import type { Client } from '../runtime/client/interface.js';
@@ -135,7 +135,7 @@ function decode(data: Record<string, string> | undefined, key: string): string |
 
 // Parsed CA certificates by PEM text: they are needed on every renewalReason call (one per runtime
 // and reconcile); a few entries suffice, since there are at most two CAs at a time. Runtime
-// certificates are parsed with `new X509Certificate` and not kept.
+// certificates are reduced to the facts the webhook sync asks about (certificateFacts below).
 const parsedCache = new Map<string, X509Certificate>();
 function parse(pem: string): X509Certificate {
   let cert = parsedCache.get(pem);
@@ -149,6 +149,63 @@ function parse(pem: string): X509Certificate {
 
 function notAfterOf(cert: X509Certificate): Date {
   return new Date(cert.validTo);
+}
+
+/**
+ * What the webhook sync needs to know about a runtime certificate, found out once per certificate
+ * (by SHA-256 of its PEM) instead of parsing it and importing its key on every sync of every Kyma.
+ * Bounded: beyond FACTS_LIMIT the oldest entries go (a fleet of 10,000 runtimes fits).
+ */
+interface CertificateFacts {
+  notAfter: Date;
+  commonName: string | undefined;
+  dnsNames: string[];
+  /** CA certificate fingerprint -> whether that CA's key verifies this certificate's signature. */
+  issuedBy: Map<string, boolean>;
+  /** SHA-256 of a private key found to belong to this certificate. */
+  matchingKey?: string;
+}
+
+const FACTS_LIMIT = 20_000;
+const factsCache = new Map<string, CertificateFacts | string>();
+let certificatesParsed = 0;
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64');
+}
+
+/** The facts of a certificate, or why it cannot be parsed. */
+function certificateFacts(certPem: string): CertificateFacts | string {
+  const key = digest(certPem);
+  let facts = factsCache.get(key);
+  if (facts === undefined) {
+    certificatesParsed++;
+    try {
+      const cert = new X509Certificate(certPem);
+      facts = { notAfter: notAfterOf(cert), commonName: commonNameOf(cert), dnsNames: dnsNamesOf(cert), issuedBy: new Map() };
+    } catch (e) {
+      facts = (e as Error).message;
+    }
+    if (factsCache.size >= FACTS_LIMIT) factsCache.delete(factsCache.keys().next().value as string);
+    factsCache.set(key, facts);
+  }
+  return facts;
+}
+
+/** Whether the CA certificate's key signed the certificate (checked once per pair). */
+function issuedBy(facts: CertificateFacts, certPem: string, caPem: string): boolean {
+  const ca = parse(caPem);
+  let verified = facts.issuedBy.get(ca.fingerprint256);
+  if (verified === undefined) {
+    verified = new X509Certificate(certPem).verify(ca.publicKey);
+    facts.issuedBy.set(ca.fingerprint256, verified);
+  }
+  return verified;
+}
+
+/** Runtime certificates parsed so far and facts kept (for tests and diagnostics). */
+export function certificateFactsStats(): { parsed: number; cached: number } {
+  return { parsed: certificatesParsed, cached: factsCache.size };
 }
 
 /** A CA pair from the Secret's data, or a reason why it is unusable; undefined when both keys are absent. */
@@ -416,26 +473,20 @@ function assess(
 ): Assessment | undefined {
   const reissue = (reason: string): Assessment => ({ reason, bundleOnly: false });
   if (!stored) return reissue('no certificate yet');
-  let cert: X509Certificate;
-  try {
-    cert = new X509Certificate(stored.certPem);
-  } catch (e) {
-    return reissue(`the certificate cannot be parsed: ${(e as Error).message}`);
-  }
-  const signing = parse(ca.signing.certPem);
-  if (!cert.verify(signing.publicKey)) {
-    const previous = ca.rotating ? parse(ca.serving.certPem) : undefined;
-    if (previous && cert.verify(previous.publicKey)) {
+  const facts = certificateFacts(stored.certPem);
+  if (typeof facts === 'string') return reissue(`the certificate cannot be parsed: ${facts}`);
+  if (!issuedBy(facts, stored.certPem, ca.signing.certPem)) {
+    if (ca.rotating && issuedBy(facts, stored.certPem, ca.serving.certPem)) {
       return reissue(`issued by the previous CA; the CA rotates (new CA in the bundle since ${ca.caAddedToBundleAt?.toISOString() ?? 'unknown'})`);
     }
     return reissue('not issued by the current watcher CA');
   }
-  const notAfter = notAfterOf(cert);
+  const notAfter = facts.notAfter;
   const now = nowOf(settings);
   if (notAfter.getTime() - now.getTime() <= settings.certRenewBeforeMs) return reissue(`expires at ${notAfter.toISOString()}, within the renewal period`);
-  const cn = commonNameOf(cert);
+  const cn = facts.commonName;
   if (cn !== want.runtimeId) return reissue(`common name ${cn ?? '(none)'} differs from runtime id ${want.runtimeId}`);
-  const dnsNames = dnsNamesOf(cert);
+  const dnsNames = facts.dnsNames;
   if (!sameSet(dnsNames, want.dnsNames)) return reissue(`DNS names [${dnsNames.join(', ')}] differ from [${want.dnsNames.join(', ')}]`);
   let bundleCurrent: boolean;
   try {
@@ -464,11 +515,8 @@ export function renewalReason(
 
 /** Expiry of a stored certificate (for conditions and metrics), or undefined when it cannot be parsed. */
 export function certificateNotAfter(certPem: string): Date | undefined {
-  try {
-    return notAfterOf(new X509Certificate(certPem));
-  } catch {
-    return undefined;
-  }
+  const facts = certificateFacts(certPem);
+  return typeof facts === 'string' ? undefined : facts.notAfter;
 }
 
 /** Namespace and Service of the skr-webhook in every runtime. */
@@ -498,10 +546,17 @@ function metadataCurrent(secret: Secret, labels: Record<string, string>, owners:
   return owners.every((o) => secret.metadata.ownerReferences?.some((r) => r.uid === o.uid && r.kind === o.kind && r.controller === true));
 }
 
-function keyMatches(certPem: string, keyPem: string | undefined): boolean {
+/** Whether the key belongs to the certificate; a match is remembered with the certificate's facts. */
+export function keyMatches(certPem: string, keyPem: string | undefined): boolean {
   if (keyPem === undefined) return false;
+  const facts = certificateFacts(certPem);
+  if (typeof facts === 'string') return false;
+  const keyDigest = digest(keyPem);
+  if (facts.matchingKey === keyDigest) return true;
   try {
-    return new X509Certificate(certPem).checkPrivateKey(createPrivateKey(keyPem));
+    const matches = new X509Certificate(certPem).checkPrivateKey(createPrivateKey(keyPem));
+    if (matches) facts.matchingKey = keyDigest;
+    return matches;
   } catch {
     return false;
   }

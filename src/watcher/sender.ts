@@ -1,8 +1,11 @@
 // Sends watcher events from a runtime to the KCP listener over mutual TLS, with the runtime's own
 // key pair (CN = runtime-id) and the watcher CA bundle as the only trusted roots. Connections are
-// kept alive: a busy runtime pays one handshake, not one per event.
+// kept alive: a busy runtime pays one handshake, not one per event; the TLS context is built once
+// per credential set (src/util/tls-contexts.ts), not per connection, and a reconnect resumes the
+// TLS session the agent kept.
 import { Agent, request } from 'node:https';
 import { sleep } from '../util/sleep.js';
+import { secureContexts, type SecureContextLease } from '../util/tls-contexts.js';
 import { splitPemCertificates } from '../util/x509.js';
 import { encodeEvent, eventPath, type WatchEvent } from './event.js';
 
@@ -41,14 +44,20 @@ export function kcpBaseUrl(address: string): URL {
   return new URL(/^https?:\/\//.test(address) ? address : `https://${address}`);
 }
 
+function contextCredentials(c: RuntimeCredentials): { ca: string[]; cert: string; key: string } {
+  return { ca: splitPemCertificates(c.caPem), cert: c.certPem, key: c.keyPem };
+}
+
 export class KcpEventSender {
   private agent: Agent;
+  private lease: SecureContextLease;
   private readonly base: URL;
   private credentials: RuntimeCredentials;
 
   constructor(private readonly opts: SenderOptions) {
     this.base = kcpBaseUrl(opts.kcpAddress);
     this.credentials = opts.credentials;
+    this.lease = secureContexts.acquire(contextCredentials(opts.credentials));
     this.agent = this.newAgent();
   }
 
@@ -59,10 +68,14 @@ export class KcpEventSender {
   /** New credentials (a renewed certificate or a rotated CA): new connections use them. */
   updateCredentials(c: RuntimeCredentials): void {
     if (c.certPem === this.credentials.certPem && c.keyPem === this.credentials.keyPem && c.caPem === this.credentials.caPem) return;
+    // Unusable credentials throw here and the sender keeps the ones it has.
+    const lease = secureContexts.acquire(contextCredentials(c));
     this.credentials = c;
-    const old = this.agent;
+    const old = { agent: this.agent, lease: this.lease };
+    this.lease = lease;
     this.agent = this.newAgent();
-    old.destroy();
+    old.agent.destroy();
+    old.lease.release();
   }
 
   /** Sends one event; retries network errors, 429 and 5xx with back-off. */
@@ -85,6 +98,7 @@ export class KcpEventSender {
 
   close(): void {
     this.agent.destroy();
+    this.lease.release();
   }
 
   private newAgent(): Agent {
@@ -92,9 +106,7 @@ export class KcpEventSender {
       keepAlive: true,
       maxSockets: 4,
       timeout: this.opts.idleMs ?? 30_000,
-      cert: this.credentials.certPem,
-      key: this.credentials.keyPem,
-      ca: splitPemCertificates(this.credentials.caPem),
+      secureContext: this.lease.context,
     });
   }
 

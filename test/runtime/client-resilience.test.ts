@@ -1,8 +1,9 @@
-// Retries, Retry-After, rate limiting and discovery refresh against the embedded API server.
+// Retries, Retry-After, rate limiting, discovery refresh and discovery shared per server version
+// against the embedded API server.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import { ApiError, createClient, type HttpClient, isUnreachable, isNoKindMatch, loadKubeconfig, RestMapper, TokenBucket } from '../../src/runtime/client/index.js';
+import { ApiError, createClient, type HttpClient, isUnreachable, isNoKindMatch, loadKubeconfig, RestMapper, SharedDiscovery, TokenBucket } from '../../src/runtime/client/index.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { sleep } from '../../src/util/sleep.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -236,5 +237,43 @@ describe('client resilience', () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => mapper.resourceFor({ apiVersion: 'x.example.com/v1', kind: 'Thing' })));
     assert.equal(calls, 1);
     assert.deepEqual(results[0]?.subresources, ['status']);
+  });
+  it('shares discovery per server version, and a cluster whose CRDs differ discovers for itself', async () => {
+    const shared = new SharedDiscovery();
+    const clusters = await Promise.all(['same-a', 'same-b', 'same-c'].map((name) => server.createCluster(name)));
+    const [a, b, c] = clusters.map((access) => {
+      const built = createClient(loadKubeconfig(access.kubeconfig), { qps: 0, discovery: shared });
+      clients.push(built);
+      return built;
+    });
+    await a.get(NAMESPACE, { name: 'default' });
+    assert.equal(a.mapper.fetches, 2, '/version and /api/v1');
+    for (const other of [b, c]) {
+      await other.get(NAMESPACE, { name: 'default' });
+      assert.equal(other.mapper.fetches, 1, 'only /version: /api/v1 came from the shared table');
+    }
+    assert.equal(shared.versions().length, 1);
+
+    // A CRD in cluster a only: b borrows a's table, gets a 404 for the resource, and its own
+    // discovery says NoKindMatch; a list in a works.
+    const widget = { apiVersion: 'shared.example.com/v1', kind: 'Widget' };
+    await a.create(crd('shared.example.com', 'Widget', 'widgets'));
+    await eventually('Widget served in a', () => a.list(widget, { namespace: 'default' }));
+    const bFetches = b.mapper.fetches;
+    await assert.rejects(b.list(widget, { namespace: 'default' }), (e) => isNoKindMatch(e));
+    assert.equal(b.mapper.fetches, bFetches + 1, 'b re-discovered the group itself after the 404');
+    await assert.rejects(b.create({ ...widget, metadata: { name: 'w', namespace: 'default' } }), (e) => isNoKindMatch(e));
+
+    // A CRD of the same group in cluster b only: b's lookup misses, b discovers, and it is served.
+    const gizmo = { apiVersion: 'shared.example.com/v1', kind: 'Gizmo' };
+    await b.create(crd('shared.example.com', 'Gizmo', 'gizmos'));
+    await eventually('Gizmo served in b', () => b.create({ ...gizmo, metadata: { name: 'g', namespace: 'default' } }));
+    assert.equal((await b.list(gizmo, { namespace: 'default' })).items.length, 1);
+    // c serves neither: whichever table it borrows, its answer is NoKindMatch for both.
+    await assert.rejects(c.list(gizmo, { namespace: 'default' }), (e) => isNoKindMatch(e));
+    await assert.rejects(c.list(widget, { namespace: 'default' }), (e) => isNoKindMatch(e));
+    // And a still serves Widget, not Gizmo.
+    assert.equal((await a.list(widget, { namespace: 'default' })).items.length, 0);
+    await assert.rejects(a.list(gizmo, { namespace: 'default' }), (e) => isNoKindMatch(e));
   });
 });

@@ -14,11 +14,13 @@ import { SECRET_KIND, type Secret } from '../../src/runtime/remote/secret.js';
 import { splitPemCertificates } from '../../src/util/x509.js';
 import {
   type CaState,
+  certificateFactsStats,
   certificateNotAfter,
   DEFAULT_WATCHER_PKI_SETTINGS,
   ensureRuntimeCertificate,
   issueListenerCertificate,
   issueRuntimeCertificate,
+  keyMatches,
   renewalReason,
   runtimeDnsNames,
   WatcherCaError,
@@ -258,6 +260,26 @@ describe('watcher PKI', () => {
       assert.equal(renewalReason(stored, ca, want, { ...settings, now: later.now }), undefined, '31 days left');
       later.advance(1 * DAY + 1000);
       assert.match(renewalReason(stored, ca, want, { ...settings, now: later.now }) ?? '', /expires at .* within the renewal period/);
+    });
+
+    it('parses a runtime certificate once for all syncs; its key match and a renewed certificate are judged anew', async () => {
+      const want = { runtimeId: 'rt-facts', dnsNames: runtimeDnsNames(kyma) };
+      const issued = await issueRuntimeCertificate(ca, { ...want, validityMs: settings.certValidityMs, now: clock.now() });
+      const other = await issueRuntimeCertificate(ca, { ...want, validityMs: settings.certValidityMs / 2, now: clock.now() });
+      const stored = { certPem: issued.certPem, caPem: issued.caPem };
+      const before = certificateFactsStats().parsed;
+      for (let sync = 0; sync < 5; sync++) {
+        assert.equal(renewalReason(stored, ca, want, settings), undefined);
+        assert.equal(keyMatches(issued.certPem, issued.keyPem), true);
+        assert.deepEqual(certificateNotAfter(issued.certPem), new Date(Math.floor(issued.notAfter.getTime() / 1000) * 1000));
+      }
+      assert.equal(certificateFactsStats().parsed - before, 1, 'five syncs parsed the certificate once');
+      // A remembered match says nothing about another key, and another certificate has its own facts.
+      assert.equal(keyMatches(issued.certPem, other.keyPem), false);
+      assert.equal(keyMatches(other.certPem, other.keyPem), true);
+      assert.deepEqual(certificateNotAfter(other.certPem), new Date(Math.floor(other.notAfter.getTime() / 1000) * 1000));
+      assert.notDeepEqual(certificateNotAfter(other.certPem), certificateNotAfter(issued.certPem));
+      assert.equal(certificateFactsStats().parsed - before, 2);
     });
   });
 

@@ -2,6 +2,16 @@
 // server's discovery documents. Each group/version is fetched when first needed and cached; a kind
 // the cache does not know triggers one refresh of its group/version (a CRD installed later), and
 // concurrent lookups share that refresh.
+//
+// Shared discovery (for thousands of clients of alike clusters): the mappers given one
+// SharedDiscovery ask their server's version once (`GET /version`) and take a group/version's table
+// from whichever client of a server with that version fetched it first, so 10,000 runtimes of one
+// Kubernetes version cost one discovery per group/version, not 10,000. A cluster may serve a kind
+// the shared table lacks (a CRD installed there only): the lookup misses, the client fetches that
+// group/version itself and the newer table becomes the shared one. It may also lack a kind the shared
+// table has: the request answers 404 for the resource (not for an object), and the client then
+// fetches the group/version itself (`confirm`), and answers NoKindMatch or retries on what its server
+// serves (http-client.ts).
 import { type KindRef, splitApiVersion } from '../../kube/object.js';
 import type { ResourceInfo } from './interface.js';
 import { ApiError } from './errors.js';
@@ -64,22 +74,110 @@ export function parseResourceList(apiVersion: string, doc: unknown): KindTable {
   return table;
 }
 
+/** Versions of servers whose tables are kept (least recently used out). */
+const MAX_SHARED_VERSIONS = 16;
+
+/** Discovery tables shared by the mappers of many clients, per server version and group/version. */
+export class SharedDiscovery {
+  private readonly byVersion = new Map<string, Map<string, Promise<KindTable>>>();
+
+  /** The table of a group/version for servers of `version`, loaded with `load` by the first asking. */
+  table(version: string, apiVersion: string, load: () => Promise<KindTable>): Promise<KindTable> {
+    const tables = this.tablesOf(version);
+    let p = tables.get(apiVersion);
+    if (!p) {
+      p = load();
+      tables.set(apiVersion, p);
+      // A failed load is not kept: the next client tries again.
+      p.catch(() => tables.get(apiVersion) === p && tables.delete(apiVersion));
+    }
+    return p;
+  }
+
+  /** A client fetched a group/version itself: the newest table is the shared one. */
+  update(version: string, apiVersion: string, table: KindTable): void {
+    this.tablesOf(version).set(apiVersion, Promise.resolve(table));
+  }
+
+  /** Server versions with tables (for tests and diagnostics). */
+  versions(): string[] {
+    return [...this.byVersion.keys()];
+  }
+
+  private tablesOf(version: string): Map<string, Promise<KindTable>> {
+    let tables = this.byVersion.get(version);
+    if (tables) {
+      this.byVersion.delete(version);
+    } else {
+      tables = new Map();
+      for (const oldest of this.byVersion.keys()) {
+        if (this.byVersion.size < MAX_SHARED_VERSIONS) break;
+        this.byVersion.delete(oldest);
+      }
+    }
+    this.byVersion.set(version, tables);
+    return tables;
+  }
+}
+
+/** A server's version as discovery keys it: gitVersion and platform of `GET /version`. */
+function versionKey(doc: unknown): string {
+  const v = doc as { gitVersion?: string; platform?: string } | undefined;
+  return `${v?.gitVersion ?? 'unknown'} ${v?.platform ?? ''}`;
+}
+
 export class RestMapper {
   private readonly tables = new Map<string, KindTable>();
   private readonly inFlight = new Map<string, Promise<KindTable>>();
-  /** Discovery documents fetched so far (for tests and metrics). */
+  /** Group/versions whose table came from the shared discovery, not from this mapper's server. */
+  private readonly borrowed = new Set<string>();
+  private version: Promise<string> | undefined;
+  /** Discovery documents fetched so far (for tests and metrics; `/version` included). */
   fetches = 0;
 
   constructor(
     private readonly fetch: DiscoveryFetch,
     private readonly cluster = '',
+    private readonly shared?: SharedDiscovery,
   ) {}
 
   async resourceFor(kind: KindRef): Promise<ResourceInfo> {
     const cached = this.tables.get(kind.apiVersion)?.get(kind.kind);
     if (cached) return cached;
+    if (this.shared && !this.tables.has(kind.apiVersion)) {
+      const version = await this.serverVersion();
+      let own = false;
+      const table = await this.shared.table(version, kind.apiVersion, () => {
+        own = true;
+        return this.refresh(kind.apiVersion);
+      });
+      if (!own && !this.tables.has(kind.apiVersion)) {
+        this.tables.set(kind.apiVersion, table);
+        this.borrowed.add(kind.apiVersion);
+      }
+      const info = table.get(kind.kind);
+      if (info) return info;
+      if (own) throw noKindMatch(kind, this.cluster);
+    }
+    // Not known (yet): what this client's server serves decides, and tells the other clients.
     const table = await this.refresh(kind.apiVersion);
+    if (this.shared) this.shared.update(await this.serverVersion(), kind.apiVersion, table);
     const info = table.get(kind.kind);
+    if (!info) throw noKindMatch(kind, this.cluster);
+    return info;
+  }
+
+  /** Whether the kind's table came from another client (a 404 for its resource may mean this server differs). */
+  isBorrowed(kind: KindRef): boolean {
+    return this.borrowed.has(kind.apiVersion);
+  }
+
+  /**
+   * The kind as this client's own server serves it (after a 404 for a resource the shared table
+   * has): fetches its group/version; NoKindMatch when the server does not serve the kind.
+   */
+  async confirm(kind: KindRef): Promise<ResourceInfo> {
+    const info = (await this.refresh(kind.apiVersion)).get(kind.kind);
     if (!info) throw noKindMatch(kind, this.cluster);
     return info;
   }
@@ -93,10 +191,21 @@ export class RestMapper {
       const doc = await this.fetch(groupVersionPath(apiVersion));
       const table = parseResourceList(apiVersion, doc);
       this.tables.set(apiVersion, table);
+      this.borrowed.delete(apiVersion);
       return table;
     })().finally(() => this.inFlight.delete(apiVersion));
     this.inFlight.set(apiVersion, p);
     return p;
+  }
+
+  private serverVersion(): Promise<string> {
+    if (!this.version) {
+      this.fetches++;
+      const p = this.fetch('/version').then(versionKey);
+      this.version = p;
+      p.catch(() => this.version === p && (this.version = undefined));
+    }
+    return this.version;
   }
 
   /** Every served resource (core v1 and every version of every group in `/apis`), refreshed. */
@@ -115,5 +224,7 @@ export class RestMapper {
   /** Forgets everything (the next lookups fetch again). */
   reset(): void {
     this.tables.clear();
+    this.borrowed.clear();
+    this.version = undefined;
   }
 }

@@ -4,7 +4,7 @@ import { setMaxListeners } from 'node:events';
 import type { KindRef, KubeObject } from '../../kube/object.js';
 import { objectKey, type ObjectKey } from '../../kube/keys.js';
 import type { ClusterConfig } from './config.js';
-import { RestMapper } from './discovery.js';
+import { RestMapper, type SharedDiscovery } from './discovery.js';
 import { ApiError, errorFromResponse, type StatusBody } from './errors.js';
 import type { ApplyOptions, Client, DeleteOptions, ListOptions, ListResult, PatchType, ResourceInfo, WatchEvent, WatchOptions, WriteOptions } from './interface.js';
 import { type RateLimiter, unlimited } from './ratelimit.js';
@@ -13,6 +13,8 @@ import { type HttpResponse, Transport } from './transport.js';
 
 export interface HttpClientParts {
   transport: Transport;
+  /** Discovery shared with the clients of other clusters of the same server version (default: this client's own). */
+  discovery?: SharedDiscovery;
   limiter?: RateLimiter;
   retry?: RetryPolicy;
 }
@@ -51,6 +53,11 @@ function headerValue(h: string | string[] | undefined): string | undefined {
   return Array.isArray(h) ? h[0] : h;
 }
 
+/** A 404 for a path the server does not serve (kube-apiserver's Status then names no object). */
+function isResourceNotFound(e: unknown): boolean {
+  return e instanceof ApiError && e.code === 404 && e.reason === 'NotFound' && !e.status?.details?.name;
+}
+
 /** The ApiError an ERROR watch event carries (e.g. `Gone` for a too-old resourceVersion). */
 export function errorFromWatchEvent(event: WatchEvent): ApiError {
   const status = event.object as unknown as StatusBody;
@@ -74,7 +81,7 @@ export class HttpClient implements Client {
     this.transport = parts.transport;
     this.limiter = parts.limiter ?? unlimited;
     this.retry = parts.retry ?? retryPolicy(undefined);
-    this.mapper = new RestMapper((path) => this.discoveryGet(path), config.name);
+    this.mapper = new RestMapper((path) => this.discoveryGet(path), config.name, parts.discovery);
     // Every request in flight listens on it; hundreds at once are expected.
     setMaxListeners(0, this.lifetime.signal);
   }
@@ -132,6 +139,24 @@ export class HttpClient implements Client {
     return this.mapper.resourceFor(kind);
   }
 
+  /**
+   * `op` with the kind's resource. When the resource came from shared discovery and the server
+   * answers 404 for the resource itself (not for an object: no name in the Status details), this
+   * server differs from the one the table came from: its own discovery decides (NoKindMatch, or
+   * `op` once more on the resource it serves).
+   */
+  private async withResource<T>(kind: KindRef, op: (info: ResourceInfo) => Promise<T>): Promise<T> {
+    const info = await this.mapper.resourceFor(kind);
+    try {
+      return await op(info);
+    } catch (e) {
+      if (!this.mapper.isBorrowed(kind) || !isResourceNotFound(e)) throw e;
+      const own = await this.mapper.confirm(kind);
+      if (own.resource === info.resource && own.namespaced === info.namespaced) throw e;
+      return op(own);
+    }
+  }
+
   private path(info: ResourceInfo, namespace: string | undefined, name?: string, subresource?: string): string {
     let p = info.group ? `/apis/${info.group}/${info.version}` : `/api/${info.version}`;
     if (info.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
@@ -158,108 +183,115 @@ export class HttpClient implements Client {
   }
 
   async get<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, opts?: { signal?: AbortSignal }): Promise<T> {
-    const info = await this.resourceFor(kind);
-    return this.sendJson<T>({ method: 'GET', path: this.objectPath(info, key), signal: opts?.signal, idempotent: true });
+    return this.withResource(kind, async (info) => {
+      return this.sendJson<T>({ method: 'GET', path: this.objectPath(info, key), signal: opts?.signal, idempotent: true });
+    });
   }
 
   async list<T extends KubeObject = KubeObject>(kind: KindRef, opts: ListOptions = {}): Promise<ListResult<T>> {
-    const info = await this.resourceFor(kind);
-    const path = this.path(info, opts.namespace);
-    const itemKind = { apiVersion: kind.apiVersion, kind: kind.kind };
-    const items: T[] = [];
-    let token = opts.continue;
-    for (;;) {
-      const q = new URLSearchParams();
-      if (opts.labelSelector) q.set('labelSelector', opts.labelSelector);
-      if (opts.fieldSelector) q.set('fieldSelector', opts.fieldSelector);
-      if (opts.limit) q.set('limit', String(opts.limit));
-      if (token) q.set('continue', token);
-      else if (opts.resourceVersion !== undefined) q.set('resourceVersion', opts.resourceVersion);
-      const page = await this.sendJson<{ items?: T[]; metadata?: { resourceVersion?: string; continue?: string } }>({
-        method: 'GET',
-        path,
-        query: q,
-        signal: opts.signal,
-        idempotent: true,
-      });
-      // List items come without apiVersion and kind from a real server.
-      for (const item of page.items ?? []) items.push({ ...itemKind, ...item });
-      token = page.metadata?.continue || undefined;
-      if (!token || opts.singlePage || opts.continue !== undefined) {
-        return { items, resourceVersion: page.metadata?.resourceVersion ?? '', continue: token };
+    return this.withResource(kind, async (info) => {
+      const path = this.path(info, opts.namespace);
+      const itemKind = { apiVersion: kind.apiVersion, kind: kind.kind };
+      const items: T[] = [];
+      let token = opts.continue;
+      for (;;) {
+        const q = new URLSearchParams();
+        if (opts.labelSelector) q.set('labelSelector', opts.labelSelector);
+        if (opts.fieldSelector) q.set('fieldSelector', opts.fieldSelector);
+        if (opts.limit) q.set('limit', String(opts.limit));
+        if (token) q.set('continue', token);
+        else if (opts.resourceVersion !== undefined) q.set('resourceVersion', opts.resourceVersion);
+        const page = await this.sendJson<{ items?: T[]; metadata?: { resourceVersion?: string; continue?: string } }>({
+          method: 'GET',
+          path,
+          query: q,
+          signal: opts.signal,
+          idempotent: true,
+        });
+        // List items come without apiVersion and kind from a real server.
+        for (const item of page.items ?? []) items.push({ ...itemKind, ...item });
+        token = page.metadata?.continue || undefined;
+        if (!token || opts.singlePage || opts.continue !== undefined) {
+          return { items, resourceVersion: page.metadata?.resourceVersion ?? '', continue: token };
+        }
       }
-    }
+    });
   }
 
   async create<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
-    const info = await this.resourceFor(obj);
-    const ns = obj.metadata.namespace;
-    if (info.namespaced && !ns) throw new ApiError('BadRequest', `${info.kind} ${obj.metadata.name ?? obj.metadata.generateName ?? ''}: a namespace is required`, 400);
-    return this.sendJson<T>({ method: 'POST', path: this.path(info, ns), query: this.writeQuery(opts), body: obj, signal: opts?.signal, idempotent: false });
+    return this.withResource(obj, async (info) => {
+      const ns = obj.metadata.namespace;
+      if (info.namespaced && !ns) throw new ApiError('BadRequest', `${info.kind} ${obj.metadata.name ?? obj.metadata.generateName ?? ''}: a namespace is required`, 400);
+      return this.sendJson<T>({ method: 'POST', path: this.path(info, ns), query: this.writeQuery(opts), body: obj, signal: opts?.signal, idempotent: false });
+    });
   }
 
   async update<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
-    const info = await this.resourceFor(obj);
-    return this.sendJson<T>({ method: 'PUT', path: this.objectPath(info, objectKey(obj)), query: this.writeQuery(opts), body: obj, signal: opts?.signal, idempotent: false });
+    return this.withResource(obj, async (info) => {
+      return this.sendJson<T>({ method: 'PUT', path: this.objectPath(info, objectKey(obj)), query: this.writeQuery(opts), body: obj, signal: opts?.signal, idempotent: false });
+    });
   }
 
   async updateStatus<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
-    const info = await this.resourceFor(obj);
-    return this.sendJson<T>({ method: 'PUT', path: this.objectPath(info, objectKey(obj), 'status'), query: this.writeQuery(opts), body: obj, signal: opts?.signal, idempotent: false });
+    return this.withResource(obj, async (info) => {
+      return this.sendJson<T>({ method: 'PUT', path: this.objectPath(info, objectKey(obj), 'status'), query: this.writeQuery(opts), body: obj, signal: opts?.signal, idempotent: false });
+    });
   }
 
   async patch<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: 'status' }): Promise<T> {
-    const info = await this.resourceFor(kind);
-    return this.sendJson<T>({
-      method: 'PATCH',
-      path: this.objectPath(info, key, opts?.subresource),
-      query: this.writeQuery(opts),
-      body: patch,
-      contentType: PATCH_CONTENT_TYPES[type],
-      signal: opts?.signal,
-      idempotent: false,
+    return this.withResource(kind, async (info) => {
+      return this.sendJson<T>({
+        method: 'PATCH',
+        path: this.objectPath(info, key, opts?.subresource),
+        query: this.writeQuery(opts),
+        body: patch,
+        contentType: PATCH_CONTENT_TYPES[type],
+        signal: opts?.signal,
+        idempotent: false,
+      });
     });
   }
 
   async apply<T extends KubeObject>(obj: T, opts: ApplyOptions): Promise<T> {
-    const info = await this.resourceFor(obj);
-    const q = this.writeQuery(opts);
-    if (opts.force) q.set('force', 'true');
-    return this.sendJson<T>({
-      method: 'PATCH',
-      path: this.objectPath(info, objectKey(obj), opts.subresource),
-      query: q,
-      // YAML is a superset of JSON: the apply content type with a JSON body.
-      body: obj,
-      contentType: 'application/apply-patch+yaml',
-      signal: opts.signal,
-      // Applying the same configuration twice has the same result.
-      idempotent: true,
+    return this.withResource(obj, async (info) => {
+      const q = this.writeQuery(opts);
+      if (opts.force) q.set('force', 'true');
+      return this.sendJson<T>({
+        method: 'PATCH',
+        path: this.objectPath(info, objectKey(obj), opts.subresource),
+        query: q,
+        // YAML is a superset of JSON: the apply content type with a JSON body.
+        body: obj,
+        contentType: 'application/apply-patch+yaml',
+        signal: opts.signal,
+        // Applying the same configuration twice has the same result.
+        idempotent: true,
+      });
     });
   }
 
   async delete(kind: KindRef, key: ObjectKey, opts: DeleteOptions = {}): Promise<void> {
-    const info = await this.resourceFor(kind);
-    const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
-    if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
-    if (opts.preconditions) body.preconditions = opts.preconditions;
-    if (opts.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
-    if (opts.dryRun) body.dryRun = ['All'];
-    await this.send({ method: 'DELETE', path: this.objectPath(info, key), body, signal: opts.signal, idempotent: false });
+    return this.withResource(kind, async (info) => {
+      const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
+      if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
+      if (opts.preconditions) body.preconditions = opts.preconditions;
+      if (opts.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
+      if (opts.dryRun) body.dryRun = ['All'];
+      await this.send({ method: 'DELETE', path: this.objectPath(info, key), body, signal: opts.signal, idempotent: false });
+    });
   }
 
   async *watch<T extends KubeObject = KubeObject>(kind: KindRef, opts: WatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
     const signal = this.signalFor(opts.signal);
     if (signal.aborted) return;
-    const info = await this.resourceFor(kind);
     const q = new URLSearchParams({ watch: '1' });
     if (opts.resourceVersion !== undefined) q.set('resourceVersion', opts.resourceVersion);
     if (opts.labelSelector) q.set('labelSelector', opts.labelSelector);
     if (opts.fieldSelector) q.set('fieldSelector', opts.fieldSelector);
     if (opts.allowWatchBookmarks) q.set('allowWatchBookmarks', 'true');
     if (opts.timeoutSeconds !== undefined) q.set('timeoutSeconds', String(opts.timeoutSeconds));
-    const init: SendInit = { method: 'GET', path: this.path(info, opts.namespace), query: q, idempotent: true };
-    const open = async () => {
+    const open = (info: ResourceInfo) => async () => {
+      const init: SendInit = { method: 'GET', path: this.path(info, opts.namespace), query: q, idempotent: true };
       await this.limiter.acquire(signal);
       const request = async () => this.transport.stream({ method: 'GET', path: this.target(init), headers: await this.headers(init, signal), signal });
       let res = await request();
@@ -269,7 +301,7 @@ export class HttpClient implements Client {
     };
     let stream;
     try {
-      stream = await withRetry(open, { policy: this.retry, idempotent: true, signal });
+      stream = await this.withResource(kind, (info) => withRetry(open(info), { policy: this.retry, idempotent: true, signal }));
     } catch (e) {
       if (signal.aborted) return;
       throw e;

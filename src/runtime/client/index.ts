@@ -1,5 +1,6 @@
 // The controller runtime's client: `createClient(config)` for a ClusterConfig, `clientFromKubeconfig(text)`.
 import type { ClusterConfig } from './config.js';
+import type { SharedDiscovery } from './discovery.js';
 import { HttpClient } from './http-client.js';
 import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 import { rateLimiter } from './ratelimit.js';
@@ -13,17 +14,22 @@ export interface ClientOptions {
   burst?: number;
   /** Concurrent request connections (watches have their own). Default 8. */
   maxSockets?: number;
+  /** Idle keep-alive request connections kept. Default: maxSockets. */
+  maxIdleSockets?: number;
   /** Retries after the first attempt (a number), or the full retry policy. Default 4 retries. */
   retries?: number | RetryOptions;
   /** Per-request timeout. Default 30 s. */
   requestTimeoutMs?: number;
+  /** Discovery shared with clients of other clusters (per server version); default: the client's own. */
+  discovery?: SharedDiscovery;
 }
 
 export function createClient(config: ClusterConfig, opts: ClientOptions = {}): HttpClient {
   return new HttpClient(config, {
-    transport: new Transport(config, { maxSockets: opts.maxSockets, requestTimeoutMs: opts.requestTimeoutMs }),
+    transport: new Transport(config, { maxSockets: opts.maxSockets, maxIdleSockets: opts.maxIdleSockets, requestTimeoutMs: opts.requestTimeoutMs }),
     limiter: rateLimiter({ qps: opts.qps, burst: opts.burst }),
     retry: retryPolicy(opts.retries),
+    discovery: opts.discovery,
   });
 }
 
@@ -37,8 +43,8 @@ export * from './errors.js';
 export type { AuthProvider, ClusterConfig, TlsOptions } from './config.js';
 export { staticToken } from './config.js';
 export { HttpClient, errorFromWatchEvent } from './http-client.js';
-export { isNoKindMatch, RestMapper } from './discovery.js';
-export { isTlsError, Transport, type TransportOptions } from './transport.js';
+export { isNoKindMatch, RestMapper, SharedDiscovery } from './discovery.js';
+export { isTlsError, Transport, type ConnectionStats, type TransportOptions } from './transport.js';
 export { TokenBucket, rateLimiter, type RateLimiter } from './ratelimit.js';
 export { retryPolicy, shouldRetry, withRetry, type RetryOptions } from './retry.js';
 export { execAuth, inClusterConfig, loadKubeconfig, loadKubeconfigFile, tokenFileAuth, type KubeconfigOptions, type InClusterOptions } from './kubeconfig.js';

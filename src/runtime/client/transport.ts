@@ -1,16 +1,34 @@
 // HTTP(S) to one cluster: a keep-alive agent with a socket bound for requests, a separate agent for
 // long-running watches (so watches never starve requests of sockets), and network failures mapped to
 // `ApiError('Unreachable')`.
+//
+// TLS: both agents use one SecureContext shared by every transport with the same CA, certificate
+// and key (src/util/tls-contexts.ts), instead of one built per connection, and the request agent
+// keeps the server's session ticket, so a reconnect after idle sockets were closed resumes the
+// session instead of doing a full handshake.
 import http from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { secureContexts, type SecureContextCache, type SecureContextLease } from '../../util/tls-contexts.js';
 import { ApiError } from './errors.js';
 import type { ClusterConfig } from './config.js';
 
 export interface TransportOptions {
   /** Concurrent request connections to this cluster (watches have their own, one each). Default 8. */
   maxSockets?: number;
+  /** Idle keep-alive request connections kept for the next request. Default: maxSockets. */
+  maxIdleSockets?: number;
   /** Per-request timeout (no answer within it: Unreachable). Default 30 s. */
   requestTimeoutMs?: number;
+  /** Where the TLS context comes from (default: the process's shared cache). */
+  secureContexts?: SecureContextCache;
+}
+
+/** Connections opened so far, and how many of them resumed a TLS session (no full handshake). */
+export interface ConnectionStats {
+  opened: number;
+  resumed: number;
 }
 
 export interface RequestInit {
@@ -89,7 +107,19 @@ export class Transport {
   private readonly requestAgent: http.Agent;
   private readonly watchAgent: http.Agent;
   private readonly requestTimeoutMs: number;
+  private readonly tlsContext: SecureContextLease | undefined;
+  /** Why no TLS context could be built (a malformed certificate or key): every request fails with it. */
+  private readonly tlsError: unknown;
   private closed = false;
+  /** Request sockets seen so far (a kept-alive socket serves many requests). */
+  private readonly seen = new WeakSet<Socket>();
+  private requestSockets = 0;
+  private readonly connections: ConnectionStats = { opened: 0, resumed: 0 };
+  /**
+   * Told +1/-1 whenever a request connection opens or closes (the remote-client cache keeps its
+   * socket budget with it, without counting every client's sockets).
+   */
+  onRequestSocketsChanged: ((delta: number) => void) | undefined;
 
   constructor(
     readonly config: ClusterConfig,
@@ -99,7 +129,15 @@ export class Transport {
     this.prefix = this.base.pathname.replace(/\/+$/, '');
     this.secure = this.base.protocol === 'https:';
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
-    this.requestAgent = this.newAgent({ keepAlive: true, maxSockets: opts.maxSockets ?? 8, maxFreeSockets: opts.maxSockets ?? 8 });
+    if (this.secure) {
+      try {
+        this.tlsContext = (opts.secureContexts ?? secureContexts).acquire(config.tls);
+      } catch (e) {
+        this.tlsError = e;
+      }
+    }
+    const maxSockets = opts.maxSockets ?? 8;
+    this.requestAgent = this.newAgent({ keepAlive: true, maxSockets, maxFreeSockets: Math.min(maxSockets, opts.maxIdleSockets ?? maxSockets) });
     this.watchAgent = this.newAgent({ keepAlive: false });
   }
 
@@ -108,16 +146,32 @@ export class Transport {
     const tls = this.config.tls;
     return new https.Agent({
       ...o,
-      ca: tls.ca,
-      cert: tls.cert,
-      key: tls.key,
+      secureContext: this.tlsContext?.context,
       rejectUnauthorized: tls.insecureSkipTlsVerify !== true,
       servername: tls.serverName,
     });
   }
 
+  /** Counts a request connection the first time a request gets it. */
+  private track(socket: Socket): void {
+    if (this.seen.has(socket)) return;
+    this.seen.add(socket);
+    this.requestSockets++;
+    this.connections.opened++;
+    this.onRequestSocketsChanged?.(1);
+    if (this.secure) socket.once('secureConnect', () => (socket as TLSSocket).isSessionReused() && this.connections.resumed++);
+    socket.once('close', () => {
+      this.requestSockets--;
+      this.onRequestSocketsChanged?.(-1);
+    });
+  }
+
   private open(init: RequestInit, agent: http.Agent, timeoutMs: number | undefined): Promise<http.IncomingMessage> {
     if (this.closed) return Promise.reject(new ApiError('Unreachable', `${this.config.name}: client closed`, 0));
+    if (this.tlsError !== undefined) {
+      const message = this.tlsError instanceof Error ? this.tlsError.message : String(this.tlsError);
+      return Promise.reject(new ApiError('Unreachable', `${this.config.name}: unusable TLS credentials: ${message}`, 0, undefined, undefined, { cause: this.tlsError }));
+    }
     if (init.signal?.aborted) return Promise.reject(abortReason(init.signal));
     const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'kcp-runtime-client', ...init.headers };
     if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
@@ -133,6 +187,7 @@ export class Transport {
         agent,
         signal: init.signal,
       });
+      if (agent === this.requestAgent) req.on('socket', (s) => this.track(s));
       if (timeoutMs !== undefined && timeoutMs > 0) {
         req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
       }
@@ -194,11 +249,23 @@ export class Transport {
     return { active: count(this.requestAgent.sockets), idle: count(this.requestAgent.freeSockets), watches: count(this.watchAgent.sockets) };
   }
 
+  /** Open request connections (in use or idle; not watches), kept up to date as they open and close. */
+  get openRequestSockets(): number {
+    return this.requestSockets;
+  }
+
+  /** Request connections opened so far and how many resumed a TLS session. */
+  connectionStats(): ConnectionStats {
+    return { ...this.connections };
+  }
+
   /** Destroys every connection, including open watches. */
   close(): void {
+    if (this.closed) return;
     this.closed = true;
     this.requestAgent.destroy();
     this.watchAgent.destroy();
+    this.tlsContext?.release();
   }
 }
 

@@ -10,11 +10,16 @@
 // - after `ttlMs` (the next use re-reads the Secret).
 // A replaced client finishes the requests it has in flight and is closed after the last one.
 //
-// Sockets: each client keeps at most `maxSocketsPerClient` connections; a client unused for
-// `idleSocketTimeoutMs` has its idle sockets closed; and when all clients together hold more than
-// `socketBudget` sockets, the least recently used clients' idle sockets are closed first
-// (sockets.ts). Optionally `maxClients` bounds the cached clients themselves (LRU).
-import { clientFromKubeconfig, type ClientOptions } from '../client/index.js';
+// Sockets: each client uses at most `maxSocketsPerClient` connections at once and keeps
+// `maxIdleSocketsPerClient` of them open between requests; a client unused for `idleSocketTimeoutMs`
+// has its idle sockets closed; and when all clients together hold more than `socketBudget` request
+// sockets, the least recently used clients' idle sockets are closed first (sockets.ts). Clients with
+// the same CA and client certificate share one TLS context, and a reconnect resumes the TLS session
+// (src/runtime/client/transport.ts). Optionally `maxClients` bounds the cached clients themselves (LRU).
+//
+// Discovery: the default builder's clients share one SharedDiscovery (src/runtime/client/discovery.ts),
+// so runtimes of one Kubernetes version are discovered once, not once per client and TTL rebuild.
+import { clientFromKubeconfig, type ClientOptions, SharedDiscovery } from '../client/index.js';
 import { ApiError, isGone } from '../client/errors.js';
 import type { Client } from '../client/interface.js';
 import { type Clock, systemClock } from '../timers.js';
@@ -42,20 +47,35 @@ export interface RemoteClusterCacheOptions {
   /** Builds a client from kubeconfig text (default: the runtime client with `maxSocketsPerClient` sockets). */
   buildClient?: (kubeconfig: string, cluster: string) => PooledClient;
   /** Options for the default builder (qps, retries, request timeout). */
-  clientOptions?: Omit<ClientOptions, 'maxSockets'>;
+  clientOptions?: Omit<ClientOptions, 'maxSockets' | 'maxIdleSockets' | 'discovery'>;
+  /**
+   * Whether the default builder's clients share discovery per server version (default true): one
+   * discovery per group/version for all runtimes of a Kubernetes version instead of one per client.
+   */
+  shareDiscovery?: boolean;
   /** A client is rebuilt from its Secret after this long (default 15 min). */
   ttlMs?: number;
-  /** Connections one client may keep (default 2). */
+  /** Connections one client may use at once (default 2). */
   maxSocketsPerClient?: number;
+  /** Idle keep-alive connections one client keeps between requests (default 1). */
+  maxIdleSocketsPerClient?: number;
   /** Idle sockets of a client unused this long are closed (default 10 s). */
   idleSocketTimeoutMs?: number;
-  /** Open sockets of all clients above which the least recently used clients' idle sockets close (default 256). */
+  /** Open request sockets of all clients above which the least recently used clients' idle sockets close (default 2,048). */
   socketBudget?: number;
   /** Cached clients above which the least recently used (and idle) ones are dropped (default: no bound). */
   maxClients?: number;
   clock?: Clock;
   log?: Logger;
 }
+
+/**
+ * Sized for a fleet (docs/sharding.md, "Remote cluster clients"): a runtime reconciled now and then
+ * needs one kept-alive connection, not a pool; a burst may use two. The budget bounds the request
+ * sockets of all runtimes together (each costs a file descriptor and TLS buffers) well above what
+ * the controllers' workers use at once, so in normal operation only the idle timeout closes sockets.
+ */
+export const DEFAULT_SOCKET_LIMITS = { maxSocketsPerClient: 2, maxIdleSocketsPerClient: 1, idleSocketTimeoutMs: 10_000, socketBudget: 2048 } as const;
 
 export type EvictionReason = 'rotation' | 'credentials' | 'ttl' | 'lru' | 'deleted' | 'invalidated';
 
@@ -94,6 +114,8 @@ export class RemoteClusterCache {
   private readonly log: Logger;
   private readonly ttlMs: number;
   private readonly maxSockets: number;
+  private readonly maxIdleSockets: number;
+  private readonly discovery: SharedDiscovery | undefined;
   private readonly lifetime = new AbortController();
   private seq = 0;
   private builds = 0;
@@ -103,11 +125,12 @@ export class RemoteClusterCache {
     this.clock = opts.clock ?? systemClock;
     this.log = (opts.log ?? silentLogger).child('remote-clusters');
     this.ttlMs = opts.ttlMs ?? 15 * 60_000;
-    this.maxSockets = opts.maxSocketsPerClient ?? 2;
+    this.maxSockets = opts.maxSocketsPerClient ?? DEFAULT_SOCKET_LIMITS.maxSocketsPerClient;
+    this.maxIdleSockets = opts.maxIdleSocketsPerClient ?? DEFAULT_SOCKET_LIMITS.maxIdleSocketsPerClient;
+    this.discovery = opts.shareDiscovery === false ? undefined : new SharedDiscovery();
     this.janitor = new SocketJanitor({
-      budget: opts.socketBudget ?? 256,
-      idleTimeoutMs: opts.idleSocketTimeoutMs ?? 10_000,
-      maxSocketsPerOwner: this.maxSockets,
+      budget: opts.socketBudget ?? DEFAULT_SOCKET_LIMITS.socketBudget,
+      idleTimeoutMs: opts.idleSocketTimeoutMs ?? DEFAULT_SOCKET_LIMITS.idleSocketTimeoutMs,
       clock: this.clock,
     });
   }
@@ -318,7 +341,7 @@ export class RemoteClusterCache {
     return entry;
   }
 
-  private readonly defaultBuilder = (text: string): PooledClient => clientFromKubeconfig(text, { ...this.opts.clientOptions, maxSockets: this.maxSockets });
+  private readonly defaultBuilder = (text: string): PooledClient => clientFromKubeconfig(text, { ...this.opts.clientOptions, maxSockets: this.maxSockets, maxIdleSockets: this.maxIdleSockets, discovery: this.discovery });
 
   private indexSecret(cluster: string, refKey: string): void {
     let set = this.clustersBySecret.get(refKey);
