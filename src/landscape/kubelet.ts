@@ -6,7 +6,7 @@
 // Cost: one in-process commit listener per attached cluster (no sockets, no HTTP watches) and one
 // shared, bounded work loop; a status write per workload change. Thousands of clusters are cheap.
 import { createHash } from 'node:crypto';
-import type { LogicalCluster } from '../apiserver/cluster.js';
+import type { LogicalCluster, UserInfo } from '../apiserver/cluster.js';
 import { StatusError } from '../apiserver/errors.js';
 import { nowRfc3339 } from '../apiserver/objects.js';
 import type { ResourceType } from '../apiserver/resources.js';
@@ -33,6 +33,8 @@ export const defaultKubeletOptions: KubeletOptions = { readyDelayMs: 200, nodes:
 const WORKLOADS = ['deployments', 'statefulsets', 'daemonsets'] as const;
 type Workload = (typeof WORKLOADS)[number];
 const KUBELET_FIELD_MANAGER = 'kube-controller-manager';
+/** Who the status writes come from in admission reviews (kube-controller-manager's own identity). */
+const KUBELET_USER: UserInfo = { username: 'system:kube-controller-manager', uid: 'kube-controller-manager', groups: ['system:authenticated'] };
 
 interface Attached {
   cluster: LogicalCluster;
@@ -125,7 +127,8 @@ export class KubeletSimulator {
     const desired = readyStatus(workload, obj, this.options.nodes);
     if (sameStatus(obj.status as JsonObject | undefined, desired)) return undefined;
     try {
-      await a.cluster.update(t, namespace, name, { ...obj, status: desired }, { subresource: 'status', internal: true, fieldManager: KUBELET_FIELD_MANAGER });
+      // Through admission, as kube-controller-manager's writes are: the runtime watcher's webhook sees them.
+      await a.cluster.update(t, namespace, name, { ...obj, status: desired }, { subresource: 'status', fieldManager: KUBELET_FIELD_MANAGER, user: KUBELET_USER });
     } catch (err) {
       // Changed or gone meanwhile: the commit listener has queued it again, or there is nothing to do.
       if (err instanceof StatusError && (err.code === 409 || err.code === 404)) return undefined;

@@ -9,7 +9,7 @@
 // it is configured explicitly. The simulation watches the in-process store of every logical
 // cluster (no HTTP watches: thousands of runtimes cost nothing while idle).
 import { Labels } from '../api/operator/index.js';
-import type { LogicalCluster } from '../apiserver/cluster.js';
+import type { LogicalCluster, UserInfo } from '../apiserver/cluster.js';
 import { resourceKey, typesFromCrd, type ResourceType } from '../apiserver/resources.js';
 import type { RunningApiServer } from '../apiserver/server.js';
 import type { StoreEvent } from '../apiserver/store.js';
@@ -44,6 +44,8 @@ export interface ModuleOperatorsOptions {
 
 const CRDS = 'apiextensions.k8s.io/customresourcedefinitions';
 const FIELD_MANAGER = 'simulated-module-operator';
+/** Who the status writes come from in admission reviews (a module manager's ServiceAccount). */
+const OPERATOR_USER: UserInfo = { username: 'system:serviceaccount:kyma-system:simulated-module-operator', uid: 'simulated-module-operator', groups: ['system:serviceaccounts', 'system:serviceaccounts:kyma-system', 'system:authenticated'] };
 
 interface ModuleKind {
   type: ResourceType;
@@ -177,7 +179,8 @@ export class ModuleOperators {
     if (!current || current.metadata.deletionTimestamp) return;
     const status = { ...((current.status ?? {}) as Record<string, unknown>), state: want.state };
     try {
-      await a.cluster.update(kind.type, namespace, name, { ...current, status }, { fieldManager: FIELD_MANAGER, internal: true, ...(kind.type.status ? { subresource: 'status' } : {}) });
+      // Through admission, as an operator's writes are: the runtime watcher's webhook sees them.
+      await a.cluster.update(kind.type, namespace, name, { ...current, status }, { fieldManager: FIELD_MANAGER, user: OPERATOR_USER, ...(kind.type.status ? { subresource: 'status' } : {}) });
       this.reported++;
     } catch {
       // Changed or deleted meanwhile: the commit of that change schedules another look.
