@@ -1,8 +1,11 @@
 // The kubelet simulation: workloads in a shoot cluster become ready as their controllers would
 // report it, again after every spec change; clusters are picked up by name and released when gone.
 import assert from 'node:assert/strict';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Shoot, type ShootObject } from '../../src/api/gardener/index.js';
+import { createSelfSigned } from '../../src/apiserver/pki.js';
 import { type Client, clientFromKubeconfig } from '../../src/runtime/client/index.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { type Landscape, startLandscape, testShoot, waitFor } from '../support/landscape.js';
@@ -110,5 +113,48 @@ describe('kubelet simulation', () => {
     );
     for (const name of names) await l.server.deleteCluster(name);
     await waitFor('the kubelet to release them', () => !l.kubelet.attachedClusters().some((n) => n.startsWith('skr-many-')));
+  });
+
+  it('writes the status through admission, as kube-controller-manager does: a status webhook sees it', async () => {
+    const cert = await createSelfSigned({ commonName: '127.0.0.1', ipAddresses: ['127.0.0.1'] });
+    const seen: { resource: string; subresource: string; user: string }[] = [];
+    const server = https.createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        const review = JSON.parse(body) as { request: { uid: string; resource: { resource: string }; subResource?: string; userInfo?: { username?: string } } };
+        seen.push({ resource: review.request.resource.resource, subresource: review.request.subResource ?? '', user: review.request.userInfo?.username ?? '' });
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      await shoot.create({
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: 'status-watch' },
+        webhooks: [
+          {
+            name: 'status.watch.test',
+            clientConfig: { url: `https://127.0.0.1:${port}/validate`, caBundle: Buffer.from(cert.certPem).toString('base64') },
+            rules: [{ operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments/status'] }],
+            failurePolicy: 'Fail',
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1'],
+          },
+        ],
+      } as unknown as KubeObject);
+      await shoot.create(workload(DEPLOYMENT, 'watched'));
+      await waitFor('the Deployment to be available', async () => (await statusOf(DEPLOYMENT, 'watched')).availableReplicas === 1);
+      assert.ok(
+        seen.some((s) => s.resource === 'deployments' && s.subresource === 'status' && s.user === 'system:kube-controller-manager'),
+        `the webhook saw the kubelet's status write (saw ${JSON.stringify(seen)})`,
+      );
+    } finally {
+      await shoot.delete({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' }, { name: 'status-watch' }).catch(() => undefined);
+      server.close();
+    }
   });
 });
