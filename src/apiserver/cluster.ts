@@ -28,7 +28,7 @@ import { BUILTIN_TYPES, groupVersion, resourceKey, type ResourceType, typesFromC
 import { type LabelSelector, matchesLabels } from '../kube/labels.js';
 import { type FieldRequirement, matchesFields } from './selectors.js';
 import { ObjectStore, type StoredObject } from './store.js';
-import { deepClone, isPlainObject, type JsonObject, jsonEqual } from '../kube/json.js';
+import { canonicalJson, deepClone, isPlainObject, type JsonObject, jsonEqual } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 
 export interface UserInfo {
@@ -158,6 +158,13 @@ export class LogicalCluster {
   /** Rebuilds the served custom types from the stored CRDs (after a restore from disk). */
   reloadTypes(): void {
     this.refreshCustomTypes();
+    // Custom resources stored before they were kept with sorted keys are sorted once, at restore.
+    for (const resource of new Set([...this.customTypes.values()].map(resourceKey))) {
+      for (const o of this.store.list(resource)) {
+        const json = canonicalJson(JSON.parse(o.json));
+        if (json !== o.json) this.store.load(resource, { ...o, json });
+      }
+    }
   }
 
   private refreshCustomTypes(): void {
