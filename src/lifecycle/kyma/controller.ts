@@ -3,6 +3,7 @@
 //   runtime Kyma (modules follow the runtime) -> module catalog -> Manifests -> status -> requeue.
 // A runtime that cannot be reached makes the Kyma Error with a message saying why; the Secret
 // watch brings it back as soon as the Secret is fixed.
+import { jsonEqual } from '../../kube/json.js';
 import {
   Finalizers,
   Kyma,
@@ -209,7 +210,7 @@ class KymaReconciler {
   /** The KCP Kyma's modules follow the runtime Kyma, where runtime admins enable and disable them. */
   private async followRuntimeModules(kyma: KymaObject, remoteKyma: KymaObject, signal: AbortSignal): Promise<KymaObject> {
     const wanted = remoteKyma.spec.modules ?? [];
-    if (JSON.stringify(wanted) === JSON.stringify(kyma.spec.modules ?? [])) return kyma;
+    if (jsonEqual(wanted, kyma.spec.modules ?? [])) return kyma;
     this.log.info('modules changed in the runtime Kyma', { kyma: kyma.metadata.name, modules: wanted.map((m) => m.name) });
     return this.kcp.update<KymaObject>({ ...kyma, spec: { ...kyma.spec, modules: wanted } }, { fieldManager: FIELD_MANAGER, signal });
   }

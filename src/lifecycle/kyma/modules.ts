@@ -19,7 +19,7 @@ import { isNotFound } from '../../runtime/client/errors.js';
 import { compareVersions } from '../catalog/semver.js';
 import { resolveModule, ResolveError, type CatalogView, type Resolved } from '../catalog/resolve.js';
 import { FIELD_MANAGER } from '../remote/crds.js';
-import { buildManifest, TemplateError } from './manifest-builder.js';
+import { buildManifest, manifestUpToDate, TemplateError } from './manifest-builder.js';
 
 type TrackingObject = NonNullable<ModuleStatus['manifest']>;
 
@@ -113,7 +113,7 @@ async function syncOne(deps: ModuleSyncDeps, kyma: KymaObject, module: KymaModul
     // dropped (invalid: apiVersion/kind required); remove the default CR explicitly first.
     await deps.kcp.patch(Manifest, { namespace: existing.metadata.namespace, name: existing.metadata.name ?? '' }, 'json', [{ op: 'remove', path: '/spec/resource' }], { fieldManager: FIELD_MANAGER, signal });
   }
-  const applied = await deps.kcp.apply<ManifestObject>(desired, { fieldManager: FIELD_MANAGER, force: true, signal });
+  const applied = existing && manifestUpToDate(existing, desired) ? existing : await deps.kcp.apply<ManifestObject>(desired, { fieldManager: FIELD_MANAGER, force: true, signal });
   const { state, message } = module.managed === false ? { state: States.Unmanaged as State, message: undefined } : manifestState(applied);
   const status: ModuleStatus = { ...statusBase, state, manifest: track(applied) };
   if (message) status.message = message;

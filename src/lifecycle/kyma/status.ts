@@ -2,6 +2,7 @@
 // ModuleCatalog conditions, and the overall state by upstream's precedence (a module in Error
 // makes the Kyma Error; then Processing or Deleting modules make it Processing; then Warning; a
 // condition that does not hold keeps it Processing; otherwise Ready).
+import { canonicalJson } from '../../kube/json.js';
 import {
   KYMA_CONDITION_REASON,
   KymaConditionMessages,
@@ -51,11 +52,11 @@ export function determineState(modules: ModuleStatus[], conditions: Condition[])
   return States.Ready;
 }
 
-/** The status without timestamps, to tell whether a write is needed. */
+/** The status without timestamps, to tell whether a write is needed; equal values give equal text, whatever their key order. */
 export function statusFingerprint(status: KymaStatus | undefined): string {
   if (!status) return '';
   const conditions = (status.conditions ?? []).map((c) => ({ ...c, lastTransitionTime: '' })).sort((a, b) => a.type.localeCompare(b.type));
-  return JSON.stringify({ ...status, conditions, lastOperation: status.lastOperation?.operation ?? '' });
+  return canonicalJson({ ...status, conditions, lastOperation: status.lastOperation?.operation ?? '' });
 }
 
 export function lastOperation(kyma: KymaObject, operation: string, now: string): KymaStatus['lastOperation'] {
