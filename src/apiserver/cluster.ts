@@ -410,6 +410,9 @@ export class LogicalCluster {
     }
   }
 
+  /** The JSON text objects returned by commit() were stored as (when it is also their served form), so that write answers do not serialize them again. */
+  private readonly committedJson = new WeakMap<ObjectWithMeta, string>();
+
   /** Stores the object under a new resourceVersion and notifies listeners. */
   private commit(t: ResourceType, obj: ObjectWithMeta, old: ObjectWithMeta | undefined): ObjectWithMeta {
     const rv = this.nextRv();
@@ -419,7 +422,14 @@ export class LogicalCluster {
     if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') this.refreshCustomTypes();
     this.afterCommit?.(t, obj, old);
     if (t.storedAs) return this.decode(t, json);
-    return t.crd && t.crd.storageVersion !== t.version ? { ...obj, apiVersion: groupVersion(t) } : obj;
+    if (t.crd && t.crd.storageVersion !== t.version) return { ...obj, apiVersion: groupVersion(t) };
+    this.committedJson.set(obj, json);
+    return obj;
+  }
+
+  /** A written object as the answer serves it: the text it was just stored as when that is its served form. */
+  answerJson(t: ResourceType, obj: ObjectWithMeta): string {
+    return this.committedJson.get(obj) ?? serialize(t, obj);
   }
 
   private removeNow(t: ResourceType, obj: ObjectWithMeta): void {
