@@ -75,6 +75,8 @@ export interface WriteResult {
   object: ObjectWithMeta;
   /** False when a delete removed the object at once (the answer is then a Status). */
   exists: boolean;
+  /** The object's JSON text as just stored, when that is also how the request's version serves it. */
+  json?: string;
 }
 
 const NAMESPACES = '/namespaces';
@@ -396,8 +398,7 @@ export class LogicalCluster {
     if (!opts.internal && this.admitter) await this.admit(t, 'CREATE', obj, undefined, opts);
     if (this.store.get(key, t.namespaced ? namespace : '', meta.name)) throw alreadyExists(refOf(t), meta.name);
     if (opts.dryRun) return { code: 201, object: obj, exists: true };
-    const stored = this.commit(t, obj, undefined);
-    return { code: 201, object: stored, exists: true };
+    return this.committed(201, t, obj, undefined);
   }
 
   /** Next free Service IP from 10.96.0.0/16 (the counter restarts with the process: skip taken ones). */
@@ -410,26 +411,23 @@ export class LogicalCluster {
     }
   }
 
-  /** The JSON text objects returned by commit() were stored as (when it is also their served form), so that write answers do not serialize them again. */
-  private readonly committedJson = new WeakMap<ObjectWithMeta, string>();
+  /** Commits a write and answers it with the text just stored when that is the served form (no second serialization). */
+  private committed(code: number, t: ResourceType, obj: ObjectWithMeta, old: ObjectWithMeta | undefined): WriteResult {
+    const { object, json } = this.commit(t, obj, old);
+    return { code, object, exists: true, json };
+  }
 
-  /** Stores the object under a new resourceVersion and notifies listeners. */
-  private commit(t: ResourceType, obj: ObjectWithMeta, old: ObjectWithMeta | undefined): ObjectWithMeta {
+  /** Stores the object under a new resourceVersion and notifies listeners; `json` when the stored text is also the served one. */
+  private commit(t: ResourceType, obj: ObjectWithMeta, old: ObjectWithMeta | undefined): { object: ObjectWithMeta; json?: string } {
     const rv = this.nextRv();
     obj.metadata.resourceVersion = String(rv);
     const json = this.storedForm(t, obj);
     this.store.put(resourceKey(t), { json, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '', labels: obj.metadata.labels }, rv);
     if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') this.refreshCustomTypes();
     this.afterCommit?.(t, obj, old);
-    if (t.storedAs) return this.decode(t, json);
-    if (t.crd && t.crd.storageVersion !== t.version) return { ...obj, apiVersion: groupVersion(t) };
-    this.committedJson.set(obj, json);
-    return obj;
-  }
-
-  /** A written object as the answer serves it: the text it was just stored as when that is its served form. */
-  answerJson(t: ResourceType, obj: ObjectWithMeta): string {
-    return this.committedJson.get(obj) ?? serialize(t, obj);
+    if (t.storedAs) return { object: this.decode(t, json) };
+    if (t.crd && t.crd.storageVersion !== t.version) return { object: { ...obj, apiVersion: groupVersion(t) } };
+    return { object: obj, json };
   }
 
   private removeNow(t: ResourceType, obj: ObjectWithMeta): void {
@@ -538,7 +536,7 @@ export class LogicalCluster {
       this.removeNow(t, old);
       return { code: 200, object: obj, exists: false };
     }
-    return { code: 200, object: this.commit(t, obj, old), exists: true };
+    return this.committed(200, t, obj, old);
   }
 
   /**
@@ -641,7 +639,7 @@ export class LogicalCluster {
     if (opts.dryRun) return created;
     await Promise.resolve();
     if (this.store.get(resourceKey(t), t.namespaced ? namespace : '', o.metadata.name ?? '')) throw alreadyExists(refOf(t), o.metadata.name ?? '');
-    return { code: 201, object: this.commit(t, o, undefined), exists: true };
+    return this.committed(201, t, o, undefined);
   }
 
   /**
@@ -669,7 +667,7 @@ export class LogicalCluster {
         const obj = deepClone(old);
         obj.metadata.finalizers = [...finalizers.filter((f) => f !== 'foregroundDeletion' && f !== 'orphan'), gcFinalizer];
         if (opts.dryRun) return { code: 200, object: obj, exists: true };
-        return { code: 200, object: this.commit(t, obj, old), exists: true };
+        return this.committed(200, t, obj, old);
       }
       return { code: 200, object: old, exists: true };
     }
@@ -682,7 +680,7 @@ export class LogicalCluster {
       obj.status = { ...(isPlainObject(obj.status) ? obj.status : {}), phase: 'Terminating' };
       if (!opts.internal && this.admitter) await this.admit(t, 'DELETE', undefined, old, opts, undefined, options);
       if (opts.dryRun) return { code: 200, object: obj, exists: true };
-      return { code: 200, object: this.commit(t, obj, old), exists: true };
+      return this.committed(200, t, obj, old);
     }
     const isCrd = t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io';
     if (isCrd && !finalizers.includes(CRD_CLEANUP_FINALIZER)) finalizers.push(CRD_CLEANUP_FINALIZER);
@@ -695,7 +693,7 @@ export class LogicalCluster {
       obj.metadata.finalizers = finalizers;
       if (t.crd) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
       if (opts.dryRun) return { code: 200, object: obj, exists: true };
-      return { code: 200, object: this.commit(t, obj, old), exists: true };
+      return this.committed(200, t, obj, old);
     }
     if (opts.dryRun) return { code: 200, object: old, exists: false };
     this.removeNow(t, old);

@@ -5,7 +5,7 @@ import yaml from 'js-yaml';
 import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions } from './cluster.js';
 import { apiGroupList, apiResourceList, apiVersions, type ExtensionVerbs, groupDiscovery } from './discovery.js';
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './errors.js';
-import { listItemJson, servedJson, typePrefix } from './objects.js';
+import { listItemJson, serialize, servedJson, typePrefix } from './objects.js';
 import { groupVersion, type ResourceType } from './resources.js';
 import { parseFieldSelector, parseLabelSelectorParam } from './selectors.js';
 import { builtinColumns, crdColumns, toTable } from './table/table.js';
@@ -267,7 +267,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     if (method === 'POST') {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
       const result = await ctx.cluster.create(t, namespace, body, writeOpts());
-      return sendJson(res, result.code, ctx.cluster.answerJson(t, result.object));
+      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
     }
     if (method === 'DELETE' && t.verbs.includes('deletecollection')) return deleteCollection(req, res, ctx, t, p.namespace, writeOpts());
     throw methodNotAllowed();
@@ -291,7 +291,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
       const sub = p.subresource === 'finalize' ? undefined : p.subresource;
       const result = await ctx.cluster.update(t, namespace, name, body, { ...writeOpts(), subresource: sub });
-      return sendJson(res, result.code, ctx.cluster.answerJson(t, result.object));
+      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
     }
     case 'PATCH': {
       const type = patchTypeOf(req.headers['content-type'] ?? '', t);
@@ -312,13 +312,13 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       }
       const force = q.get('force') === 'true';
       const result = await ctx.cluster.patch(t, namespace, name, type, patch, { ...opts, subresource: p.subresource, force });
-      return sendJson(res, result.code, ctx.cluster.answerJson(t, result.object));
+      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
     }
     case 'DELETE': {
       if (p.subresource) throw methodNotAllowed();
       const options = await deleteOptions(req, q);
       const result = await ctx.cluster.delete(t, namespace, name, options, writeOpts());
-      if (result.exists) return sendJson(res, result.code, ctx.cluster.answerJson(t, result.object));
+      if (result.exists) return sendJson(res, result.code, result.json ?? serialize(t, result.object));
       return sendJson(res, 200, successStatus(t, result.object));
     }
     default:
@@ -402,7 +402,7 @@ async function deleteCollection(req: IncomingMessage, res: ServerResponse, ctx: 
   for (const o of result.items) {
     try {
       const r = await ctx.cluster.delete(t, o.namespace, o.name, options, opts);
-      deleted.push(listItemJson(t, ctx.cluster.answerJson(t, r.object)));
+      deleted.push(listItemJson(t, r.json ?? serialize(t, r.object)));
     } catch (e) {
       if (!(e instanceof StatusError && e.code === 404)) throw e;
     }
