@@ -8,12 +8,14 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startApiServer } from '../src/apiserver/server.js';
 import type { ObjectWithMeta } from '../src/kube/object.js';
+import { crdOf } from '../src/api/crd.js';
+import { Kyma } from '../src/api/operator/v1beta2/kyma.js';
 
 interface LoadJob {
   url: string;
   token: string;
   caPem: string;
-  kind: 'writes' | 'watch';
+  kind: 'writes' | 'kymaWrites' | 'watch';
   count: number;
   concurrency: number;
   watchers?: number;
@@ -22,6 +24,7 @@ interface LoadJob {
 interface LoadResult {
   createPerSec?: number;
   updatePerSec?: number;
+  statusPerSec?: number;
   latenciesMs?: number[];
 }
 
@@ -43,35 +46,57 @@ function call(agent: https.Agent, job: LoadJob, method: string, path: string, bo
   });
 }
 
-async function runWrites(job: LoadJob): Promise<LoadResult> {
-  const agent = new https.Agent({ ca: job.caPem, keepAlive: true, maxSockets: job.concurrency });
-  const base = '/api/v1/namespaces/default/configmaps';
+/** Sends `job.count` requests from `job.concurrency` clients; returns requests per second. */
+async function writePhase(agent: https.Agent, job: LoadJob, method: string, expected: number, request: (i: number) => { path: string; body: unknown }): Promise<number> {
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: job.concurrency }, async () => {
       while (next < job.count) {
-        const i = next++;
-        const r = await call(agent, job, 'POST', base, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `bench-${i}`, labels: { app: 'bench' } }, data: { value: String(i) } });
-        if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
+        const { path, body } = request(next++);
+        const r = await call(agent, job, method, path, body);
+        if (r.status !== expected) throw new Error(`${method} ${path} failed: ${r.status} ${r.text}`);
       }
     }),
   );
-  const createPerSec = job.count / ((performance.now() - t0) / 1000);
-  next = 0;
-  const t1 = performance.now();
-  await Promise.all(
-    Array.from({ length: job.concurrency }, async () => {
-      while (next < job.count) {
-        const i = next++;
-        const r = await call(agent, job, 'PUT', `${base}/bench-${i}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `bench-${i}`, labels: { app: 'bench' } }, data: { value: `${i}-updated` } });
-        if (r.status !== 200) throw new Error(`update failed: ${r.status} ${r.text}`);
-      }
-    }),
-  );
-  const updatePerSec = job.count / ((performance.now() - t1) / 1000);
+  return job.count / ((performance.now() - t0) / 1000);
+}
+
+async function runWrites(job: LoadJob): Promise<LoadResult> {
+  const agent = new https.Agent({ ca: job.caPem, keepAlive: true, maxSockets: job.concurrency });
+  const base = '/api/v1/namespaces/default/configmaps';
+  const configMap = (i: number, value: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `bench-${i}`, labels: { app: 'bench' } }, data: { value } });
+  const createPerSec = await writePhase(agent, job, 'POST', 201, (i) => ({ path: base, body: configMap(i, String(i)) }));
+  const updatePerSec = await writePhase(agent, job, 'PUT', 200, (i) => ({ path: `${base}/bench-${i}`, body: configMap(i, `${i}-updated`) }));
   agent.destroy();
   return { createPerSec, updatePerSec };
+}
+
+/** A Kyma as the lifecycle manager keeps it: labels, three modules, and a status written through /status. */
+function kyma(i: number, channel: string, status?: unknown) {
+  return {
+    apiVersion: 'operator.kyma-project.io/v1beta2',
+    kind: 'Kyma',
+    metadata: { name: `kyma-${i}`, namespace: 'default', labels: { 'operator.kyma-project.io/managed-by': 'lifecycle-manager', 'kyma-project.io/runtime-id': `rt-${i}` } },
+    spec: { channel, modules: [{ name: 'keda' }, { name: 'api-gateway', channel: 'fast' }, { name: 'serverless' }] },
+    ...(status === undefined ? {} : { status }),
+  };
+}
+
+function kymaStatus(): unknown {
+  const modules = ['keda', 'api-gateway', 'serverless'].map((name) => ({ name, fqdn: `kyma-project.io/module/${name}`, channel: 'regular', version: '1.0.0', state: 'Ready', manifest: { apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'Manifest', metadata: { name: `m-${name}`, namespace: 'default' } } }));
+  const conditions = ['ModuleCatalog', 'Modules', 'SKRWebhook'].map((type) => ({ type, status: 'True', reason: 'Ready', message: 'all ready', lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: 2 }));
+  return { state: 'Ready', lastOperation: { operation: 'kyma is ready', lastUpdateTime: '2026-01-01T00:00:00Z' }, activeChannel: 'regular', conditions, modules };
+}
+
+async function runKymaWrites(job: LoadJob): Promise<LoadResult> {
+  const agent = new https.Agent({ ca: job.caPem, keepAlive: true, maxSockets: job.concurrency });
+  const base = '/apis/operator.kyma-project.io/v1beta2/namespaces/default/kymas';
+  const createPerSec = await writePhase(agent, job, 'POST', 201, (i) => ({ path: base, body: kyma(i, 'regular') }));
+  const updatePerSec = await writePhase(agent, job, 'PUT', 200, (i) => ({ path: `${base}/kyma-${i}`, body: kyma(i, 'fast') }));
+  const statusPerSec = await writePhase(agent, job, 'PUT', 200, (i) => ({ path: `${base}/kyma-${i}/status`, body: kyma(i, 'fast', kymaStatus()) }));
+  agent.destroy();
+  return { createPerSec, updatePerSec, statusPerSec };
 }
 
 async function runWatch(job: LoadJob): Promise<LoadResult> {
@@ -127,7 +152,7 @@ async function runWatch(job: LoadJob): Promise<LoadResult> {
 
 if (!isMainThread) {
   const job = workerData as LoadJob;
-  const run = job.kind === 'writes' ? runWrites(job) : runWatch(job);
+  const run = job.kind === 'writes' ? runWrites(job) : job.kind === 'kymaWrites' ? runKymaWrites(job) : runWatch(job);
   run.then((r) => parentPort?.postMessage(r)).catch((e: unknown) => parentPort?.postMessage({ error: String(e) }));
 }
 
@@ -187,6 +212,9 @@ async function main(): Promise<void> {
   const target = { url: server.url, token: server.adminToken, caPem: server.caPem };
   const writes = await inWorker({ ...target, kind: 'writes', count: 20_000, concurrency: 32 });
   console.log(`writes over HTTPS (32 clients): create ${writes.createPerSec?.toFixed(0)}/s, update ${writes.updatePerSec?.toFixed(0)}/s`);
+  await server.cluster('default').create(server.cluster('default').resolve('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!, '', crdOf(Kyma) as unknown as ObjectWithMeta, { internal: true });
+  const kymas = await inWorker({ ...target, kind: 'kymaWrites', count: 20_000, concurrency: 32 });
+  console.log(`custom resource writes over HTTPS (32 clients, Kymas): create ${kymas.createPerSec?.toFixed(0)}/s, update ${kymas.updatePerSec?.toFixed(0)}/s, status ${kymas.statusPerSec?.toFixed(0)}/s`);
 
   const nsType = server.cluster('default').resolve('', 'v1', 'namespaces')!;
   await server.cluster('default').create(nsType, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'watched' } }, { internal: true });

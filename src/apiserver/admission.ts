@@ -7,7 +7,7 @@ import { StatusError } from './errors.js';
 import { newUid } from './objects.js';
 import { BUILTIN_TYPES, type ResourceType } from './resources.js';
 import { labelSelectorFromObject, matchesLabels } from '../kube/labels.js';
-import { isPlainObject } from '../kube/json.js';
+import { isPlainObject, sortKeys } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import { type ServiceResolver, type WebhookClientConfig, WebhookClient, webhookTarget } from './webhook-client.js';
 
@@ -140,8 +140,10 @@ export class WebhookAdmitter implements Admitter {
     if (a.namespace) req.namespace = a.namespace;
     req.operation = a.operation;
     req.userInfo = a.user ?? { username: 'system:apiserver', uid: newUid(), groups: ['system:masters'] };
-    req.object = a.object ?? null;
-    req.oldObject = a.oldObject ?? null;
+    // Custom resources travel as kube-apiserver encodes them: keys sorted at every level.
+    const encode = (o: ObjectWithMeta | undefined) => (o === undefined ? null : a.type.crd ? sortKeys(o) : o);
+    req.object = encode(a.object);
+    req.oldObject = encode(a.oldObject);
     req.dryRun = a.dryRun;
     const optionsKind = a.operation === 'CREATE' ? 'CreateOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions';
     const options: Record<string, unknown> = { kind: optionsKind, apiVersion: 'meta.k8s.io/v1' };

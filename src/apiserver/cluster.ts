@@ -28,7 +28,7 @@ import { BUILTIN_TYPES, groupVersion, resourceKey, type ResourceType, typesFromC
 import { type LabelSelector, matchesLabels } from '../kube/labels.js';
 import { type FieldRequirement, matchesFields } from './selectors.js';
 import { ObjectStore, type StoredObject } from './store.js';
-import { deepClone, isPlainObject, type JsonObject, jsonEqual } from '../kube/json.js';
+import { canonicalJson, deepClone, isPlainObject, type JsonObject, jsonEqual } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 
 export interface UserInfo {
@@ -75,6 +75,8 @@ export interface WriteResult {
   object: ObjectWithMeta;
   /** False when a delete removed the object at once (the answer is then a Status). */
   exists: boolean;
+  /** The object's JSON text as just stored, when that is also how the request's version serves it. */
+  json?: string;
 }
 
 const NAMESPACES = '/namespaces';
@@ -158,6 +160,13 @@ export class LogicalCluster {
   /** Rebuilds the served custom types from the stored CRDs (after a restore from disk). */
   reloadTypes(): void {
     this.refreshCustomTypes();
+    // Custom resources stored before they were kept with sorted keys are sorted once, at restore.
+    for (const resource of new Set([...this.customTypes.values()].map(resourceKey))) {
+      for (const o of this.store.list(resource)) {
+        const json = canonicalJson(JSON.parse(o.json));
+        if (json !== o.json) this.store.load(resource, { ...o, json });
+      }
+    }
   }
 
   private refreshCustomTypes(): void {
@@ -389,8 +398,7 @@ export class LogicalCluster {
     if (!opts.internal && this.admitter) await this.admit(t, 'CREATE', obj, undefined, opts);
     if (this.store.get(key, t.namespaced ? namespace : '', meta.name)) throw alreadyExists(refOf(t), meta.name);
     if (opts.dryRun) return { code: 201, object: obj, exists: true };
-    const stored = this.commit(t, obj, undefined);
-    return { code: 201, object: stored, exists: true };
+    return this.committed(201, t, obj, undefined);
   }
 
   /** Next free Service IP from 10.96.0.0/16 (the counter restarts with the process: skip taken ones). */
@@ -403,16 +411,23 @@ export class LogicalCluster {
     }
   }
 
-  /** Stores the object under a new resourceVersion and notifies listeners. */
-  private commit(t: ResourceType, obj: ObjectWithMeta, old: ObjectWithMeta | undefined): ObjectWithMeta {
+  /** Commits a write and answers it with the text just stored when that is the served form (no second serialization). */
+  private committed(code: number, t: ResourceType, obj: ObjectWithMeta, old: ObjectWithMeta | undefined): WriteResult {
+    const { object, json } = this.commit(t, obj, old);
+    return { code, object, exists: true, json };
+  }
+
+  /** Stores the object under a new resourceVersion and notifies listeners; `json` when the stored text is also the served one. */
+  private commit(t: ResourceType, obj: ObjectWithMeta, old: ObjectWithMeta | undefined): { object: ObjectWithMeta; json?: string } {
     const rv = this.nextRv();
     obj.metadata.resourceVersion = String(rv);
     const json = this.storedForm(t, obj);
     this.store.put(resourceKey(t), { json, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '', labels: obj.metadata.labels }, rv);
     if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') this.refreshCustomTypes();
     this.afterCommit?.(t, obj, old);
-    if (t.storedAs) return this.decode(t, json);
-    return t.crd && t.crd.storageVersion !== t.version ? { ...obj, apiVersion: groupVersion(t) } : obj;
+    if (t.storedAs) return { object: this.decode(t, json) };
+    if (t.crd && t.crd.storageVersion !== t.version) return { object: { ...obj, apiVersion: groupVersion(t) } };
+    return { object: obj, json };
   }
 
   private removeNow(t: ResourceType, obj: ObjectWithMeta): void {
@@ -521,7 +536,7 @@ export class LogicalCluster {
       this.removeNow(t, old);
       return { code: 200, object: obj, exists: false };
     }
-    return { code: 200, object: this.commit(t, obj, old), exists: true };
+    return this.committed(200, t, obj, old);
   }
 
   /**
@@ -624,7 +639,7 @@ export class LogicalCluster {
     if (opts.dryRun) return created;
     await Promise.resolve();
     if (this.store.get(resourceKey(t), t.namespaced ? namespace : '', o.metadata.name ?? '')) throw alreadyExists(refOf(t), o.metadata.name ?? '');
-    return { code: 201, object: this.commit(t, o, undefined), exists: true };
+    return this.committed(201, t, o, undefined);
   }
 
   /**
@@ -652,7 +667,7 @@ export class LogicalCluster {
         const obj = deepClone(old);
         obj.metadata.finalizers = [...finalizers.filter((f) => f !== 'foregroundDeletion' && f !== 'orphan'), gcFinalizer];
         if (opts.dryRun) return { code: 200, object: obj, exists: true };
-        return { code: 200, object: this.commit(t, obj, old), exists: true };
+        return this.committed(200, t, obj, old);
       }
       return { code: 200, object: old, exists: true };
     }
@@ -665,7 +680,7 @@ export class LogicalCluster {
       obj.status = { ...(isPlainObject(obj.status) ? obj.status : {}), phase: 'Terminating' };
       if (!opts.internal && this.admitter) await this.admit(t, 'DELETE', undefined, old, opts, undefined, options);
       if (opts.dryRun) return { code: 200, object: obj, exists: true };
-      return { code: 200, object: this.commit(t, obj, old), exists: true };
+      return this.committed(200, t, obj, old);
     }
     const isCrd = t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io';
     if (isCrd && !finalizers.includes(CRD_CLEANUP_FINALIZER)) finalizers.push(CRD_CLEANUP_FINALIZER);
@@ -678,7 +693,7 @@ export class LogicalCluster {
       obj.metadata.finalizers = finalizers;
       if (t.crd) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
       if (opts.dryRun) return { code: 200, object: obj, exists: true };
-      return { code: 200, object: this.commit(t, obj, old), exists: true };
+      return this.committed(200, t, obj, old);
     }
     if (opts.dryRun) return { code: 200, object: old, exists: false };
     this.removeNow(t, old);

@@ -5,11 +5,11 @@ import yaml from 'js-yaml';
 import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions } from './cluster.js';
 import { apiGroupList, apiResourceList, apiVersions, type ExtensionVerbs, groupDiscovery } from './discovery.js';
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './errors.js';
-import { listItemJson, servedJson, typePrefix } from './objects.js';
+import { listItemJson, serialize, servedJson, typePrefix } from './objects.js';
 import { groupVersion, type ResourceType } from './resources.js';
 import { parseFieldSelector, parseLabelSelectorParam } from './selectors.js';
 import { builtinColumns, crdColumns, toTable } from './table/table.js';
-import { isPlainObject } from '../kube/json.js';
+import { canonicalJson, isPlainObject } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import { serveWatch } from './watch.js';
 
@@ -209,9 +209,13 @@ function successStatus(t: ResourceType, obj: ObjectWithMeta): Record<string, unk
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
 }
 
-function objectJson(t: ResourceType, obj: ObjectWithMeta): string {
-  const { kind: _k, apiVersion: _a, ...rest } = obj;
-  return JSON.stringify({ kind: t.kind, apiVersion: groupVersion(t), ...rest });
+/**
+ * A list as kube-apiserver writes it: built-in lists in struct order, custom resource lists as
+ * sorted maps (`apiVersion`, `items`, `kind`, `metadata`); `items` are item JSON texts.
+ */
+function listJson(t: ResourceType, metadata: Record<string, unknown>, items: string[]): string {
+  if (t.crd) return `{"apiVersion":${JSON.stringify(groupVersion(t))},"items":[${items.join(',')}],"kind":${JSON.stringify(t.listKind)},"metadata":${canonicalJson(metadata)}}`;
+  return `${typePrefix({ ...t, kind: t.listKind })}"metadata":${JSON.stringify(metadata)},"items":[${items.join(',')}]}`;
 }
 
 export async function handleApiRequest(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
@@ -263,7 +267,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     if (method === 'POST') {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
       const result = await ctx.cluster.create(t, namespace, body, writeOpts());
-      return sendJson(res, result.code, objectJson(t, result.object));
+      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
     }
     if (method === 'DELETE' && t.verbs.includes('deletecollection')) return deleteCollection(req, res, ctx, t, p.namespace, writeOpts());
     throw methodNotAllowed();
@@ -287,7 +291,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
       const sub = p.subresource === 'finalize' ? undefined : p.subresource;
       const result = await ctx.cluster.update(t, namespace, name, body, { ...writeOpts(), subresource: sub });
-      return sendJson(res, result.code, objectJson(t, result.object));
+      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
     }
     case 'PATCH': {
       const type = patchTypeOf(req.headers['content-type'] ?? '', t);
@@ -308,13 +312,13 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       }
       const force = q.get('force') === 'true';
       const result = await ctx.cluster.patch(t, namespace, name, type, patch, { ...opts, subresource: p.subresource, force });
-      return sendJson(res, result.code, objectJson(t, result.object));
+      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
     }
     case 'DELETE': {
       if (p.subresource) throw methodNotAllowed();
       const options = await deleteOptions(req, q);
       const result = await ctx.cluster.delete(t, namespace, name, options, writeOpts());
-      if (result.exists) return sendJson(res, result.code, objectJson(t, result.object));
+      if (result.exists) return sendJson(res, result.code, result.json ?? serialize(t, result.object));
       return sendJson(res, 200, successStatus(t, result.object));
     }
     default:
@@ -382,11 +386,7 @@ function serveList(req: IncomingMessage, res: ServerResponse, ctx: RequestContex
     const objs = result.items.map((o) => JSON.parse(o.json) as ObjectWithMeta);
     return sendJson(res, 200, tableFor(t, objs, ctx.query, listMeta));
   }
-  const items = result.items.map((o) => listItemJson(t, o.json)).join(',');
-  const head = t.crd
-    ? `{"apiVersion":${JSON.stringify(groupVersion(t))},"kind":${JSON.stringify(t.listKind)},"metadata":${JSON.stringify(listMeta)},"items":[`
-    : `${typePrefix({ ...t, kind: t.listKind })}"metadata":${JSON.stringify(listMeta)},"items":[`;
-  sendJson(res, 200, `${head}${items}]}`);
+  sendJson(res, 200, listJson(t, listMeta, result.items.map((o) => listItemJson(t, o.json))));
 }
 
 function tableFor(t: ResourceType, objects: ObjectWithMeta[], q: URLSearchParams, listMeta: Record<string, unknown> | undefined): unknown {
@@ -402,13 +402,10 @@ async function deleteCollection(req: IncomingMessage, res: ServerResponse, ctx: 
   for (const o of result.items) {
     try {
       const r = await ctx.cluster.delete(t, o.namespace, o.name, options, opts);
-      deleted.push(listItemJson(t, objectJson(t, r.object)));
+      deleted.push(listItemJson(t, r.json ?? serialize(t, r.object)));
     } catch (e) {
       if (!(e instanceof StatusError && e.code === 404)) throw e;
     }
   }
-  const head = t.crd
-    ? `{"apiVersion":${JSON.stringify(groupVersion(t))},"kind":${JSON.stringify(t.listKind)},"metadata":{"resourceVersion":"${ctx.cluster.store.rv}"},"items":[`
-    : `${typePrefix({ ...t, kind: t.listKind })}"metadata":{"resourceVersion":"${ctx.cluster.store.rv}"},"items":[`;
-  sendJson(res, 200, `${head}${deleted.join(',')}]}`);
+  sendJson(res, 200, listJson(t, { resourceVersion: String(ctx.cluster.store.rv) }, deleted));
 }

@@ -4,6 +4,7 @@ import type { ResourceType } from './resources.js';
 import { groupVersion } from './resources.js';
 import { eventFromCore } from './builtin/index.js';
 import type { ObjectWithMeta } from '../kube/object.js';
+import { canonicalJson } from '../kube/json.js';
 
 /** RFC 3339 with seconds, as metav1.Time serializes. */
 export function nowRfc3339(d = new Date()): string {
@@ -14,9 +15,14 @@ export function newUid(): string {
   return randomUUID();
 }
 
-/** Serializes an object with `kind` and `apiVersion` first, as kube-apiserver writes built-in kinds. */
+/**
+ * Serializes an object as kube-apiserver writes it: built-in kinds with `kind` and `apiVersion` first
+ * (the order of their Go struct fields), custom resources with keys sorted at every level (they are
+ * unstructured maps there, and Go encodes maps with sorted keys).
+ */
 export function serialize(t: ResourceType, obj: ObjectWithMeta, apiVersion = groupVersion(t)): string {
   const { kind: _k, apiVersion: _a, ...rest } = obj;
+  if (t.crd) return canonicalJson({ ...rest, apiVersion, kind: t.kind });
   return JSON.stringify({ kind: t.kind, apiVersion, ...rest });
 }
 
@@ -40,12 +46,11 @@ export function listItemJson(t: ResourceType, json: string): string {
   return json.startsWith(prefix) ? `{${json.slice(prefix.length)}` : json;
 }
 
-/** The stored JSON served as another version of the same kind (conversion strategy None). */
+/** A stored custom resource served as another version of its kind (conversion strategy None); its keys stay sorted. */
 export function withApiVersion(json: string, apiVersion: string): string {
   const o = JSON.parse(json) as ObjectWithMeta;
   o.apiVersion = apiVersion;
-  const { kind, apiVersion: av, ...rest } = o;
-  return JSON.stringify({ apiVersion: av, kind, ...rest });
+  return JSON.stringify(o);
 }
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

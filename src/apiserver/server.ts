@@ -75,7 +75,14 @@ export interface RunningApiServer {
    * clusters, or one; `writes` counts only requests that may change something (not GET or HEAD).
    */
   requestCount(cluster?: string, what?: 'all' | 'writes'): number;
+  /**
+   * Observation (tests, benchmarks): `listener` sees every counted request (logical cluster, method,
+   * path without the cluster prefix, query) as it arrives; returns the function that removes it.
+   */
+  observeRequests(listener: RequestObserver): () => void;
 }
+
+export type RequestObserver = (request: { cluster: string; method: string; path: string; query: string }) => void;
 
 export const DEFAULT_CLUSTER = 'default';
 const CLUSTER_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -112,6 +119,7 @@ class EmbeddedApiServer implements RunningApiServer {
   private readonly admitter: WebhookAdmitter;
   private readonly subresources = new Map<string, SubresourceHandler>();
   private requests = 0;
+  private readonly requestObservers = new Set<RequestObserver>();
   private persistence: Persistence | undefined;
   private secrets: Secrets = { adminToken: '', tokens: {} };
 
@@ -330,6 +338,11 @@ class EmbeddedApiServer implements RunningApiServer {
     return n;
   }
 
+  observeRequests(listener: RequestObserver): () => void {
+    this.requestObservers.add(listener);
+    return () => this.requestObservers.delete(listener);
+  }
+
   async idle(): Promise<void> {
     for (const e of this.clusters.values()) await e.controllers.idle();
   }
@@ -371,6 +384,7 @@ class EmbeddedApiServer implements RunningApiServer {
     this.requests++;
     entry.requests.all++;
     if (req.method !== 'GET' && req.method !== 'HEAD') entry.requests.writes++;
+    for (const observe of this.requestObservers) observe({ cluster: name, method: req.method ?? 'GET', path, query: url.search });
     const auth = req.headers.authorization ?? '';
     const token = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
     if (!token || !this.tokenOpens(token, name)) return unauthorized(res);

@@ -30,9 +30,27 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/**
+ * A copy of a JSON value with object keys sorted at every level (by code unit, as Go's encoding/json
+ * sorts map keys), which is how kube-apiserver encodes custom resources. Keys already in order are
+ * not sorted again.
+ */
+export function sortKeys<T>(v: T): T {
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) return v.map(sortKeys) as T;
+  const keys = Object.keys(v);
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1] > keys[i]) {
+      keys.sort();
+      break;
+    }
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of keys) out[k] = sortKeys((v as Record<string, unknown>)[k]);
+  return out as T;
+}
+
 /** JSON text with object keys sorted at every level: equal values give equal text, whatever their key order. */
 export function canonicalJson(v: unknown): string {
-  return JSON.stringify(v, (_k, value: unknown) =>
-    isPlainObject(value) ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, value[k]])) : value,
-  );
+  return JSON.stringify(sortKeys(v));
 }

@@ -11,7 +11,7 @@ import { StatusError } from '../apiserver/errors.js';
 import { nowRfc3339 } from '../apiserver/objects.js';
 import type { ResourceType } from '../apiserver/resources.js';
 import type { RunningApiServer } from '../apiserver/server.js';
-import type { JsonObject } from '../kube/json.js';
+import { canonicalJson, type JsonObject, jsonEqual } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import { KeyedLoop } from './keyed-loop.js';
 
@@ -152,7 +152,7 @@ function workloadOf(resourceKey: string): Workload | undefined {
 /** A short, stable hash of the pod template (as the pod-template-hash / controller revision). */
 function templateHash(obj: ObjectWithMeta): string {
   const spec = (obj.spec ?? {}) as JsonObject;
-  return createHash('sha256').update(JSON.stringify(spec.template ?? {})).digest('hex').slice(0, 10);
+  return createHash('sha256').update(canonicalJson(spec.template ?? {})).digest('hex').slice(0, 10);
 }
 
 function replicasOf(obj: ObjectWithMeta): number {
@@ -214,15 +214,5 @@ function condition(previous: JsonObject, type: string, reason: string, message: 
 }
 
 function sameStatus(current: JsonObject | undefined, desired: JsonObject): boolean {
-  return canonical(current ?? {}) === canonical(desired);
-}
-
-/** JSON with object keys sorted, so that equal statuses compare equal whatever their key order. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
+  return jsonEqual(current ?? {}, desired);
 }

@@ -6,7 +6,7 @@
 // itself) makes the Watcher Ready, and the condition says so; a listener that expects a gateway in
 // front of it makes it Error. Istio is looked up at every reconcile (the success requeue is the
 // re-check), so installing Istio later takes effect within a requeue.
-import { isDeepStrictEqual } from 'node:util';
+import { jsonEqual } from '../kube/json.js';
 import {
   Finalizers,
   isEnabled,
@@ -195,7 +195,7 @@ class WatcherReconciler {
     const owned = owners.some((o) => o.uid === w.metadata.uid);
     // Only the fields upstream sets are compared: Istio and other writers may add their own.
     const current = { gateways: existing.spec?.gateways, hosts: existing.spec?.hosts, http: existing.spec?.http };
-    if (owned && isDeepStrictEqual(current, desired.spec)) return;
+    if (owned && jsonEqual(current, desired.spec)) return;
     await this.kcp.update<VirtualServiceObject>(
       {
         ...existing,
@@ -251,7 +251,7 @@ class WatcherReconciler {
     const status = { state: outcome.state, conditions, ...(w.metadata.generation !== undefined ? { observedGeneration: w.metadata.generation } : {}) };
     const current = w.status ? { state: w.status.state, conditions: w.status.conditions ?? [], ...(w.status.observedGeneration !== undefined ? { observedGeneration: w.status.observedGeneration } : {}) } : undefined;
     let written = w;
-    if (!isDeepStrictEqual(current, status)) {
+    if (!jsonEqual(current, status)) {
       written = await this.kcp.patch<WatcherObject>(Watcher, { namespace: w.metadata.namespace, name }, 'merge', { status }, { fieldManager: WATCHER_FIELD_MANAGER, subresource: 'status', signal });
     }
     const message = outcome.condition?.message ?? '';

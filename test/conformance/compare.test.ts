@@ -150,3 +150,22 @@ test('object keys that differ only by symbols are paired by the symbols already 
   );
   assert.equal(compareTranscripts(golden, actual).failed, 0);
 });
+
+test('inside custom resources key order counts (kube-apiserver sorts their keys); built-in kinds and keys with symbols are exempt', () => {
+  const widget = (spec: JsonValue): JsonValue => ({ apiVersion: 'conf.example.com/v1', kind: 'Widget', metadata: { name: 'w', uid: 'uid#1' }, spec });
+  const golden = transcript(
+    response('cr', 200, widget({ a: 1, b: { c: 2, d: 3 } })),
+    response('builtin', 200, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c' }, data: { a: '1', b: '2' } }),
+    response('owner', 200, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { ownerReferences: [{ apiVersion: 'conf.example.com/v1', kind: 'Widget', name: 'w' }] } }),
+    response('fields', 200, { ...(widget({}) as Record<string, JsonValue>), f: { 'k:{"uid":"uid#1"}': {}, 'k:{"uid":"uid#2"}': {} } }),
+  );
+  const actual = transcript(
+    response('cr', 200, widget({ a: 1, b: { d: 3, c: 2 } })),
+    response('builtin', 200, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { b: '2', a: '1' } }),
+    response('owner', 200, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { ownerReferences: [{ name: 'w', kind: 'Widget', apiVersion: 'conf.example.com/v1' }] } }),
+    response('fields', 200, { ...(widget({}) as Record<string, JsonValue>), f: { 'k:{"uid":"uid#2"}': {}, 'k:{"uid":"uid#1"}': {} } }),
+  );
+  const result = compareTranscripts(golden, actual);
+  assert.deepEqual(result.steps.map((s) => s.passed), [false, true, true, true]);
+  assert.deepEqual(result.steps[0].differences.map((d) => [d.path, d.note]), [['response.body.spec.b', 'key order: expected c, d; got d, c']]);
+});

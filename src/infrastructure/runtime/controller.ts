@@ -3,6 +3,7 @@
 // id its annotation carries), and runs the state machine (machine.ts, steps/) once per
 // reconciliation. It writes the status the steps computed when it changed, records an Event for
 // every condition change, and keeps the `im_runtime_state` metric.
+import { jsonEqual } from '../../kube/json.js';
 import { Shoot, type ShootObject } from '../../api/gardener/index.js';
 import {
   GardenerCluster,
@@ -73,8 +74,8 @@ function shootProgressed(o: ShootObject, n: ShootObject): boolean {
   return (
     o.metadata.generation !== n.metadata.generation ||
     o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
-    JSON.stringify(o.status?.lastOperation) !== JSON.stringify(n.status?.lastOperation) ||
-    JSON.stringify(o.status?.lastErrors) !== JSON.stringify(n.status?.lastErrors) ||
+    !jsonEqual(o.status?.lastOperation, n.status?.lastOperation) ||
+    !jsonEqual(o.status?.lastErrors, n.status?.lastErrors) ||
     o.status?.observedGeneration !== n.status?.observedGeneration
   );
 }
@@ -170,7 +171,7 @@ export class RuntimeReconciler {
     const ending = await runSteps(initialize, machine, state);
     log.debug('reconciled', { steps: ending.steps.join(' -> '), state: runtime.status?.state });
 
-    if (ending.writeStatus && runtime.status && JSON.stringify(before) !== JSON.stringify(runtime.status)) {
+    if (ending.writeStatus && runtime.status && !jsonEqual(before, runtime.status)) {
       await this.writeStatus(runtime, before, signal);
       this.recordConditionEvents(runtime, before);
     }

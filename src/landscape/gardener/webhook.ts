@@ -2,6 +2,7 @@
 // HTTPS validating webhook on 127.0.0.1 (self-signed certificate) registered in the garden cluster
 // by a ValidatingWebhookConfiguration. Create and update are validated (see validation.ts); delete
 // needs the deletion confirmation annotation.
+import { jsonEqual } from '../../kube/json.js';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GARDENER_CORE_GROUP, GARDENER_CORE_VERSION, Shoot, type ShootObject } from '../../api/gardener/index.js';
@@ -106,7 +107,7 @@ export function judge(request: AdmissionRequest, settings: Pick<GardenerSimulato
   if (!shoot || (request.operation !== 'CREATE' && request.operation !== 'UPDATE')) return { allowed: true };
   const old = (request.oldObject ?? undefined) as ShootObject | undefined;
   // Metadata-only updates (finalizers, annotations) are not held to today's spec rules.
-  if (old && JSON.stringify(old.spec) === JSON.stringify(shoot.spec)) return { allowed: true };
+  if (old && jsonEqual(old.spec, shoot.spec)) return { allowed: true };
   const errors = validateShoot(shoot, old, settings);
   if (errors.length === 0) return { allowed: true };
   return { allowed: false, status: { code: 422, reason: 'Invalid', message: invalid(Shoot.kind, GARDENER_CORE_GROUP, name, errors).message } };

@@ -2,6 +2,7 @@
 // see, copied into the runtime's `kyma-system` namespace so that runtime admins (busola, the CLI)
 // can pick modules. Copies carry `operator.kyma-project.io/managed-by: lifecycle-manager`; only
 // objects with that label are updated or removed, never ones a user created there.
+import { canonicalJson } from '../../kube/json.js';
 import { createHash } from 'node:crypto';
 import {
   isEnabled,
@@ -62,7 +63,8 @@ export function desiredCatalog(kyma: KymaObject, source: CatalogSource): KubeObj
 function copyOf(obj: ModuleTemplateObject | ModuleReleaseMetaObject, kind: KindRef): KubeObject {
   const labels = { ...obj.metadata.labels, [Labels.ManagedBy]: LabelValues.LifecycleManager };
   const body = { labels, annotations: obj.metadata.annotations ?? {}, spec: obj.spec };
-  const hash = createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 16);
+  // Canonical text: the template comes from the KCP in the server's key order, and the hash is compared across processes.
+  const hash = createHash('sha256').update(canonicalJson(body)).digest('hex').slice(0, 16);
   return {
     apiVersion: kind.apiVersion,
     kind: kind.kind,

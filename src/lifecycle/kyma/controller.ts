@@ -48,7 +48,7 @@ import { FIELD_MANAGER, syncRemoteCrds } from '../remote/crds.js';
 import { ensureRemoteNamespace, mirrorStatus, syncRemoteKyma, writeRemoteStatus } from '../remote/kyma.js';
 import type { SkrWebhookInstaller } from '../remote/skr-webhook.js';
 import { runDeletion } from './deletion.js';
-import { AppliedManifests, syncModules } from './modules.js';
+import { syncModules } from './modules.js';
 import { DEFAULT_INTERVALS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, intervalFor, type RequeueIntervals } from './options.js';
 import { determineState, lastOperation, modulesCondition, removeCondition, setCondition, statusFingerprint } from './status.js';
 import { createHash } from 'node:crypto';
@@ -129,7 +129,6 @@ class KymaReconciler {
   private readonly kymas: Store<KymaObject>;
   /** The last full runtime check per Kyma name. */
   private readonly checks = new Map<string, RuntimeCheck>();
-  private readonly applied = new AppliedManifests();
   /** Full runtime checks asked for by KCP changes that concern the runtime (catalog entries, Watchers), by Kyma key. */
   private readonly asked = new Map<string, RuntimeCheckReason>();
 
@@ -199,7 +198,6 @@ class KymaReconciler {
     this.opts.metrics.forget(name, ids);
     this.opts.skrWebhook?.forget(name);
     this.checks.delete(name);
-    this.applied.forget(name);
   }
 
   private async ensureFinalizerAndLabels(kyma: KymaObject, signal: AbortSignal): Promise<KymaObject> {
@@ -319,7 +317,7 @@ class KymaReconciler {
   private async settle(kyma: KymaObject, runtimeConditions: Condition[], webhookFailed: boolean, signal: AbortSignal): Promise<KymaStatus> {
     const name = kyma.metadata.name ?? '';
     const now = new Date().toISOString();
-    const modules = await syncModules({ kcp: this.kcp, catalog: this.catalog.view, manifests: this.manifests, applied: this.applied }, kyma, signal);
+    const modules = await syncModules({ kcp: this.kcp, catalog: this.catalog.view, manifests: this.manifests }, kyma, signal);
     const mc = modulesCondition(modules);
     const conditions = setCondition(runtimeConditions, KymaConditionTypes.Modules, mc.status, mc.message, kyma.metadata.generation, now);
     const state = webhookFailed ? States.Error : determineState(modules, conditions);
@@ -355,7 +353,7 @@ class KymaReconciler {
   /** The KCP Kyma's modules follow the runtime Kyma, where runtime admins enable and disable them. */
   private async followRuntimeModules(kyma: KymaObject, remoteKyma: KymaObject, signal: AbortSignal): Promise<KymaObject> {
     const wanted = remoteKyma.spec.modules ?? [];
-    if (JSON.stringify(wanted) === JSON.stringify(kyma.spec.modules ?? [])) return kyma;
+    if (jsonEqual(wanted, kyma.spec.modules ?? [])) return kyma;
     this.log.info('modules changed in the runtime Kyma', { kyma: kyma.metadata.name, modules: wanted.map((m) => m.name) });
     return this.kcp.update<KymaObject>({ ...kyma, spec: { ...kyma.spec, modules: wanted } }, { fieldManager: FIELD_MANAGER, signal });
   }

@@ -15,6 +15,7 @@ import {
   type ManifestObject,
   type ModuleTemplateObject,
 } from '../../api/operator/index.js';
+import { jsonEqual } from '../../kube/json.js';
 
 /** Name of the installation in Manifest.spec.install (upstream writes `raw-manifest`). */
 export const INSTALL_NAME = 'raw-manifest';
@@ -69,6 +70,26 @@ export function defaultResource(template: ModuleTemplateObject): Record<string, 
   if (isEnabled(template.metadata.annotations?.[Annotations.IsClusterScoped])) delete metadata.namespace;
   else metadata.namespace ??= Namespaces.Remote;
   return { ...data, metadata };
+}
+
+/** The labels and annotations buildManifest may set (some only sometimes): the ones a re-apply would change or remove. */
+const BUILT_LABELS = [Labels.KymaName, Labels.ModuleName, Labels.ManagedBy, Labels.Channel, Labels.IsMandatoryModule];
+const BUILT_ANNOTATIONS = [Annotations.FQDN, Annotations.OCMComponentName, Annotations.Unmanaged];
+
+/**
+ * Whether applying `desired` (from buildManifest) would leave `existing` as it is, compared by value:
+ * the same spec, the same values (or absence) of the labels and annotations buildManifest sets, and
+ * its owner reference present. Then no apply is sent.
+ */
+export function manifestUpToDate(existing: ManifestObject | undefined, desired: ManifestObject): boolean {
+  if (!existing || existing.metadata.deletionTimestamp) return false;
+  const same = (keys: string[], a: Record<string, string> | undefined, b: Record<string, string> | undefined) => keys.every((k) => a?.[k] === b?.[k]);
+  return (
+    jsonEqual(existing.spec, desired.spec) &&
+    same(BUILT_LABELS, existing.metadata.labels, desired.metadata.labels) &&
+    same(BUILT_ANNOTATIONS, existing.metadata.annotations, desired.metadata.annotations) &&
+    (desired.metadata.ownerReferences ?? []).every((want) => (existing.metadata.ownerReferences ?? []).some((have) => jsonEqual(have, want)))
+  );
 }
 
 export function buildManifest(input: ManifestInput): ManifestObject {

@@ -1,9 +1,8 @@
 // The Kyma's modules become Manifests in the KCP: one per module, applied with server-side apply,
 // with no downgrades (a lower resolved version keeps the installed one and reports Warning), and
 // Manifests of modules no longer listed deleted. Returns the module entries of the Kyma status.
-// A Manifest this process applied, unchanged since in what it should be and in the cache, is not
-// applied again: a Kyma reconcile with nothing to change writes nothing.
-import { createHash } from 'node:crypto';
+// A Manifest whose cached copy already is what it should be (compared by value: manifestUpToDate) is
+// not applied again: a Kyma reconcile with nothing to change writes nothing.
 import {
   Labels,
   LabelValues,
@@ -19,11 +18,10 @@ import {
 import type { Store } from '../../runtime/cache/store.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
-import { canonicalJson } from '../../kube/json.js';
 import { compareVersions } from '../catalog/semver.js';
 import { resolveModule, ResolveError, type CatalogView, type Resolved } from '../catalog/resolve.js';
 import { FIELD_MANAGER } from '../remote/crds.js';
-import { buildManifest, TemplateError } from './manifest-builder.js';
+import { buildManifest, manifestUpToDate, TemplateError } from './manifest-builder.js';
 
 type TrackingObject = NonNullable<ModuleStatus['manifest']>;
 
@@ -50,56 +48,6 @@ export interface ModuleSyncDeps {
   catalog: CatalogView;
   /** Cached Manifests of the KCP (read-only). */
   manifests: Store<ManifestObject>;
-  /** What this process applied; without it every Manifest is applied on every reconcile. */
-  applied?: AppliedManifests;
-}
-
-interface AppliedManifest {
-  fingerprint: string;
-  uid: string;
-  generation: number | undefined;
-}
-
-function holds(want: Record<string, string> | undefined, have: Record<string, string> | undefined): boolean {
-  return Object.entries(want ?? {}).every(([k, v]) => have?.[k] === v);
-}
-
-/** The Manifests this process applied, per Kyma (by value: a fingerprint of the desired object with sorted keys). */
-export class AppliedManifests {
-  private readonly byKyma = new Map<string, Map<string, AppliedManifest>>();
-
-  /** Whether `existing` (cached) still is what applying `desired` made of it: same desired object, no spec change since, our labels and annotations in place. */
-  unchanged(kymaName: string, desired: ManifestObject, existing: ManifestObject | undefined): existing is ManifestObject {
-    const record = this.byKyma.get(kymaName)?.get(desired.metadata.name ?? '');
-    if (!record || !existing || existing.metadata.deletionTimestamp) return false;
-    return (
-      record.fingerprint === fingerprintOf(desired) &&
-      record.uid === existing.metadata.uid &&
-      record.generation === existing.metadata.generation &&
-      holds(desired.metadata.labels, existing.metadata.labels) &&
-      holds(desired.metadata.annotations, existing.metadata.annotations)
-    );
-  }
-
-  record(kymaName: string, desired: ManifestObject, applied: ManifestObject): void {
-    let forKyma = this.byKyma.get(kymaName);
-    if (!forKyma) this.byKyma.set(kymaName, (forKyma = new Map()));
-    forKyma.set(desired.metadata.name ?? '', { fingerprint: fingerprintOf(desired), uid: applied.metadata.uid ?? '', generation: applied.metadata.generation });
-  }
-
-  /** Keeps only the records of these Manifests of a Kyma. */
-  retain(kymaName: string, names: ReadonlySet<string>): void {
-    const forKyma = this.byKyma.get(kymaName);
-    for (const name of forKyma?.keys() ?? []) if (!names.has(name)) forKyma?.delete(name);
-  }
-
-  forget(kymaName: string): void {
-    this.byKyma.delete(kymaName);
-  }
-}
-
-function fingerprintOf(desired: ManifestObject): string {
-  return createHash('sha256').update(canonicalJson(desired)).digest('base64');
 }
 
 /** The non-mandatory Manifests of a Kyma. */
@@ -162,9 +110,7 @@ async function syncOne(deps: ModuleSyncDeps, kyma: KymaObject, module: KymaModul
     if (!(e instanceof TemplateError)) throw e;
     return { status: { ...statusBase, state: States.Error, message: e.message }, manifest: existing };
   }
-  const kymaName = kyma.metadata.name ?? '';
-  const applied = deps.applied?.unchanged(kymaName, desired, existing) ? existing : await applyManifest(deps, desired, existing, signal);
-  deps.applied?.record(kymaName, desired, applied);
+  const applied = existing && manifestUpToDate(existing, desired) ? existing : await applyManifest(deps, desired, existing, signal);
   const { state, message } = module.managed === false ? { state: States.Unmanaged as State, message: undefined } : manifestState(applied);
   const status: ModuleStatus = { ...statusBase, state, manifest: track(applied) };
   if (message) status.message = message;
@@ -208,6 +154,5 @@ export async function syncModules(deps: ModuleSyncDeps, kyma: KymaObject, signal
     if (statuses.some((s) => s.name === moduleName)) continue;
     statuses.push({ name: moduleName, state: States.Deleting, version: m.spec.version, manifest: track({ ...m, apiVersion: Manifest.apiVersion, kind: Manifest.kind }) });
   }
-  deps.applied?.retain(kyma.metadata.name ?? '', kept);
   return statuses;
 }

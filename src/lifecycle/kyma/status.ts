@@ -2,6 +2,7 @@
 // overall state by upstream's precedence (api/v1beta2 Kyma.DetermineState): a module in Error makes
 // the Kyma Error; else a module in Warning makes it Warning; else a module in Processing makes it
 // Processing; else any condition that does not hold keeps it Processing; otherwise Ready.
+import { canonicalJson } from '../../kube/json.js';
 import {
   KYMA_CONDITION_REASON,
   KymaConditionMessages,
@@ -55,11 +56,11 @@ export function determineState(modules: ModuleStatus[], conditions: Condition[])
   return States.Ready;
 }
 
-/** The status without timestamps, to tell whether a write is needed. */
+/** The status without timestamps, to tell whether a write is needed; equal values give equal text, whatever their key order. */
 export function statusFingerprint(status: KymaStatus | undefined): string {
   if (!status) return '';
   const conditions = (status.conditions ?? []).map((c) => ({ ...c, lastTransitionTime: '' })).sort((a, b) => a.type.localeCompare(b.type));
-  return JSON.stringify({ ...status, conditions, lastOperation: status.lastOperation?.operation ?? '' });
+  return canonicalJson({ ...status, conditions, lastOperation: status.lastOperation?.operation ?? '' });
 }
 
 export function lastOperation(kyma: KymaObject, operation: string, now: string): KymaStatus['lastOperation'] {

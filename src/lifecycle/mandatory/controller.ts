@@ -30,7 +30,7 @@ import { and, deletionChanged, finalizersChanged, generationChanged, labelsChang
 import type { Store } from '../../runtime/cache/store.js';
 import { fqdnOf, templateName } from '../catalog/resolve.js';
 import { FIELD_MANAGER } from '../remote/crds.js';
-import { buildManifest, TemplateError } from '../kyma/manifest-builder.js';
+import { buildManifest, manifestUpToDate, TemplateError } from '../kyma/manifest-builder.js';
 
 export const MANDATORY_CONTROLLER_NAME = 'mandatory-modules';
 export const MANDATORY_DELETION_CONTROLLER_NAME = 'mandatory-module-deletion';
@@ -86,7 +86,8 @@ export function setupMandatoryModuleController(manager: Manager, opts: Mandatory
       try {
         const desired = buildManifest({ kyma, moduleName, template, version, fqdn: fqdnOf(meta, template, moduleName), mandatory: true });
         wanted.add(desired.metadata.name ?? '');
-        await kcp.apply(desired, { fieldManager: FIELD_MANAGER, force: true, signal });
+        const existing = manifests.get(`${desired.metadata.namespace ?? ''}/${desired.metadata.name ?? ''}`);
+        if (!manifestUpToDate(existing, desired)) await kcp.apply(desired, { fieldManager: FIELD_MANAGER, force: true, signal });
       } catch (e) {
         if (!(e instanceof TemplateError)) throw e;
         log.warn('mandatory module cannot be installed', { module: moduleName, error: e.message });

@@ -1,5 +1,6 @@
 // Rendering: the module's objects as fetched become the objects to apply, with the labels and
 // annotations upstream's post-render transforms add and namespaces defaulted.
+import { canonicalJson } from '../../kube/json.js';
 import { createHash } from 'node:crypto';
 import { Annotations, Labels, type ManifestObject } from '../../api/operator/index.js';
 import { isNoKindMatch } from '../../runtime/client/discovery.js';
@@ -93,6 +94,6 @@ export async function renderObjects(fetched: readonly KubeObject[], manifest: Ma
 /** A stable fingerprint of what is to be applied: equal hashes need no new apply. */
 export function hashObjects(objects: readonly KubeObject[]): string {
   const h = createHash('sha256');
-  for (const o of objects) h.update(JSON.stringify(o)).update('\n');
+  for (const o of objects) h.update(canonicalJson(o)).update('\n');
   return h.digest('hex');
 }

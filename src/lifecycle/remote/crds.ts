@@ -2,6 +2,7 @@
 // runtime cluster. Each reconcile checks them with one GET each and re-applies the ones that are
 // missing or out of date (a hash of the desired CRD is kept in an annotation), so a CRD deleted in
 // the runtime comes back at the next reconcile.
+import { canonicalJson } from '../../kube/json.js';
 import { createHash } from 'node:crypto';
 import { crdOf } from '../../api/crd.js';
 import { Kyma, ModuleReleaseMeta, ModuleTemplate, OPERATOR_GROUP } from '../../api/operator/index.js';
@@ -24,7 +25,7 @@ interface DesiredCrd {
 function desired(): DesiredCrd[] {
   return remoteKinds.map((k) => {
     const crd = crdOf(k) as unknown as KubeObject;
-    const hash = createHash('sha256').update(JSON.stringify(crd.spec)).digest('hex').slice(0, 16);
+    const hash = createHash('sha256').update(canonicalJson(crd.spec)).digest('hex').slice(0, 16);
     const name = `${k.plural}.${k.group}`;
     return { name, hash, object: { ...crd, metadata: { ...crd.metadata, name, annotations: { ...crd.metadata.annotations, [HASH_ANNOTATION]: hash } } } };
   });

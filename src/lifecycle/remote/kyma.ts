@@ -2,6 +2,7 @@
 // Created from the KCP Kyma; from then on runtime admins enable modules in the runtime Kyma, and
 // the KCP Kyma's `spec.modules` follows it, while the channel stays the KCP's (as upstream syncs).
 // The KCP Kyma's status is mirrored into the runtime Kyma, which carries the watched-by label.
+import { jsonEqual } from '../../kube/json.js';
 import { DEFAULT_REMOTE_KYMA_NAME, Kyma, LabelValues, Labels, Namespaces, type KymaObject, type KymaStatus } from '../../api/operator/index.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.js';
@@ -64,13 +65,9 @@ export async function syncRemoteKyma(remote: Client, kcpKyma: KymaObject, signal
   return { remote: current, created: false };
 }
 
-function comparable(status: KymaStatus | undefined): string {
-  return JSON.stringify(status ?? {});
-}
-
-/** Writes the KCP Kyma's status into the runtime Kyma when it differs. */
+/** Writes the KCP Kyma's status into the runtime Kyma when it differs by value. */
 export async function mirrorStatus(remote: Client, remoteKyma: KymaObject, status: KymaStatus, signal: AbortSignal): Promise<void> {
-  if (comparable(remoteKyma.status) === comparable(status)) return;
+  if (jsonEqual(remoteKyma.status ?? {}, status)) return;
   await remote.patch(Kyma, REMOTE_KYMA_KEY, 'merge', { status }, { fieldManager: FIELD_MANAGER, subresource: 'status', signal });
 }
 

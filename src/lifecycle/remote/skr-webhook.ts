@@ -6,6 +6,7 @@
 // Cost: the objects are applied when what they should be changes (a fingerprint per Kyma, kept in
 // memory), when the webhook Deployment was deleted or edited in the runtime, or every `resyncMs`;
 // otherwise a reconcile reads only the Deployment.
+import { canonicalJson } from '../../kube/json.js';
 import { createHash } from 'node:crypto';
 import { KymaConditionMessages, type KymaObject, type WatcherObject } from '../../api/operator/index.js';
 import type { Store } from '../../runtime/cache/store.js';
@@ -102,7 +103,8 @@ export class SkrWebhookInstaller {
       ...skrWebhookObjects({ image: this.opts.image, command: this.opts.command, kcpAddress: this.opts.kcpAddress, tls }),
       webhookConfigurationFor(watchers, ca.trustedPem) as unknown as KubeObject,
     ];
-    const fingerprint = createHash('sha256').update(JSON.stringify(objects)).digest('hex');
+    // Canonical text: the webhook configuration carries Watcher fields in the key order the server sent them.
+    const fingerprint = createHash('sha256').update(canonicalJson(objects)).digest('hex');
     const now = this.now();
     const generation = remoteKyma.metadata.generation ?? 0;
     let state = this.installed.get(name);

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { canonicalJson, jsonEqual, sortKeys } from '../../src/kube/json.js';
+import { reversedKeys } from '../support/reorder.js';
+
+const value = { spec: { zone: 'b', alpha: [{ y: 1, b: null }, 'x'] }, metadata: { name: 'n', labels: { z: '1', a: '2' } }, kind: 'K' };
+
+test('sortKeys sorts object keys at every level and keeps arrays in order', () => {
+  const sorted = sortKeys(value);
+  assert.equal(JSON.stringify(sorted), '{"kind":"K","metadata":{"labels":{"a":"2","z":"1"},"name":"n"},"spec":{"alpha":[{"b":null,"y":1},"x"],"zone":"b"}}');
+  assert.deepEqual(sorted, value);
+  assert.equal(sortKeys('text'), 'text');
+  assert.equal(sortKeys(null), null);
+});
+
+test('canonicalJson and jsonEqual do not depend on key order, and still see every difference of value', () => {
+  const reordered = reversedKeys(value);
+  assert.notEqual(JSON.stringify(reordered), JSON.stringify(value), 'the reordered copy serializes differently');
+  assert.equal(canonicalJson(reordered), canonicalJson(value));
+  assert.ok(jsonEqual(reordered, value));
+  const changed = { ...value, spec: { ...value.spec, alpha: [{ y: 1, b: null }, 'y'] } };
+  assert.notEqual(canonicalJson(changed), canonicalJson(value));
+  assert.ok(!jsonEqual(changed, value));
+  assert.ok(!jsonEqual({ a: [1, 2] }, { a: [2, 1] }), 'array order is part of the value');
+  assert.ok(jsonEqual({ a: 1, b: undefined }, { a: 1 }), 'an undefined field is an absent one, as in JSON');
+});
