@@ -208,8 +208,8 @@ export class Manager implements ControllerHost {
     if (this.run) throw new Error('manager already started');
     const run: RunState = { signal, informerStop: new AbortController(), reconcileStop: new AbortController(), informerRuns: [], controllerRuns: [] };
     this.run = run;
-    // Every controller, informer and runnable listens on this one signal: that many listeners is expected.
-    setMaxListeners(0, signal);
+    // Every controller, informer and runnable listens on these signals: that many listeners is expected.
+    setMaxListeners(0, signal, run.informerStop.signal, run.reconcileStop.signal);
     const log = this.logger;
     if (this.opts.operationsPort !== undefined) {
       this.server = await startOperationsServer({
