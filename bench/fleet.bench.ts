@@ -156,6 +156,9 @@ async function main(): Promise<void> {
   // 1. Converge.
   const reconciles = () => reconcilesByController(up.controlPlane.manager.registry.render());
   const requests0 = (await stats()) - ownRequests();
+  const convergeReconciles0 = reconciles();
+  const requeueReasons = () => series(up.controlPlane.manager.registry.render(), 'lifecycle_mgr_requeue_reason_total');
+  const convergeRequeues0 = requeueReasons();
   const cpu = new CpuWindow();
   const t0 = performance.now();
   for (let i = 0; i < runtimes; i += 50) {
@@ -192,6 +195,12 @@ async function main(): Promise<void> {
   const convergeRequests = (await stats()) - ownRequests() - requests0;
   const requestsPerModule = convergeRequests / (runtimes * MODULES.length);
   console.log(`converged: ${runtimes} x ${MODULES.length} modules Ready in ${convergeSeconds.toFixed(1)} s; ${convergeRequests} API requests (${requestsPerModule.toFixed(1)} per module, ${(convergeRequests / runtimes).toFixed(1)} per runtime, provisioning included); ${cpu.text()}`);
+  console.log(`  reconciles while converging: ${reconcileDelta(convergeReconciles0, reconciles())}`);
+  const requeues = [...requeueReasons()]
+    .map(([labels, v]) => [/requeue_reason="([^"]*)"/.exec(labels)?.[1] ?? labels, v - (convergeRequeues0.get(labels) ?? 0)] as const)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
+  console.log(`  Kyma requeues while converging, by reason: ${requeues.map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}`);
 
   // 2. Steady state: a short settle, then the window.
   await sleep(30_000);

@@ -3,6 +3,7 @@
 // commands configure the controllers the same way (src/controlplane/config.ts).
 import { type BindAddress, type ControlPlaneConfig, DEFAULT_LEASE, DEFAULT_MODULE_CONFIG_RESYNC_MS, DEFAULT_MODULE_SYNC, defaultControlPlaneConfig } from '../controlplane/config.js';
 import type { WatcherConfig } from '../controlplane/watcher.js';
+import { DEFAULT_MANIFEST_WORKERS } from '../lifecycle/index.js';
 import type { LogLevel } from '../runtime/log.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import { formatDuration, parseDuration } from './duration.js';
@@ -51,6 +52,7 @@ export const CONTROLLER_FLAGS: readonly Flag[] = [
   { name: 'manifest-requeue-warning-interval', type: 'duration', default: d(defaults.manifestIntervals.warningMs), help: 'requeue of a Manifest in Warning' },
   { name: 'manifest-requeue-error-interval', type: 'duration', default: d(defaults.manifestIntervals.errorMs), help: 'requeue after a Manifest error' },
   { name: 'max-concurrent-kyma-reconciles', type: 'int', default: String(defaults.kymaWorkers), help: 'parallel reconciles of the Kyma controller' },
+  { name: 'max-concurrent-manifest-reconciles', type: 'int', default: String(defaults.manifestWorkers ?? DEFAULT_MANIFEST_WORKERS), help: 'parallel reconciles of the Manifest controller' },
   { name: 'purge-finalizer-timeout', type: 'duration', default: d(defaults.purgeGraceMs), help: 'how long a Kyma may be deleting before the purge strips runtime finalizers' },
   { name: 'leader-elect', type: 'bool', default: 'false', help: 'reconcile only while holding the leader Lease (for replicas > 1)' },
   { name: 'leader-election-id', type: 'string', default: 'kcp-controllers-leader', help: 'name of the leader Lease' },
@@ -309,6 +311,7 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
     kymaRuntimeCheckMs: flags.duration('kyma-runtime-check-interval'),
     manifestDriftCheckMs: flags.duration('manifest-drift-check-interval'),
     kymaWorkers: flags.int('max-concurrent-kyma-reconciles', 1),
+    manifestWorkers: flags.int('max-concurrent-manifest-reconciles', 1),
     moduleSync: {
       moduleConfigResyncMs: ready('module-config-resync-interval'),
       syncResourceResyncMs: flags.duration('sync-resource-resync-interval'),

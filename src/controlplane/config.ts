@@ -61,6 +61,8 @@ export interface ControlPlaneConfig {
   /** With the watcher: a Ready Manifest's objects are read back from its runtime at least this often (default 24 h). */
   manifestDriftCheckMs?: number;
   kymaWorkers: number;
+  /** Parallel reconciles of the Manifest controller (no default here: the controller's own, 10). */
+  manifestWorkers?: number;
   purgeGraceMs: number;
   /** How long a Kyma's deletion retries an unreachable runtime before skipping its cleanup (no flag; default 60 s). */
   remoteCleanupTimeoutMs?: number;

@@ -205,6 +205,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       runtimeCheckMs: config.kymaRuntimeCheckMs,
       driftCheckMs: config.manifestDriftCheckMs,
       maxConcurrentReconciles: config.kymaWorkers,
+      maxConcurrentManifestReconciles: config.manifestWorkers,
       purgeGraceMs: config.purgeGraceMs,
       remoteCleanupTimeoutMs: config.remoteCleanupTimeoutMs,
       moduleSync: config.moduleSync,

@@ -26,7 +26,7 @@ import { DEFAULT_MODULE_CONFIG_POLL_MS, DEFAULT_RESYNC_MS as DEFAULT_SYNC_RESYNC
 import type { ListenerService } from '../watcher/defaults.js';
 
 export { DEFAULT_INTERVALS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, DEFAULT_RUNTIME_CHECK_MS, type RequeueIntervals } from './kyma/options.js';
-export { DEFAULT_DRIFT_CHECK_MS, DEFAULT_INTERVALS as DEFAULT_MANIFEST_INTERVALS, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
+export { DEFAULT_DRIFT_CHECK_MS, DEFAULT_INTERVALS as DEFAULT_MANIFEST_INTERVALS, DEFAULT_MANIFEST_WORKERS, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
 export { DEFAULT_PURGE_GRACE_MS } from './purge/controller.js';
 export { KUBECONFIG_SECRET_SELECTOR, RuntimeAccess, RuntimeAccessError } from './remote/access.js';
 export { DEFAULT_FEEDBACK_MS, DEFAULT_MODULE_CONFIG_POLL_MS, DEFAULT_RESYNC_MS as DEFAULT_SYNC_RESYNC_MS } from './sync/constants.js';
@@ -56,6 +56,8 @@ export interface LifecycleManagerOptions {
   driftCheckMs?: number;
   /** Parallel reconciles of the Kyma controller (default 4). */
   maxConcurrentReconciles?: number;
+  /** Parallel reconciles of the Manifest controller (default 10). */
+  maxConcurrentManifestReconciles?: number;
   /** The runtime watcher: its webhook is installed into every runtime and its events wake Kymas and Manifests. */
   watcher?: LifecycleWatcherOptions;
   /** Periodic passes of module resource synchronization (defaults: ModuleConfig 30 s, 5 min with the watcher; SyncResource 5 min; feedback 30 s). */
@@ -135,6 +137,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     watcherEvents: router?.manifestSource,
     driftCheckMs: opts.watcher ? (opts.driftCheckMs ?? DEFAULT_DRIFT_CHECK_MS) : undefined,
     driftChecks: router?.driftChecks,
+    maxConcurrentReconciles: opts.maxConcurrentManifestReconciles,
   });
   const syncMetrics = new SyncMetrics(manager.registry);
   setupModuleConfigController(manager, {

@@ -55,6 +55,9 @@ export interface ManifestController {
 /** Our own status writes need no reconcile: updates pass when anything but the status changed. */
 const notStatusOnly = or(generationChanged, deletionChanged, labelsChanged, annotationsChanged, finalizersChanged);
 
+/** Parallel reconciles of the Manifest controller unless configured (`--max-concurrent-manifest-reconciles`). */
+export const DEFAULT_MANIFEST_WORKERS = 10;
+
 export function setupManifestController(manager: Manager, opts: ManifestControllerOptions): ManifestController {
   const scope = opts.namespace ? { namespace: opts.namespace } : {};
   const manifests = manager.cache<ManifestObject>(Manifest, scope);
@@ -88,7 +91,7 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
   const builder = newControllerManagedBy(manager)
     .named('manifest')
     .for(Manifest, { ...scope, predicates: [notStatusOnly] })
-    .withOptions({ maxConcurrentReconciles: opts.maxConcurrentReconciles ?? 10 });
+    .withOptions({ maxConcurrentReconciles: opts.maxConcurrentReconciles ?? DEFAULT_MANIFEST_WORKERS });
   if (kymas) {
     // A Kyma that appears or goes changes whether its Manifests are orphans; its many status
     // updates do not.
