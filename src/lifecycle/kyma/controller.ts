@@ -375,7 +375,8 @@ class KymaReconciler {
     const operation = `waiting for the runtime's kubeconfig: ${cause}`;
     await this.writeStatus(kyma, { ...kyma.status, state: States.Processing, lastOperation: lastOperation(kyma, operation, now) }, signal);
     this.opts.metrics.requeue('kyma_waiting_for_kubeconfig');
-    return { requeueAfterMs: intervalFor(States.Processing, this.intervals) };
+    // The Secret watch wakes the Kyma when the kubeconfig arrives: no busy poll while Gardener works.
+    return { requeueAfterMs: intervalFor(States.Processing, this.intervals, true) };
   }
 
   /** Writes the status when it changed; records the state metric and an Event on state changes. */

@@ -25,15 +25,16 @@ export const DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS = 60_000;
 const JITTER = 0.1;
 
 /**
- * When to look at a Kyma again after a reconcile that left it in `state`. `waitingForModules`: it is
- * Processing only because Manifests are not settled yet; their status changes wake it (the
- * controller owns them), so the pass is a fallback at the Ready interval instead of a busy poll.
+ * When to look at a Kyma again after a reconcile that left it in `state`. `wokenByWatch`: it is
+ * Processing only for something a watch reports (Manifests not settled yet: the controller owns
+ * them; the kubeconfig Secret not there yet: the controller watches it), so the pass is a fallback
+ * at the Ready interval instead of a busy poll.
  */
-export function intervalFor(state: string, intervals: RequeueIntervals, waitingForModules = false): number {
-  return Math.round(jitter(baseInterval(state, intervals, waitingForModules), JITTER));
+export function intervalFor(state: string, intervals: RequeueIntervals, wokenByWatch = false): number {
+  return Math.round(jitter(baseInterval(state, intervals, wokenByWatch), JITTER));
 }
 
-function baseInterval(state: string, intervals: RequeueIntervals, waitingForModules: boolean): number {
+function baseInterval(state: string, intervals: RequeueIntervals, wokenByWatch: boolean): number {
   switch (state) {
     case 'Ready':
       return intervals.readyMs;
@@ -42,6 +43,6 @@ function baseInterval(state: string, intervals: RequeueIntervals, waitingForModu
     case 'Error':
       return intervals.errorMs;
     default:
-      return waitingForModules ? intervals.readyMs : intervals.busyMs;
+      return wokenByWatch ? intervals.readyMs : intervals.busyMs;
   }
 }
