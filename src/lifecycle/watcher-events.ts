@@ -2,7 +2,7 @@
 // runtime (the certificate's Common Name is its runtime-id); the event body only says which object
 // changed. So an event can only ever wake the Kyma of the runtime that sent it, or its Manifests.
 //   lifecycle-manager            (Watcher klm-watcher: the runtime's Kyma)  -> that Kyma
-//   lifecycle-manager-resources  (module resources changed or deleted)      -> that Kyma's Manifests
+//   lifecycle-manager-resources  (module resources changed or deleted)      -> the Manifest that owns it (else that Kyma's Manifests)
 //   lifecycle-manager-module-config (a module's custom resource changed)    -> that Kyma's ModuleConfigs (keyed by Manifest)
 // Before a key is enqueued it is marked: a marked Kyma gets a full runtime check at its next
 // reconcile, a marked Manifest a drift check, where an unmarked periodic pass works from the caches.
@@ -10,12 +10,13 @@ import { EventEmitter } from 'node:events';
 import { Kyma, Labels, type KymaObject, type ManifestObject } from '../api/operator/index.js';
 import type { Store } from '../runtime/cache/store.js';
 import type { KeyEmitter } from '../runtime/controller.js';
+import { managedDefaultCR } from './manifest/default-cr.js';
 import { runtimeIdOf } from '../watcher/certificates.js';
 
 export interface DeliveredWatchEvent {
   runtimeId: string;
   /** What the webhook saw change (the v2 body), when known. */
-  event?: { watchedGvk: { group: string; kind: string } };
+  event?: { watched?: { namespace: string; name: string }; watchedGvk: { group: string; kind: string } };
 }
 
 /** `ignored`: accepted, but nothing needs to look (the listener answers 200 all the same). */
@@ -38,6 +39,29 @@ export class PendingChecks {
   take(key: string): boolean {
     return this.keys.delete(key);
   }
+}
+
+/**
+ * The Manifests an object belongs to: those whose inventory (`status.synced`) or default CR
+ * (`spec.resource`) names it. None known (an install whose inventory is not written yet, an event
+ * without the object): all of the Kyma's Manifests, as a safe default.
+ */
+function owners(manifests: ManifestObject[], e: DeliveredWatchEvent): ManifestObject[] {
+  const watched = e.event?.watched;
+  if (!watched || !e.event) return manifests;
+  const { group, kind } = e.event.watchedGvk;
+  const named = (ns: string | undefined, n: string | undefined) => (ns ?? '') === watched.namespace && n === watched.name;
+  const found = manifests.filter((m) => {
+    if ((m.status?.synced ?? []).some((r) => r.group === group && r.kind === kind && named(r.namespace, r.name))) return true;
+    const cr = managedDefaultCR(m);
+    return !!cr && cr.kind === kind && groupOf(cr.apiVersion) === group && named(cr.metadata.namespace, cr.metadata.name);
+  });
+  return found.length > 0 ? found : manifests;
+}
+
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
 export class WatcherEventRouter {
@@ -99,7 +123,7 @@ export class WatcherEventRouter {
     // klm-module-status sees every status labelled managed-by: kyma, the runtime Kyma's included:
     // the lifecycle manager writes that one itself, and no Manifest needs to look again for it.
     if (isRuntimeKyma(e)) return this.kymaOf(e.runtimeId) ? 'ignored' : 'unknown-runtime';
-    return this.toManifests(e, this.manifestKeys, this.driftChecks);
+    return this.toManifests(e, this.manifestKeys, this.driftChecks, owners);
   }
 
   /** A module's custom resource changed: the ModuleConfig controller looks at that Kyma's modules (cheap for those that do not opt in). */
@@ -107,12 +131,13 @@ export class WatcherEventRouter {
     return this.toManifests(e, this.moduleConfigKeys);
   }
 
-  private toManifests(e: DeliveredWatchEvent, keys: EventEmitter, checks?: PendingChecks): RouteResult {
+  private toManifests(e: DeliveredWatchEvent, keys: EventEmitter, checks?: PendingChecks, pick?: (manifests: ManifestObject[], e: DeliveredWatchEvent) => ManifestObject[]): RouteResult {
     const kyma = this.kymaOf(e.runtimeId);
     if (!kyma) return 'unknown-runtime';
     const name = kyma.metadata.name ?? '';
     this.onRouted?.(`${this.namespace}/${name}`, e);
-    for (const m of this.manifests.list({ namespace: this.namespace, labelSelector: `${Labels.KymaName}=${name}` })) {
+    const ofKyma = this.manifests.list({ namespace: this.namespace, labelSelector: `${Labels.KymaName}=${name}` });
+    for (const m of pick ? pick(ofKyma, e) : ofKyma) {
       const key = `${this.namespace}/${m.metadata.name ?? ''}`;
       checks?.mark(key);
       keys.emit('key', key);

@@ -14,7 +14,19 @@ function router() {
   for (const name of ['rt-a', 'rt-b']) {
     kymas.upsert({ apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'Kyma', metadata: { name, namespace: NS, labels: { [Labels.RuntimeID]: name } }, spec: { channel: 'regular' } } as KymaObject);
     for (const module of ['one', 'two']) {
-      manifests.upsert({ apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'Manifest', metadata: { name: `${name}-${module}`, namespace: NS, labels: { [Labels.KymaName]: name } }, spec: { remote: true, install: { name: module, source: {} } } } as ManifestObject);
+      manifests.upsert({
+        apiVersion: 'operator.kyma-project.io/v1beta2',
+        kind: 'Manifest',
+        metadata: { name: `${name}-${module}`, namespace: NS, labels: { [Labels.KymaName]: name } },
+        spec: {
+          remote: true,
+          install: { name: module, source: {} },
+          // The module's default CR.
+          resource: { apiVersion: `${module}.example/v1`, kind: 'Settings', metadata: { name: 'default', namespace: 'kyma-system' } },
+        },
+        // What it applied: its manager Deployment.
+        status: { synced: [{ group: 'apps', version: 'v1', kind: 'Deployment', namespace: 'kyma-system', name: `${module}-manager` }] },
+      } as unknown as ManifestObject);
     }
   }
   const r = new WatcherEventRouter(NS, kymas, manifests);
@@ -23,7 +35,7 @@ function router() {
   return { r, manifestKeys };
 }
 
-const gvk = (group: string, kind: string) => ({ watchedGvk: { group, kind } });
+const gvk = (group: string, kind: string, watched?: { namespace: string; name: string }) => ({ watchedGvk: { group, kind }, ...(watched ? { watched } : {}) });
 
 describe('watcher event routing', () => {
   it('wakes the Manifests of the sending runtime only for a module resource', () => {
@@ -46,5 +58,17 @@ describe('watcher event routing', () => {
     assert.equal(r.moduleResourceChanged({ runtimeId: 'rt-x', event: gvk('operator.kyma-project.io', 'Kyma') }), 'unknown-runtime');
     assert.equal(r.moduleResourceChanged({ runtimeId: 'rt-x', event: gvk('apps', 'Deployment') }), 'unknown-runtime');
     assert.deepEqual(manifestKeys, []);
+  });
+
+  it('wakes only the Manifest whose inventory or default CR names the object, and all of the Kyma\'s when none does', () => {
+    const { r, manifestKeys } = router();
+    r.moduleResourceChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'two-manager' }) });
+    assert.deepEqual(manifestKeys, [`${NS}/rt-a-two`], 'the manager Deployment of module two');
+    manifestKeys.length = 0;
+    r.moduleResourceChanged({ runtimeId: 'rt-a', event: gvk('one.example', 'Settings', { namespace: 'kyma-system', name: 'default' }) });
+    assert.deepEqual(manifestKeys, [`${NS}/rt-a-one`], 'the default CR of module one');
+    manifestKeys.length = 0;
+    r.moduleResourceChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'not-in-any-inventory' }) });
+    assert.deepEqual(manifestKeys.sort(), [`${NS}/rt-a-one`, `${NS}/rt-a-two`], 'an object no inventory names yet');
   });
 });
