@@ -28,7 +28,9 @@ import { kubeconfigRefOfKey, RemoteClusterCache } from '../runtime/remote/cache.
 import { SECRET_KIND, type Secret } from '../runtime/remote/secret.js';
 import { useSharding } from '../runtime/sharding/manager.js';
 import { LabelKymaManagedBy, ManagedByInfrastructureManager } from '../api/infrastructuremanager/index.js';
+import { Manifest, type ManifestObject, SyncResource, type SyncResourceObject } from '../api/operator/index.js';
 import { type ControlPlaneConfig, runtimeTimingOf } from './config.js';
+import { runtimeShardKey } from './shard-keys.js';
 import { startWatcherRuntime, type WatcherRuntime } from './watcher.js';
 import { ensureDefaultWatchers, setupWatcherController, LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, DEFAULT_LISTENER, type ListenerService } from '../watcher/index.js';
 
@@ -128,6 +130,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       renewDeadlineMs: s.renewDeadlineMs,
       retryPeriodMs: s.retryPeriodMs,
       log: logger.child('sharding'),
+      // Split by runtime (shard-keys.ts); the caches are the lifecycle manager's own.
+      ...(config.lifecycleManager
+        ? { shardKeyOf: runtimeShardKey({ manifests: manager.cache<ManifestObject>(Manifest, { namespace }), syncResources: manager.cache<SyncResourceObject>(SyncResource, { namespace }) }) }
+        : {}),
     });
   }
 
