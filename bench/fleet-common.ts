@@ -191,6 +191,7 @@ export async function enableInRuntime(kcp: Client, kymaName: string, timeoutMs =
   const runtime = clientFromKubeconfig(Buffer.from(secret.data?.config ?? '', 'base64').toString('utf8'), { qps: 0 });
   const key = { namespace: Namespaces.Remote, name: DEFAULT_REMOTE_KYMA_NAME };
   const watchAbort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
   try {
     const current = await runtime.get<KymaObject>(Kyma, key);
     const isReady = (k: KymaObject) => (k.status?.modules ?? []).some((m) => m.name === EXTRA_MODULE && m.state === 'Ready');
@@ -202,9 +203,15 @@ export async function enableInRuntime(kcp: Client, kymaName: string, timeoutMs =
     })();
     const sent = performance.now();
     await runtime.patch(Kyma, key, 'merge', { spec: { modules: [...(current.spec.modules ?? []), { name: EXTRA_MODULE }] } });
-    const readyAt = await Promise.race([seen, sleep(timeoutMs).then(() => Promise.reject(new Error(`not Ready within ${timeoutMs / 1000} s`)))]);
+    const readyAt = await Promise.race([
+      seen,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`not Ready within ${timeoutMs / 1000} s`)), timeoutMs);
+      }),
+    ]);
     return readyAt - sent;
   } finally {
+    clearTimeout(timer);
     watchAbort.abort();
     runtime.close();
   }
