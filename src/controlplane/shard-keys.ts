@@ -5,7 +5,8 @@
 // all of a runtime: only that replica builds a client for it, and the runtime's watcher events,
 // which reach the listener of the replica that installed its webhook, wake keys that replica owns.
 // Everything else (catalog, Watchers) hashes on its own key.
-import { Labels, Manifest, type ManifestObject, SyncResource, type SyncResourceObject } from '../api/operator/index.js';
+import { type KymaObject, Labels, Manifest, type ManifestObject, SyncResource, type SyncResourceObject } from '../api/operator/index.js';
+import { shardOf } from '../runtime/sharding/hash.js';
 import { namespacedName } from '../kube/keys.js';
 import type { Store } from '../runtime/cache/store.js';
 import type { KindRef } from '../kube/object.js';
@@ -24,4 +25,10 @@ export function runtimeShardKey(caches: { manifests: Store<ManifestObject>; sync
     // Not cached (deleted, or not seen yet): the object's own key; its reconcile finds nothing to do.
     return kyma ? namespacedName({ namespace: req.namespace, name: kyma }) : key;
   };
+}
+
+/** Keys of the cached Kymas whose shard is one of `shards` (of `shardCount`). */
+export function kymasOfShards(kymas: Store<KymaObject>, shards: number[], shardCount: number): string[] {
+  const wanted = new Set(shards);
+  return [...kymas.keys()].filter((key) => wanted.has(shardOf(key, shardCount)));
 }

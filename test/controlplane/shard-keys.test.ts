@@ -2,8 +2,9 @@
 // key, everything else on its own key.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Kyma, Labels, Manifest, type ManifestObject, ModuleTemplate, SyncResource, type SyncResourceObject } from '../../src/api/operator/index.js';
-import { runtimeShardKey } from '../../src/controlplane/shard-keys.js';
+import { Kyma, type KymaObject, Labels, Manifest, type ManifestObject, ModuleTemplate, SyncResource, type SyncResourceObject } from '../../src/api/operator/index.js';
+import { kymasOfShards, runtimeShardKey } from '../../src/controlplane/shard-keys.js';
+import { shardOf } from '../../src/runtime/sharding/hash.js';
 import { Store } from '../../src/runtime/cache/store.js';
 
 const NS = 'kcp-system';
@@ -31,5 +32,15 @@ describe('runtimeShardKey', () => {
     assert.equal(keyOf('mandatory', ModuleTemplate, { namespace: NS, name: 'rt-1-alpha-x1' }), `${NS}/rt-1-alpha-x1`);
     assert.equal(keyOf('manifest', Manifest, { namespace: NS, name: 'unlabelled' }), `${NS}/unlabelled`);
     assert.equal(keyOf('manifest', Manifest, { namespace: NS, name: 'gone' }), `${NS}/gone`);
+  });
+
+  it('lists the cached Kymas of given shards', () => {
+    const kymas = new Store<KymaObject>();
+    const names = Array.from({ length: 8 }, (_, i) => `rt-${i}`);
+    for (const name of names) kymas.upsert({ apiVersion: Kyma.apiVersion, kind: Kyma.kind, metadata: { name, namespace: NS }, spec: {} } as unknown as KymaObject);
+    const inShard1 = names.map((n) => `${NS}/${n}`).filter((k) => shardOf(k, 2) === 1);
+    assert.ok(inShard1.length > 0 && inShard1.length < names.length, 'both shards have Kymas');
+    assert.deepEqual(kymasOfShards(kymas, [1], 2).sort(), inShard1.sort());
+    assert.deepEqual(kymasOfShards(kymas, [0, 1], 2).length, names.length);
   });
 });

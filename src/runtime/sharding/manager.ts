@@ -1,6 +1,6 @@
 // Wiring of sharding into a Manager: the shard manager runs as one of the manager's runnables, the
 // manager's gate lets controllers reconcile only keys of owned shards, and a gained shard
-// re-enqueues the cached keys (the gate drops those of other shards again). By default a request
+// re-enqueues the cached keys (the gate drops those of other shards again), after `onGained`. By default a request
 // hashes on its own key; `shardKeyOf` lets objects that belong together (a runtime's Kyma and its
 // Manifests) hash on one key, so that one replica reconciles all of them.
 import { untilAborted } from '../../util/sleep.js';
@@ -27,11 +27,14 @@ export type ShardKeyOf = (...args: Parameters<ReconcileGate>) => string;
 const ownKey: ShardKeyOf = (_controller, _kind, req: Request) => namespacedName(req);
 
 /** Makes a manager sharded: returns the ShardManager (already added as a runnable). */
-export function useSharding(manager: GatedHost, opts: ShardingOptions & { shardKeyOf?: ShardKeyOf }): ShardManager {
-  const { shardKeyOf = ownKey, ...options } = opts;
+export function useSharding(manager: GatedHost, opts: ShardingOptions & { shardKeyOf?: ShardKeyOf; onGained?: (shards: number[]) => void }): ShardManager {
+  const { shardKeyOf = ownKey, onGained, ...options } = opts;
   const shards = new ShardManager(options);
   shards.onChange(({ gained }) => {
-    if (gained.length > 0) manager.requeueAll();
+    if (gained.length === 0) return;
+    // Before the keys are enqueued: what onGained marks is there when they are reconciled.
+    onGained?.(gained);
+    manager.requeueAll();
   });
   manager.setGate((controller, kind, req) => shards.owns(shardKeyOf(controller, kind, req)));
   manager.add(shardingRunnable(shards));
