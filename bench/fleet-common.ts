@@ -72,7 +72,8 @@ function slim(o: KubeObject): Slim {
   };
 }
 
-function runtimeRequest(i: number) {
+/** The request of runtime `i` of a benchmark fleet (`rt-00042`), as `kcp runtime create` takes it. */
+export function runtimeRequest(i: number) {
   return validateRuntimeRequest({
     name: `rt-${String(i).padStart(5, '0')}`,
     provider: 'aws',
