@@ -5,13 +5,14 @@
 import os from 'node:os';
 import { Runtime, type RuntimeObject } from '../src/api/infrastructuremanager/index.js';
 import { Namespaces } from '../src/api/operator/index.js';
-import { buildRuntimeAndKyma, validateRuntimeRequest } from '../src/cli/runtime-spec.js';
+import { buildRuntimeAndKyma } from '../src/cli/runtime-spec.js';
 import { type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../src/controlplane/index.js';
 import { startInMemoryLandscape } from '../src/landscape/in-memory.js';
 import { clientFromKubeconfig } from '../src/runtime/client/index.js';
 import { silentLogger } from '../src/runtime/log.js';
 import { readConverterConfig } from '../src/up/index.js';
 import { sleep } from '../src/util/sleep.js';
+import { runtimeRequest } from './fleet-common.js';
 import { printSettings } from './settings.js';
 
 const count = Number(process.argv[2] ?? 1000);
@@ -47,22 +48,7 @@ async function main(): Promise<void> {
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
   const requestsBefore = land.server.requestCount();
   const t0 = performance.now();
-  const runtime = (i: number): RuntimeObject => {
-    const request = validateRuntimeRequest({
-      name: `rt-${String(i).padStart(5, '0')}`,
-      provider: 'aws',
-      region: 'eu-central-1',
-      administrators: ['admin@example.com'],
-      minimum: 1,
-      maximum: 3,
-      purpose: 'evaluation',
-      platformRegion: 'cf-eu10',
-      globalAccountID: 'ga-1',
-      subaccountID: 'sa-1',
-      channel: 'regular',
-    });
-    return buildRuntimeAndKyma(request, Namespaces.ControlPlane).runtime;
-  };
+  const runtime = (i: number): RuntimeObject => buildRuntimeAndKyma(runtimeRequest(i), Namespaces.ControlPlane).runtime;
   for (let i = 0; i < count; i += 50) {
     await Promise.all(Array.from({ length: Math.min(50, count - i) }, (_, j) => land.kcp.create(runtime(i + j))));
   }

@@ -28,7 +28,9 @@ import { kubeconfigRefOfKey, RemoteClusterCache } from '../runtime/remote/cache.
 import { SECRET_KIND, type Secret } from '../runtime/remote/secret.js';
 import { useSharding } from '../runtime/sharding/manager.js';
 import { LabelKymaManagedBy, ManagedByInfrastructureManager } from '../api/infrastructuremanager/index.js';
+import { Kyma, type KymaObject, Manifest, type ManifestObject, SyncResource, type SyncResourceObject } from '../api/operator/index.js';
 import { type ControlPlaneConfig, runtimeTimingOf } from './config.js';
+import { kymasOfShards, runtimeShardKey } from './shard-keys.js';
 import { startWatcherRuntime, type WatcherRuntime } from './watcher.js';
 import { ensureDefaultWatchers, setupWatcherController, LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, DEFAULT_LISTENER, type ListenerService } from '../watcher/index.js';
 
@@ -114,6 +116,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     gracefulShutdownTimeoutMs: config.gracefulShutdownTimeoutMs,
     reportingInstance: identity,
   });
+  let lifecycle: LifecycleManager | undefined;
   if (config.leaderElection) {
     useLeaderElection(manager, { client: kcp, identity, log: logger.child('leader-election'), ...config.leaderElection });
   } else if (config.sharding) {
@@ -128,6 +131,14 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       renewDeadlineMs: s.renewDeadlineMs,
       retryPeriodMs: s.retryPeriodMs,
       log: logger.child('sharding'),
+      // Split by runtime (shard-keys.ts); the caches are the lifecycle manager's own. The Kymas of a
+      // gained shard get a full runtime check: this replica's records of them may be stale.
+      ...(config.lifecycleManager
+        ? {
+            shardKeyOf: runtimeShardKey({ manifests: manager.cache<ManifestObject>(Manifest, { namespace }), syncResources: manager.cache<SyncResourceObject>(SyncResource, { namespace }) }),
+            onGained: (gained: number[]) => lifecycle?.askRuntimeChecks(kymasOfShards(manager.cache<KymaObject>(Kyma, { namespace }), gained, s.shards), 'shard_gained'),
+          }
+        : {}),
     });
   }
 
@@ -193,7 +204,6 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     }
     setupWatcherController(manager, { namespace, listener: { served: config.watcher.trustGateway ? 'gateway' : 'direct', address: watcher.kcpAddress } });
   }
-  let lifecycle: LifecycleManager | undefined;
   if (kymaSecrets) {
     lifecycle = setupLifecycleManager(manager, {
       namespace,

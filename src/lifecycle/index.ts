@@ -87,6 +87,12 @@ export interface LifecycleManager {
   /** Routes watcher events to the Kymas and Manifests of the sending runtime (with the watcher). */
   watcherEvents?: WatcherEventRouter;
   skrWebhook?: SkrWebhookInstaller;
+  /**
+   * Asks the next reconcile of these Kymas for a full runtime check: a replica that gains their shard
+   * may hold records of its own from an earlier ownership (a webhook it installed, a check it made)
+   * that the replica owning them since has made stale.
+   */
+  askRuntimeChecks(kymaKeys: Iterable<string>, reason: 'shard_gained'): void;
 }
 
 /** Adds the lifecycle manager's controllers to `manager` (which the caller starts). */
@@ -113,7 +119,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
       resyncMs: w.resyncMs,
     });
   }
-  setupKymaController(manager, {
+  const kyma = setupKymaController(manager, {
     namespace,
     access,
     metrics,
@@ -155,7 +161,15 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     resyncMs: opts.moduleSync?.syncResourceResyncMs,
     feedbackMs: opts.moduleSync?.feedbackMs,
   });
-  return { access, metrics, watcherEvents: router, skrWebhook };
+  return {
+    access,
+    metrics,
+    watcherEvents: router,
+    skrWebhook,
+    askRuntimeChecks: (keys, reason) => {
+      for (const key of keys) kyma.askFullCheck(key, reason);
+    },
+  };
 }
 
 /** One source of keys from two (either may be missing); `onA` sees the keys of `a` before they are passed on. */

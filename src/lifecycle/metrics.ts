@@ -9,7 +9,7 @@ const STATES = stateValues.filter((s) => s !== '');
 export type RequeueType = 'intended' | 'unexpected';
 
 /** Why a Kyma reconcile looked at its runtime (see the Kyma controller's fullCheckReason). */
-export type RuntimeCheckReason = 'watcher_off' | 'first' | 'watcher_event' | 'unhealthy' | 'changed' | 'catalog_changed' | 'watchers_changed' | 'interval';
+export type RuntimeCheckReason = 'watcher_off' | 'first' | 'watcher_event' | 'unhealthy' | 'changed' | 'catalog_changed' | 'watchers_changed' | 'shard_gained' | 'interval';
 
 export class LifecycleMetrics {
   private readonly kymaState: Gauge;

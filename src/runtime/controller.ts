@@ -176,7 +176,9 @@ export class Controller {
   /** Queues every object of the For kind in the cache (e.g. after this replica gained a shard or leadership). */
   enqueueAll(): void {
     if (!this.forInformer) return;
-    for (const key of this.forInformer.store.keys()) this.queue.add(key);
+    // Behind whatever else arrives: a re-enqueue of everything (leadership or a shard gained) must
+    // not hold back the changes and events that come in meanwhile.
+    for (const key of this.forInformer.store.keys()) this.queue.addLow(key);
   }
 
   /**

@@ -146,6 +146,14 @@ export class WorkQueue {
   /** FIFO of ready keys; `head` avoids O(n) shifts. */
   private queue: string[] = [];
   private head = 0;
+  /**
+   * Keys added with addLow, handed out only when `queue` is empty (bulk re-enqueues such as a gained
+   * shard's keys must not delay changes that arrive meanwhile). `low` may hold stale entries of keys
+   * promoted by add(); `inLow` is the truth.
+   */
+  private low: string[] = [];
+  private lowHead = 0;
+  private readonly inLow = new Set<string>();
   /** Keys waiting to be processed (queued, or re-added while processing), with the time they were added. */
   private readonly dirty = new Map<string, number>();
   /** Keys being processed, with the time processing started. */
@@ -173,7 +181,7 @@ export class WorkQueue {
 
   /** Keys ready to be handed to a worker. */
   get length(): number {
-    return this.queue.length - this.head;
+    return this.queue.length - this.head + this.inLow.size;
   }
 
   /** Keys delayed by addAfter / addRateLimited. */
@@ -191,11 +199,32 @@ export class WorkQueue {
 
   add(key: string): void {
     if (this.shuttingDown) return;
+    if (this.inLow.delete(key)) {
+      // Waiting at low priority: it moves up (its stale entry in `low` is skipped).
+      this.push(key);
+      return;
+    }
     if (this.dirty.has(key)) return;
     this.metrics?.added();
     this.dirty.set(key, performance.now());
     if (this.processing.has(key)) return; // re-queued by done()
     this.push(key);
+  }
+
+  /**
+   * Adds a key behind every key added otherwise: it is handed out only when no other key is ready
+   * (a key already waiting keeps its place; add() of a key waiting here moves it up).
+   */
+  addLow(key: string): void {
+    if (this.shuttingDown) return;
+    if (this.dirty.has(key)) return;
+    this.metrics?.added();
+    this.dirty.set(key, performance.now());
+    if (this.processing.has(key)) return; // re-queued by done(), at normal priority
+    this.inLow.add(key);
+    this.low.push(key);
+    this.metrics?.depth(this.length);
+    this.scheduleDispatch();
   }
 
   addAfter(key: string, ms: number): void {
@@ -275,6 +304,9 @@ export class WorkQueue {
       this.waiting.clear();
       this.queue = [];
       this.head = 0;
+      this.low = [];
+      this.lowHead = 0;
+      this.inLow.clear();
       this.dirty.clear();
       this.metrics?.depth(0);
       for (const g of this.getters.splice(0)) g(undefined);
@@ -301,6 +333,10 @@ export class WorkQueue {
   private push(key: string): void {
     this.queue.push(key);
     this.metrics?.depth(this.length);
+    this.scheduleDispatch();
+  }
+
+  private scheduleDispatch(): void {
     // Hand keys to waiting workers in a microtask, so that adds of the same key in one
     // synchronous burst (e.g. old and new owner of an update) still collapse into one.
     if (this.getters.length > 0 && !this.dispatchScheduled) {
@@ -319,11 +355,23 @@ export class WorkQueue {
   }
 
   private take(): string | undefined {
-    if (this.head >= this.queue.length) return undefined;
-    const key = this.queue[this.head++];
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
+    let key: string | undefined;
+    if (this.head < this.queue.length) {
+      key = this.queue[this.head++];
+      if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.head);
+        this.head = 0;
+      }
+    } else {
+      while (this.lowHead < this.low.length && key === undefined) {
+        const candidate = this.low[this.lowHead++];
+        if (this.inLow.delete(candidate)) key = candidate;
+      }
+      if (this.lowHead > 1024 && this.lowHead * 2 > this.low.length) {
+        this.low = this.low.slice(this.lowHead);
+        this.lowHead = 0;
+      }
+      if (key === undefined) return undefined;
     }
     this.metrics?.depth(this.length);
     this.startProcessing(key);

@@ -24,6 +24,32 @@ describe('work queue', () => {
     await q.shutDown();
   });
 
+  it('hands out keys added at low priority only when no other key is ready; add() moves one up', async () => {
+    const q = new WorkQueue();
+    for (const k of ['l1', 'l2', 'l3']) q.addLow(k);
+    q.add('n1');
+    q.addLow('l1'); // already waiting: keeps its place
+    q.add('l2'); // waiting at low priority: moves up, behind n1
+    assert.equal(q.length, 4);
+    const order: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const key = (await q.get()) ?? '';
+      order.push(key);
+      q.done(key);
+      if (key === 'n1') q.add('n2'); // arrives while the low keys wait: served before them
+    }
+    order.push((await q.get()) ?? '');
+    assert.deepEqual(order, ['n1', 'l2', 'n2', 'l1', 'l3']);
+    assert.equal(q.length, 0);
+  });
+
+  it('gives a low-priority key to a waiting worker', async () => {
+    const q = new WorkQueue();
+    const next = q.get();
+    q.addLow('late');
+    assert.equal(await next, 'late');
+  });
+
   it('processes a key added while in flight once more afterwards, never concurrently', async () => {
     const q = new WorkQueue();
     const ac = new AbortController();

@@ -189,7 +189,7 @@ class KymaReconciler {
   }
 
   /** Asks the next reconcile of a Kyma for a full runtime check (called before its key is enqueued). */
-  askFullCheck(key: string, reason: 'catalog_changed' | 'watchers_changed'): void {
+  askFullCheck(key: string, reason: 'catalog_changed' | 'watchers_changed' | 'shard_gained'): void {
     this.asked.set(key, reason);
   }
 
@@ -446,8 +446,14 @@ export function kymasUsingModule(kymas: Store<KymaObject>, namespace: string, mo
     .map((k) => `${namespace}/${k.metadata.name ?? ''}`);
 }
 
+/** The Kyma controller as registered, and a way to ask a Kyma's next reconcile for a full runtime check. */
+export interface KymaController {
+  controller: Controller;
+  askFullCheck(key: string, reason: 'shard_gained'): void;
+}
+
 /** Registers the Kyma controller with the manager. */
-export function setupKymaController(manager: Manager, opts: KymaControllerOptions): Controller {
+export function setupKymaController(manager: Manager, opts: KymaControllerOptions): KymaController {
   const reconciler = new KymaReconciler(manager, opts);
   const ns = opts.namespace;
   const kymas = manager.cache<KymaObject>(Kyma, { namespace: ns });
@@ -489,5 +495,5 @@ export function setupKymaController(manager: Manager, opts: KymaControllerOption
       { namespace: ns, predicates: [or(generationChanged, labelsChanged, deletionChanged)] },
     );
   }
-  return builder.complete(reconciler);
+  return { controller: builder.complete(reconciler), askFullCheck: (key, reason) => reconciler.askFullCheck(key, reason) };
 }

@@ -89,6 +89,36 @@ describe('coordination wired into the manager', () => {
     assert.ok(balanced(replicas.map((r) => r.shards)), 'ownership stayed stable during the check');
   });
 
+  it('with shardKeyOf, objects that share a shard key are reconciled by one replica', async () => {
+    const kubeconfig = (await server.createCluster('grouped-shards')).kubeconfig;
+    const kcp = client(kubeconfig);
+    await kcp.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    // 12 groups of 4 ConfigMaps; a ConfigMap's shard key is its group's, from the label.
+    const groups = Array.from({ length: 12 }, (_, g) => `group-${g}`);
+    const members = (g: string): string[] => Array.from({ length: 4 }, (_, i) => `${NS}/${g}-member-${i}`);
+
+    const replicas = ['replica-a', 'replica-b'].map((identity) => {
+      const r = replica(kubeconfig);
+      const cached = r.manager.cache(CONFIGMAP, { namespace: NS });
+      const shardKeyOf = (_c: string, _k: unknown, req: { namespace?: string; name: string }): string => `${NS}/${cached.get(namespacedName(req))?.metadata.labels?.group ?? req.name}`;
+      const shards = useSharding(r.manager, { client: client(kubeconfig), namespace: 'default', name: 'grouped', identity, shardCount: 8, shardKeyOf, ...timing });
+      return { ...r, shards };
+    });
+    // Hashed on their own keys, some groups would be split across the shards: the grouping matters.
+    assert.ok(groups.some((g) => new Set(members(g).map((k) => replicas[0].shards.shardOf(k))).size > 1), 'some group spans shards by its own keys');
+    for (const r of replicas) run(r.manager);
+    await waitFor('4 shards each', () => replicas.every((r) => r.shards.ownedShards().length === 4));
+    // Created once ownership is stable, as in the test above.
+    for (const g of groups) for (const k of members(g)) await kcp.create({ ...CONFIGMAP, metadata: { name: k.split('/')[1], namespace: NS, labels: { group: g } } });
+    const ownerOf = (g: string) => replicas.find((r) => r.shards.owns(`${NS}/${g}`));
+    await waitFor('every ConfigMap reconciled by its group\'s owner', () => groups.every((g) => members(g).every((k) => ownerOf(g)?.reconciled.includes(k))));
+    assert.ok(replicas.every((r) => r.shards.ownedShards().length === 4), 'ownership stayed stable during the check');
+    for (const g of groups) {
+      const other = replicas.find((r) => r !== ownerOf(g));
+      assert.deepEqual(members(g).filter((k) => other?.reconciled.includes(k)), [], `no member of ${g} reconciled by the other replica`);
+    }
+  });
+
   it('a leader-elected manager reconciles only while leading; the follower takes over on shutdown', async () => {
     const kubeconfig = (await server.createCluster('elected-managers')).kubeconfig;
     const kcp = client(kubeconfig);

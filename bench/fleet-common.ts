@@ -1,0 +1,219 @@
+// What bench:fleet and bench:shards share: the fleet (Runtimes with Kymas enabling 5 modules, a
+// sixth for changes), the benchmark's slim informers on it, the convergence wait with progress
+// lines, the API server's request counter, memory of a process, and a module enabled in a
+// runtime's own Kyma, timed until it is Ready there.
+import https from 'node:https';
+import os from 'node:os';
+import { Runtime, type RuntimeObject } from '../src/api/infrastructuremanager/index.js';
+import { kubeconfigSecretName } from '../src/api/infrastructuremanager/v1/gardenercluster.js';
+import { DEFAULT_REMOTE_KYMA_NAME, Kyma, type KymaObject, Manifest, Namespaces } from '../src/api/operator/index.js';
+import { buildRuntimeAndKyma, validateRuntimeRequest } from '../src/cli/runtime-spec.js';
+import { Informer } from '../src/runtime/cache/informer.js';
+import { type Client, clientFromKubeconfig, loadKubeconfig } from '../src/runtime/client/index.js';
+import type { KubeObject } from '../src/kube/object.js';
+import { processRss } from '../src/landscape/process.js';
+import { sleep } from '../src/util/sleep.js';
+import { statesOf } from './stats.js';
+
+export const NS = Namespaces.ControlPlane;
+export const MODULES = ['fleet-alpha', 'fleet-beta', 'fleet-gamma', 'fleet-delta', 'fleet-epsilon'];
+/** Enabled in the change phase only. */
+export const EXTRA_MODULE = 'fleet-zeta';
+
+/**
+ * Controller flags the benchmarks set unless given: the KCP and garden client rate limits (kcp run's
+ * default 50 QPS would make convergence a benchmark of the client-side limiter; a deployment at this
+ * size sets them by flag).
+ */
+export const DEFAULT_DEVIATIONS: Record<string, string> = {
+  'k8s-client-qps': '1000',
+  'k8s-client-burst': '2000',
+  'gardener-ratelimiter-qps': '1000',
+  'gardener-ratelimiter-burst': '2000',
+};
+
+/** `--flag value` pairs of the command line that are not the benchmark's own (`own`), plus the default deviations. */
+export function controllerFlags(own: ReadonlySet<string>): { argv: string[]; deviations: Record<string, string> } {
+  const given: Record<string, string> = {};
+  const args = process.argv.slice(2);
+  for (let i = 0; i < args.length; i++) {
+    if (!args[i].startsWith('--')) throw new Error(`unexpected argument ${args[i]}`);
+    if (own.has(args[i])) {
+      i++;
+      continue;
+    }
+    const [name, inline] = args[i].slice(2).split('=', 2);
+    if (inline !== undefined) given[name] = inline;
+    else given[name] = args[++i] ?? '';
+  }
+  const deviations = { ...DEFAULT_DEVIATIONS, ...given };
+  return { argv: Object.entries(deviations).flatMap(([k, v]) => [`--${k}`, v]), deviations };
+}
+
+export function machineLine(): string {
+  return `machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+}
+
+/** Current and peak resident memory of a process, in MiB (NaN where /proc is not there or it is gone). */
+export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
+  const m = processRss(pid);
+  return m ? { rssMiB: m.rss / 2 ** 20, peakMiB: m.peakRss / 2 ** 20 } : { rssMiB: NaN, peakMiB: NaN };
+}
+
+/** What the benchmark keeps of each object: its state, and the module states of a Kyma. */
+type Slim = KubeObject & { status?: { state?: string; modules?: { name: string; state?: string }[] } };
+function slim(o: KubeObject): Slim {
+  const status = (o as Slim).status;
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    metadata: { name: o.metadata.name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion },
+    status: { state: status?.state, ...(status?.modules ? { modules: status.modules.map((m) => ({ name: m.name, state: m.state })) } : {}) },
+  };
+}
+
+/** The request of runtime `i` of a benchmark fleet (`rt-00042`), as `kcp runtime create` takes it. */
+export function runtimeRequest(i: number) {
+  return validateRuntimeRequest({
+    name: `rt-${String(i).padStart(5, '0')}`,
+    provider: 'aws',
+    region: 'eu-central-1',
+    administrators: ['admin@example.com'],
+    minimum: 1,
+    maximum: 3,
+    purpose: 'evaluation',
+    platformRegion: 'cf-eu10',
+    globalAccountID: 'ga-1',
+    subaccountID: 'sa-1',
+    channel: 'regular',
+  });
+}
+
+/** The fleet as the benchmark sees it: slim informers on Runtimes, Kymas and Manifests. */
+export class FleetWatch {
+  readonly informers: Record<'runtimes' | 'kymas' | 'manifests', Informer<Slim>>;
+  private readonly lifetime = new AbortController();
+
+  constructor(
+    private readonly kcp: Client,
+    private readonly runtimes: number,
+  ) {
+    this.informers = {
+      runtimes: new Informer<Slim>(kcp, { kind: Runtime, namespace: NS, transform: slim }),
+      kymas: new Informer<Slim>(kcp, { kind: Kyma, namespace: NS, transform: slim }),
+      manifests: new Informer<Slim>(kcp, { kind: Manifest, namespace: NS, transform: slim }),
+    };
+  }
+
+  async start(): Promise<void> {
+    for (const inf of Object.values(this.informers)) inf.run(this.lifetime.signal).catch((e: unknown) => console.error(`informer ${inf.kind.kind} failed`, e));
+    for (const inf of Object.values(this.informers)) await inf.synced;
+  }
+
+  stop(): void {
+    this.lifetime.abort();
+  }
+
+  /** The benchmark's own requests (informer lists and watches), to count out of the server's. */
+  ownRequests(): number {
+    return Object.values(this.informers).reduce((n, inf) => n + inf.stats.lists * Math.max(1, Math.ceil(inf.store.size / 500)) + inf.stats.watches, 0);
+  }
+
+  kymaNames(): string[] {
+    return this.informers.kymas.store.list().map((k) => k.metadata.name ?? '');
+  }
+
+  /** Creates the Runtimes with their Kymas, 50 at once, as `kcp runtime create` builds them. */
+  async createFleet(): Promise<void> {
+    const t0 = performance.now();
+    for (let i = 0; i < this.runtimes; i += 50) {
+      await Promise.all(
+        Array.from({ length: Math.min(50, this.runtimes - i) }, async (_, j) => {
+          const built = buildRuntimeAndKyma(runtimeRequest(i + j), NS);
+          await this.kcp.create<RuntimeObject>(built.runtime);
+          await this.kcp.create<KymaObject>({ ...built.kyma, spec: { ...built.kyma.spec, modules: MODULES.map((name) => ({ name })) } });
+        }),
+      );
+    }
+    console.log(`created ${this.runtimes} Runtimes and Kymas in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+
+  private readiness() {
+    const kymas = this.informers.kymas.store.list();
+    const readyKymas = kymas.filter((k) => k.status?.state === 'Ready' && (k.status.modules ?? []).length === MODULES.length).length;
+    const readyManifests = this.informers.manifests.store.list().filter((m) => m.status?.state === 'Ready').length;
+    return { readyKymas, readyManifests, done: readyKymas === this.runtimes && readyManifests === this.runtimes * MODULES.length };
+  }
+
+  /** Waits until every Kyma and Manifest is Ready, a progress line every 10 s (`memory()`: its RSS part). */
+  async converge(t0: number, timeoutSeconds: number, memory: () => string): Promise<void> {
+    let lastPrint = 0;
+    for (;;) {
+      const s = this.readiness();
+      const seconds = (performance.now() - t0) / 1000;
+      if (s.done) return;
+      if (seconds > timeoutSeconds) throw new Error(`not converged after ${timeoutSeconds} s: ${s.readyKymas}/${this.runtimes} Kymas, ${s.readyManifests}/${this.runtimes * MODULES.length} Manifests Ready`);
+      if (performance.now() - lastPrint >= 10_000) {
+        lastPrint = performance.now();
+        console.log(
+          `  ${seconds.toFixed(0)} s: Runtimes ${statesOf(this.informers.runtimes.store.list())}; Kymas Ready ${s.readyKymas}/${this.runtimes}; Manifests Ready ${s.readyManifests}/${this.runtimes * MODULES.length}; RSS ${memory()}`,
+        );
+      }
+      await sleep(250);
+    }
+  }
+}
+
+/**
+ * Requests the landscape's API server answered since it started (`GET /_kcp/stats`), read with the
+ * KCP kubeconfig: its token is the server's admin token.
+ */
+export function statsReader(kcpKubeconfig: string): () => Promise<number> {
+  const cluster = loadKubeconfig(kcpKubeconfig);
+  const agent = new https.Agent({ ca: cluster.tls.ca, keepAlive: true, maxSockets: 1 });
+  return async () => {
+    const authorization = (await cluster.auth?.authorization()) ?? '';
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = https.get(new URL('/_kcp/stats', cluster.server), { agent, headers: { authorization } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`GET /_kcp/stats: ${res.statusCode ?? '?'} ${text}`))));
+      });
+      req.on('error', reject);
+    });
+    return (JSON.parse(body) as { requests: number }).requests;
+  };
+}
+
+/** Enables EXTRA_MODULE in a runtime's own Kyma (as its admin's kubectl does); milliseconds until its status shows it Ready. */
+export async function enableInRuntime(kcp: Client, kymaName: string, timeoutMs = 120_000): Promise<number> {
+  const secret = await kcp.get<KubeObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret' }, { namespace: NS, name: kubeconfigSecretName(kymaName) });
+  const runtime = clientFromKubeconfig(Buffer.from(secret.data?.config ?? '', 'base64').toString('utf8'), { qps: 0 });
+  const key = { namespace: Namespaces.Remote, name: DEFAULT_REMOTE_KYMA_NAME };
+  const watchAbort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const current = await runtime.get<KymaObject>(Kyma, key);
+    const isReady = (k: KymaObject) => (k.status?.modules ?? []).some((m) => m.name === EXTRA_MODULE && m.state === 'Ready');
+    const seen = (async () => {
+      for await (const ev of runtime.watch<KymaObject>(Kyma, { namespace: key.namespace, fieldSelector: `metadata.name=${key.name}`, resourceVersion: current.metadata.resourceVersion, signal: watchAbort.signal })) {
+        if (ev.type !== 'ERROR' && isReady(ev.object)) return performance.now();
+      }
+      throw new Error('the watch of the runtime Kyma ended');
+    })();
+    const sent = performance.now();
+    await runtime.patch(Kyma, key, 'merge', { spec: { modules: [...(current.spec.modules ?? []), { name: EXTRA_MODULE }] } });
+    const readyAt = await Promise.race([
+      seen,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`not Ready within ${timeoutMs / 1000} s`)), timeoutMs);
+      }),
+    ]);
+    return readyAt - sent;
+  } finally {
+    clearTimeout(timer);
+    watchAbort.abort();
+    runtime.close();
+  }
+}
