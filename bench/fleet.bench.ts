@@ -10,9 +10,11 @@
 //                does), timed until the runtime Kyma's status shows it Ready.
 //
 // It ends with one JSON line. Options: --runtimes N (1,000), --steady SECONDS (300), --changes K (100),
-// --change-rate PER_SECOND (2), --converge-timeout SECONDS (3,600); any other `--flag value` is a
-// controller flag of `kcp up` (printed as a deviation from production).
+// --change-rate PER_SECOND (2), --converge-timeout SECONDS (3,600), --heap-snapshot PATH (a V8 heap
+// snapshot of the controllers' process once converged, for scripts/heap-summary.mjs); any other
+// `--flag value` is a controller flag of `kcp up` (printed as a deviation from production).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import v8 from 'node:v8';
 import https from 'node:https';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +39,7 @@ const NS = Namespaces.ControlPlane;
 const MODULES = ['fleet-alpha', 'fleet-beta', 'fleet-gamma', 'fleet-delta', 'fleet-epsilon'];
 /** Enabled in the change phase only. */
 const EXTRA_MODULE = 'fleet-zeta';
-const BENCH_OPTIONS = new Set(['--runtimes', '--steady', '--changes', '--change-rate', '--converge-timeout']);
+const BENCH_OPTIONS = new Set(['--runtimes', '--steady', '--changes', '--change-rate', '--converge-timeout', '--heap-snapshot']);
 /**
  * Controller flags the benchmark sets unless given: the KCP and garden client rate limits (kcp run's
  * default 50 QPS would make convergence a benchmark of the client-side limiter; a deployment at this
@@ -55,6 +57,7 @@ const steadySeconds = option('--steady', 'FLEET_BENCH_STEADY', 300);
 const changes = option('--changes', 'FLEET_BENCH_CHANGES', 100);
 const changeRate = option('--change-rate', 'FLEET_BENCH_CHANGE_RATE', 2);
 const convergeTimeoutSeconds = option('--converge-timeout', 'FLEET_BENCH_CONVERGE_TIMEOUT', 3600);
+const heapSnapshotPath = process.argv.includes('--heap-snapshot') ? process.argv[process.argv.indexOf('--heap-snapshot') + 1] : undefined;
 
 /** `--flag value` pairs of the command line that are not the benchmark's own, plus the default deviations. */
 function controllerFlags(): { argv: string[]; deviations: Record<string, string> } {
@@ -192,6 +195,11 @@ async function main(): Promise<void> {
   const convergeRequests = (await stats()) - ownRequests() - requests0;
   const requestsPerModule = convergeRequests / (runtimes * MODULES.length);
   console.log(`converged: ${runtimes} x ${MODULES.length} modules Ready in ${convergeSeconds.toFixed(1)} s; ${convergeRequests} API requests (${requestsPerModule.toFixed(1)} per module, ${(convergeRequests / runtimes).toFixed(1)} per runtime, provisioning included); ${cpu.text()}`);
+  if (heapSnapshotPath) {
+    const t = performance.now();
+    v8.writeHeapSnapshot(heapSnapshotPath);
+    console.log(`heap snapshot of the controllers' process written to ${heapSnapshotPath} in ${((performance.now() - t) / 1000).toFixed(1)} s (summarize: node scripts/heap-summary.mjs ${heapSnapshotPath})`);
+  }
 
   // 2. Steady state: a short settle, then the window.
   await sleep(30_000);
