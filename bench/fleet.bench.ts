@@ -15,6 +15,7 @@
 // `--flag value` is a controller flag of `kcp up` (printed as a deviation from production).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import https from 'node:https';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,7 @@ import type { KubeObject } from '../src/kube/object.js';
 import { sleep } from '../src/util/sleep.js';
 import { processRss } from '../src/landscape/process.js';
 import { startUp } from '../src/up/index.js';
+import { secureContexts } from '../src/util/tls-contexts.js';
 import { OBJECTS_PER_MODULE, writeFleetModules } from './fleet-modules.js';
 import { printSettings } from './settings.js';
 import { CpuWindow, option, quantilesOf, reconcileDelta, reconcilesByController, series, statesOf, summary } from './stats.js';
@@ -93,6 +95,28 @@ function slim(o: KubeObject): Slim {
     metadata: { name: o.metadata.name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion },
     status: { state: status?.state, ...(status?.modules ? { modules: status.modules.map((m) => ({ name: m.name, state: m.state })) } : {}) },
   };
+}
+
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+/** The heap after a full collection: what the process holds, without the garbage RSS also counts. */
+function liveHeapMiB(): number {
+  collectGarbage();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+}
+
+/** Metric series by metric name (the metrics registry keeps one entry per series), largest first. */
+function seriesByMetric(text: string): string {
+  const counts = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const name = /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line)?.[0] ?? '?';
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 4);
+  return `${total} series (${top.map(([n, c]) => `${n} ${c}`).join(', ')})`;
 }
 
 function runtimeRequest(i: number) {
@@ -195,6 +219,7 @@ async function main(): Promise<void> {
   const convergeRequests = (await stats()) - ownRequests() - requests0;
   const requestsPerModule = convergeRequests / (runtimes * MODULES.length);
   console.log(`converged: ${runtimes} x ${MODULES.length} modules Ready in ${convergeSeconds.toFixed(1)} s; ${convergeRequests} API requests (${requestsPerModule.toFixed(1)} per module, ${(convergeRequests / runtimes).toFixed(1)} per runtime, provisioning included); ${cpu.text()}`);
+  console.log(`memory once converged: RSS ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB, heap after a full GC ${liveHeapMiB().toFixed(0)} MiB`);
   if (heapSnapshotPath) {
     const t = performance.now();
     v8.writeHeapSnapshot(heapSnapshotPath);
@@ -223,6 +248,7 @@ async function main(): Promise<void> {
 
   clearInterval(sampler);
   peak = { controllers: Math.max(peak.controllers, memoryOf(process.pid).peakMiB), apiserver: Math.max(peak.apiserver, memoryOf(info.pid).peakMiB) };
+  const live = liveHeapMiB();
   const heap = process.memoryUsage();
   console.log(`peak RSS: controllers (and this benchmark's three slim informers) ${peak.controllers.toFixed(0)} MiB; API server and simulators ${peak.apiserver.toFixed(0)} MiB`);
   for (const c of up.controlPlane.manager.cacheSizes({ jsonBytes: true })) {
@@ -230,7 +256,9 @@ async function main(): Promise<void> {
   }
   const depths = series(up.controlPlane.manager.registry.render(), 'workqueue_depth');
   console.log(`  work queues: ${[...depths].map(([labels, v]) => `${/name="([^"]*)"/.exec(labels)?.[1] ?? labels} ${v}`).join(', ')}`);
-  console.log(`controllers now: heap ${(heap.heapUsed / 2 ** 20).toFixed(0)} MiB, external ${(heap.external / 2 ** 20).toFixed(0)} MiB, array buffers ${(heap.arrayBuffers / 2 ** 20).toFixed(0)} MiB; remote clients ${JSON.stringify(up.controlPlane.remoteClusters.stats())}`);
+  console.log(`  metrics: ${seriesByMetric(up.controlPlane.manager.registry.render())}`);
+  console.log(`  TLS contexts: ${JSON.stringify(secureContexts.stats())}`);
+  console.log(`controllers now: heap after a full GC ${live.toFixed(0)} MiB, external ${(heap.external / 2 ** 20).toFixed(0)} MiB, array buffers ${(heap.arrayBuffers / 2 ** 20).toFixed(0)} MiB; remote clients ${JSON.stringify(up.controlPlane.remoteClusters.stats())}`);
   lifetime.abort();
   kcp.close();
   await up.stop();
