@@ -287,3 +287,27 @@ if (chainArg >= 0) {
     v = kids[0];
   }
 }
+
+// --breakdown LABEL: what objects of one constructor (e.g. HttpClient) hold, summed over all of them:
+// their dominated children by edge and constructor, two levels deep.
+const breakdownArg = args.indexOf('--breakdown');
+if (breakdownArg >= 0) {
+  const want = args[breakdownArg + 1];
+  const sums = new Map();
+  let n = 0;
+  let sum = 0;
+  const add = (key, bytes) => sums.set(key, (sums.get(key) ?? 0) + bytes);
+  for (let k = 0; k < count; k++) {
+    const v = post[k];
+    if (label(v) !== want) continue;
+    n++;
+    sum += retained[v];
+    for (const c of children.get(v) ?? []) {
+      const k1 = `.${viaEdge(c)} ${label(c)}`;
+      add(k1, retained[c]);
+      for (const g of children.get(c) ?? []) add(`${k1} .${viaEdge(g)} ${label(g)}`, retained[g]);
+    }
+  }
+  console.log(`\n${n} x ${want}: ${mib(sum)} retained, ${n ? (sum / n / 1024).toFixed(1) : 0} KiB each; per object:`);
+  for (const [key, bytes] of [...sums].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${(bytes / n / 1024).toFixed(2).padStart(8)} KiB  ${key}`);
+}
