@@ -10,10 +10,13 @@
 //                does), timed until the runtime Kyma's status shows it Ready.
 //
 // It ends with one JSON line. Options: --runtimes N (1,000), --steady SECONDS (300), --changes K (100),
-// --change-rate PER_SECOND (2), --converge-timeout SECONDS (3,600); any other `--flag value` is a
-// controller flag of `kcp up` (printed as a deviation from production).
+// --change-rate PER_SECOND (2), --converge-timeout SECONDS (3,600), --heap-snapshot PATH (a V8 heap
+// snapshot of the controllers' process once converged, for scripts/heap-summary.mjs); any other
+// `--flag value` is a controller flag of `kcp up` (printed as a deviation from production).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import { parseArgs } from '../src/cli/args.js';
 import { clientLimitsFrom, controlPlaneConfigFrom, FlagReader, switchesOf } from '../src/cli/controller-flags.js';
@@ -21,18 +24,42 @@ import { UP_FLAGS } from '../src/cli/up.js';
 import { type Client, clientFromKubeconfig } from '../src/runtime/client/index.js';
 import { sleep } from '../src/util/sleep.js';
 import { startUp } from '../src/up/index.js';
+import { secureContexts } from '../src/util/tls-contexts.js';
 import { controllerFlags, enableInRuntime, EXTRA_MODULE, FleetWatch, machineLine, memoryOf, MODULES, NS, statsReader } from './fleet-common.js';
 import { OBJECTS_PER_MODULE, writeFleetModules } from './fleet-modules.js';
 import { printSettings } from './settings.js';
 import { CpuWindow, option, quantilesOf, reconcileDelta, reconcilesByController, series, summary } from './stats.js';
 
-const BENCH_OPTIONS = new Set(['--runtimes', '--steady', '--changes', '--change-rate', '--converge-timeout']);
+const BENCH_OPTIONS = new Set(['--runtimes', '--steady', '--changes', '--change-rate', '--converge-timeout', '--heap-snapshot']);
 
 const runtimes = option('--runtimes', 'FLEET_BENCH_RUNTIMES', 1000);
 const steadySeconds = option('--steady', 'FLEET_BENCH_STEADY', 300);
 const changes = option('--changes', 'FLEET_BENCH_CHANGES', 100);
 const changeRate = option('--change-rate', 'FLEET_BENCH_CHANGE_RATE', 2);
 const convergeTimeoutSeconds = option('--converge-timeout', 'FLEET_BENCH_CONVERGE_TIMEOUT', 3600);
+const heapSnapshotPath = process.argv.includes('--heap-snapshot') ? process.argv[process.argv.indexOf('--heap-snapshot') + 1] : undefined;
+
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+/** The heap after a full collection: what the process holds, without the garbage RSS also counts. */
+function liveHeapMiB(): number {
+  collectGarbage();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+}
+
+/** Metric series by metric name (the metrics registry keeps one entry per series), largest first. */
+function seriesByMetric(text: string): string {
+  const counts = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const name = /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line)?.[0] ?? '?';
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 4);
+  return `${total} series (${top.map(([n, c]) => `${n} ${c}`).join(', ')})`;
+}
 
 async function main(): Promise<void> {
   const { argv, deviations } = controllerFlags(BENCH_OPTIONS);
@@ -92,6 +119,12 @@ async function main(): Promise<void> {
     .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1]);
   console.log(`  Kyma requeues while converging, by reason: ${requeues.map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}`);
+  console.log(`memory once converged: RSS ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB, heap after a full GC ${liveHeapMiB().toFixed(0)} MiB`);
+  if (heapSnapshotPath) {
+    const t = performance.now();
+    v8.writeHeapSnapshot(heapSnapshotPath);
+    console.log(`heap snapshot of the controllers' process written to ${heapSnapshotPath} in ${((performance.now() - t) / 1000).toFixed(1)} s (summarize: node scripts/heap-summary.mjs ${heapSnapshotPath})`);
+  }
 
   // 2. Steady state: a short settle, then the window.
   await sleep(30_000);
@@ -115,6 +148,7 @@ async function main(): Promise<void> {
 
   clearInterval(sampler);
   peak = { controllers: Math.max(peak.controllers, memoryOf(process.pid).peakMiB), apiserver: Math.max(peak.apiserver, memoryOf(info.pid).peakMiB) };
+  const live = liveHeapMiB();
   const heap = process.memoryUsage();
   console.log(`peak RSS: controllers (and this benchmark's three slim informers) ${peak.controllers.toFixed(0)} MiB; API server and simulators ${peak.apiserver.toFixed(0)} MiB`);
   for (const c of up.controlPlane.manager.cacheSizes({ jsonBytes: true })) {
@@ -122,7 +156,9 @@ async function main(): Promise<void> {
   }
   const depths = series(up.controlPlane.manager.registry.render(), 'workqueue_depth');
   console.log(`  work queues: ${[...depths].map(([labels, v]) => `${/name="([^"]*)"/.exec(labels)?.[1] ?? labels} ${v}`).join(', ')}`);
-  console.log(`controllers now: heap ${(heap.heapUsed / 2 ** 20).toFixed(0)} MiB, external ${(heap.external / 2 ** 20).toFixed(0)} MiB, array buffers ${(heap.arrayBuffers / 2 ** 20).toFixed(0)} MiB; remote clients ${JSON.stringify(up.controlPlane.remoteClusters.stats())}`);
+  console.log(`  metrics: ${seriesByMetric(up.controlPlane.manager.registry.render())}`);
+  console.log(`  TLS contexts: ${JSON.stringify(secureContexts.stats())}`);
+  console.log(`controllers now: heap after a full GC ${live.toFixed(0)} MiB, external ${(heap.external / 2 ** 20).toFixed(0)} MiB, array buffers ${(heap.arrayBuffers / 2 ** 20).toFixed(0)} MiB; remote clients ${JSON.stringify(up.controlPlane.remoteClusters.stats())}`);
   fleet.stop();
   kcp.close();
   await up.stop();

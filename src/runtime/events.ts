@@ -43,6 +43,18 @@ interface Series {
 
 const truncate = (s: string, n: number) => (s.length > n ? s.slice(0, n) : s);
 
+/** An Event's `regarding`/`related`: the object's identity only. */
+function referenceTo(o: KubeObject): Record<string, string | undefined> {
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    name: o.metadata.name,
+    ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+    ...(o.metadata.uid ? { uid: o.metadata.uid } : {}),
+    ...(o.metadata.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
+  };
+}
+
 export class EventRecorder {
   private readonly series = new Map<string, Series>();
   private readonly log: Logger;
@@ -81,14 +93,11 @@ export class EventRecorder {
       this.series.set(key, s);
     } else {
       const namespace = m.namespace || 'default';
-      const ref = (o: KubeObject) => ({
-        apiVersion: o.apiVersion,
-        kind: o.kind,
-        name: o.metadata.name,
-        ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
-        ...(o.metadata.uid ? { uid: o.metadata.uid } : {}),
-        ...(o.metadata.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
-      });
+      // The references are taken now: a series is kept for minutes (up to maxSeries of them) and
+      // must not hold on to the whole objects it is about.
+      const regardingRef = referenceTo(regarding);
+      const relatedRef = related ? referenceTo(related) : undefined;
+      const objectName = m.name ?? 'object';
       s = {
         namespace,
         name: undefined,
@@ -100,7 +109,7 @@ export class EventRecorder {
         build: () => ({
           apiVersion: EVENT_KIND.apiVersion,
           kind: EVENT_KIND.kind,
-          metadata: { name: `${m.name ?? 'object'}.${(Date.now() * 1000 + Math.floor(Math.random() * 1000)).toString(16)}`, namespace },
+          metadata: { name: `${objectName}.${(Date.now() * 1000 + Math.floor(Math.random() * 1000)).toString(16)}`, namespace },
           eventTime: microTime(new Date(now)),
           reportingController: truncate(this.opts.reportingController, 128),
           reportingInstance: truncate(this.opts.reportingInstance, 128),
@@ -108,8 +117,8 @@ export class EventRecorder {
           reason: truncate(reason, 128),
           note: truncate(note, 1024),
           type,
-          regarding: ref(regarding),
-          ...(related ? { related: ref(related) } : {}),
+          regarding: regardingRef,
+          ...(relatedRef ? { related: relatedRef } : {}),
         }),
       };
       this.series.set(key, s);

@@ -33,3 +33,29 @@ export function untilAborted(signal: AbortSignal): Promise<void> {
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
 }
+
+/**
+ * `p`, or a rejection with the signal's reason as soon as `signal` aborts (p itself goes on). Use it
+ * rather than `Promise.race([p, untilAborted(signal)])` in a loop: every race adds a reaction to the
+ * long-lived abort promise that keeps the race's result (an event, a response) reachable until the
+ * signal aborts, so a loop of races holds everything it ever read. Here the abort listener is
+ * removed as soon as `p` settles.
+ */
+export function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

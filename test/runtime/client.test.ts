@@ -1,6 +1,7 @@
 // The HTTP client against the embedded API server: CRUD, status, patches, server-side apply, delete
 // preconditions, list paging, watch, typed errors.
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import {
@@ -109,6 +110,20 @@ describe('HttpClient against the embedded API server', () => {
     await client.delete(CONFIGMAP, { namespace: 'default', name: 'crud-1' });
     await rejectsWith(client.get(CONFIGMAP, { namespace: 'default', name: 'crud-1' }), isNotFound, 'get after delete');
     await rejectsWith(client.delete(CONFIGMAP, { namespace: 'default', name: 'crud-1' }), isNotFound, 'second delete');
+  });
+
+  it('listens on a request\'s signal only while the request or the watch runs', async () => {
+    const caller = new AbortController();
+    await client.create(configMap('signal-1'), { signal: caller.signal });
+    await client.get(CONFIGMAP, { namespace: 'default', name: 'signal-1' }, { signal: caller.signal });
+    assert.equal(getEventListeners(caller.signal, 'abort').length, 0, 'after the requests');
+    const events = client.watch(CONFIGMAP, { namespace: 'default', signal: caller.signal })[Symbol.asyncIterator]();
+    const first = await events.next();
+    assert.equal(first.done, false);
+    assert.ok(getEventListeners(caller.signal, 'abort').length > 0, 'the open watch follows the signal');
+    await events.return?.(undefined);
+    assert.equal(getEventListeners(caller.signal, 'abort').length, 0, 'after the watch');
+    await client.delete(CONFIGMAP, { namespace: 'default', name: 'signal-1' });
   });
 
   it('reads and writes cluster-scoped objects', async () => {

@@ -28,6 +28,7 @@ import type { IssuedKubeconfig, KubeconfigProvider } from './admin-kubeconfig.js
 import { formatLastSync, msUntilRotation, parseLastSync, rotationAfterMs, type RotationPolicy } from './rotation.js';
 import { kubeconfigIn, newKubeconfigSecret, rotatedSecret, SECRET_KIND, type SecretObject, secretSelector, type SyncedKubeconfig } from './secret.js';
 import { errorStatus, nextStatus, readyStatus, type StatusChange } from './status.js';
+import { linkedSignal } from '../../util/signals.js';
 
 export interface GardenerClusterMetrics {
   /** 1 per GardenerCluster and its current state (upstream `im_gardener_clusters_state`). */
@@ -69,7 +70,16 @@ export class GardenerClusterReconciler {
   }
 
   async reconcile(req: Request, parent: AbortSignal): Promise<ReconcileResult> {
-    const signal = AbortSignal.any([parent, AbortSignal.timeout(this.deps.reconcileTimeoutMs)]);
+    // Linked, not AbortSignal.any: that would leave an entry on the long-lived parent per reconcile.
+    const linked = linkedSignal(parent, AbortSignal.timeout(this.deps.reconcileTimeoutMs));
+    try {
+      return await this.reconcileWithin(req, linked.signal);
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  private async reconcileWithin(req: Request, signal: AbortSignal): Promise<ReconcileResult> {
     const { kcp } = this.deps;
     let cluster: GardenerClusterObject;
     try {

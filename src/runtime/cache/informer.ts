@@ -10,7 +10,7 @@ import { ApiError, errorFromResponse, isGone, type StatusBody } from '../client/
 import { silentLogger, type Logger } from '../log.js';
 import { namespacedName } from '../../kube/keys.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
-import { pause } from '../../util/sleep.js';
+import { abortable, pause } from '../../util/sleep.js';
 
 export interface InformerHandlers<T extends KubeObject = KubeObject> {
   onAdd?(obj: T): void;
@@ -225,16 +225,19 @@ export class Informer<T extends KubeObject = KubeObject> {
         timeoutSeconds: this.opts.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300),
         signal: watchAbort.signal,
       });
-      // Race every read against the abort, so that stopping never waits for the next event
-      // even if a stream does not notice its signal (e.g. one aborted while still opening).
+      // Every read is abortable, so that stopping never waits for the next event even if a stream
+      // does not notice its signal (e.g. one aborted while still opening). Not a race against one
+      // promise of the abort: that would keep every event of the watch reachable until it ends.
       iterator = events[Symbol.asyncIterator]();
-      const aborted = new Promise<'aborted'>((resolve) => {
-        if (watchAbort.signal.aborted) resolve('aborted');
-        else watchAbort.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
-      });
       for (;;) {
-        const r = await Promise.race([iterator.next(), aborted]);
-        if (r === 'aborted' || r.done) break;
+        let r: IteratorResult<WatchEvent<T>>;
+        try {
+          r = await abortable(iterator.next(), watchAbort.signal);
+        } catch (e) {
+          if (watchAbort.signal.aborted) break;
+          throw e;
+        }
+        if (r.done) break;
         this.handleEvent(r.value);
         delivered = true;
       }

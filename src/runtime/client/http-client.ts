@@ -10,6 +10,7 @@ import type { ApplyOptions, Client, DeleteOptions, ListOptions, ListResult, Patc
 import { type RateLimiter, unlimited } from './ratelimit.js';
 import { type RetryPolicy, retryPolicy, withRetry } from './retry.js';
 import { type HttpResponse, Transport } from './transport.js';
+import { type LinkedSignal, linkedSignal } from '../../util/signals.js';
 
 export interface HttpClientParts {
   transport: Transport;
@@ -86,8 +87,9 @@ export class HttpClient implements Client {
     setMaxListeners(0, this.lifetime.signal);
   }
 
-  private signalFor(signal: AbortSignal | undefined): AbortSignal {
-    return signal ? AbortSignal.any([this.lifetime.signal, signal]) : this.lifetime.signal;
+  /** The request's signal joined with the client's lifetime; dispose it when the request is over. */
+  private signalFor(signal: AbortSignal | undefined): LinkedSignal {
+    return linkedSignal(this.lifetime.signal, signal);
   }
 
   private async headers(init: SendInit, signal: AbortSignal): Promise<Record<string, string>> {
@@ -114,9 +116,14 @@ export class HttpClient implements Client {
     return res;
   }
 
-  private send(init: SendInit): Promise<HttpResponse> {
-    const signal = this.signalFor(init.signal);
-    return withRetry(() => this.attempt(init, signal), { policy: this.retry, idempotent: init.idempotent, signal });
+  private async send(init: SendInit): Promise<HttpResponse> {
+    const linked = this.signalFor(init.signal);
+    const { signal } = linked;
+    try {
+      return await withRetry(() => this.attempt(init, signal), { policy: this.retry, idempotent: init.idempotent, signal });
+    } finally {
+      linked.dispose();
+    }
   }
 
   private async sendJson<T>(init: SendInit): Promise<T> {
@@ -282,7 +289,15 @@ export class HttpClient implements Client {
   }
 
   async *watch<T extends KubeObject = KubeObject>(kind: KindRef, opts: WatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
-    const signal = this.signalFor(opts.signal);
+    const linked = this.signalFor(opts.signal);
+    try {
+      yield* this.watchWith<T>(kind, opts, linked.signal);
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  private async *watchWith<T extends KubeObject>(kind: KindRef, opts: WatchOptions, signal: AbortSignal): AsyncGenerator<WatchEvent<T>> {
     if (signal.aborted) return;
     const q = new URLSearchParams({ watch: '1' });
     if (opts.resourceVersion !== undefined) q.set('resourceVersion', opts.resourceVersion);

@@ -23,7 +23,7 @@ import { clientFromKubeconfig, type ClientOptions, SharedDiscovery } from '../cl
 import { ApiError, isGone } from '../client/errors.js';
 import type { Client } from '../client/interface.js';
 import { type Clock, systemClock } from '../timers.js';
-import { pause } from '../../util/sleep.js';
+import { abortable, pause } from '../../util/sleep.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type ClientLease, RemoteClusterClient } from './client.js';
 import { DEFAULT_KUBECONFIG_KEY, type KubeconfigRef, kubeconfigFingerprint, kubeconfigOf, readKubeconfig, refString, SECRET_KIND, type Secret } from './secret.js';
@@ -381,26 +381,6 @@ export class RemoteClusterCache {
       if (e.inflight === 0) this.evict(e, 'lru');
     }
   }
-}
-
-/** `p`, or a rejection when `signal` aborts first (p itself goes on: it is shared). */
-function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return p;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 /**
