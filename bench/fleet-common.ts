@@ -2,12 +2,12 @@
 // sixth for changes), the benchmark's slim informers on it, the convergence wait with progress
 // lines, the API server's request counter, memory of a process, and a module enabled in a
 // runtime's own Kyma, timed until it is Ready there.
-import https from 'node:https';
 import os from 'node:os';
 import { Runtime, type RuntimeObject } from '../src/api/infrastructuremanager/index.js';
 import { kubeconfigSecretName } from '../src/api/infrastructuremanager/v1/gardenercluster.js';
 import { DEFAULT_REMOTE_KYMA_NAME, Kyma, type KymaObject, Manifest, Namespaces } from '../src/api/operator/index.js';
 import { buildRuntimeAndKyma, validateRuntimeRequest } from '../src/cli/runtime-spec.js';
+import { adminCall } from '../src/apiserver/admin-client.js';
 import { Informer } from '../src/runtime/cache/informer.js';
 import { type Client, clientFromKubeconfig, loadKubeconfig } from '../src/runtime/client/index.js';
 import type { KubeObject } from '../src/kube/object.js';
@@ -170,19 +170,10 @@ export class FleetWatch {
  */
 export function statsReader(kcpKubeconfig: string): () => Promise<number> {
   const cluster = loadKubeconfig(kcpKubeconfig);
-  const agent = new https.Agent({ ca: cluster.tls.ca, keepAlive: true, maxSockets: 1 });
   return async () => {
-    const authorization = (await cluster.auth?.authorization()) ?? '';
-    const body = await new Promise<string>((resolve, reject) => {
-      const req = https.get(new URL('/_kcp/stats', cluster.server), { agent, headers: { authorization } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`GET /_kcp/stats: ${res.statusCode ?? '?'} ${text}`))));
-      });
-      req.on('error', reject);
-    });
-    return (JSON.parse(body) as { requests: number }).requests;
+    const token = ((await cluster.auth?.authorization()) ?? '').replace(/^Bearer /, '');
+    const stats = (await adminCall(cluster.server, token, cluster.tls.ca ?? '', 'GET', '/_kcp/stats')) as { requests: number };
+    return stats.requests;
   };
 }
 

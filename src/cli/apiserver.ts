@@ -1,7 +1,7 @@
 // `kcp apiserver`: runs the embedded Kubernetes API server alone, and manages its logical clusters.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { join, resolve } from 'node:path';
+import { adminCall } from '../apiserver/admin-client.js';
 import { startApiServer } from '../apiserver/server.js';
 import { flagInt, flagString, type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
@@ -69,23 +69,6 @@ async function clusterCommand(args: ParsedArgs): Promise<void> {
     return;
   }
   throw new UsageError(`unknown cluster command ${verb ?? ''}\n${APISERVER_USAGE}`);
-}
-
-function adminCall(base: string, token: string, ca: string, method: string, path: string): Promise<unknown> {
-  return new Promise((resolvePromise, reject) => {
-    const req = request(new URL(path, base), { method, ca, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const body = text ? (JSON.parse(text) as { message?: string }) : {};
-        if ((res.statusCode ?? 500) >= 400) reject(new Error(body.message ?? `HTTP ${res.statusCode}`));
-        else resolvePromise(body);
-      });
-    });
-    req.on('error', (e) => reject(new Error(`cannot reach the API server at ${base}: ${e.message}`)));
-    req.end();
-  });
 }
 
 export const command: Command = {

@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import { Kyma, Labels, type KymaObject, type ManifestObject } from '../api/operator/index.js';
 import type { Store } from '../runtime/cache/store.js';
 import type { KeyEmitter } from '../runtime/controller.js';
+import { splitApiVersion } from '../kube/object.js';
 import { managedDefaultCR } from './manifest/default-cr.js';
 import { runtimeIdOf } from '../watcher/certificates.js';
 
@@ -54,14 +55,9 @@ function owners(manifests: ManifestObject[], e: DeliveredWatchEvent): ManifestOb
   const found = manifests.filter((m) => {
     if ((m.status?.synced ?? []).some((r) => r.group === group && r.kind === kind && named(r.namespace, r.name))) return true;
     const cr = managedDefaultCR(m);
-    return !!cr && cr.kind === kind && groupOf(cr.apiVersion) === group && named(cr.metadata.namespace, cr.metadata.name);
+    return !!cr && cr.kind === kind && splitApiVersion(cr.apiVersion).group === group && named(cr.metadata.namespace, cr.metadata.name);
   });
   return found.length > 0 ? found : manifests;
-}
-
-function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
 export class WatcherEventRouter {
