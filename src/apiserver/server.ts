@@ -70,11 +70,8 @@ export interface RunningApiServer {
   setServiceResolver(resolver: ServiceResolver | undefined): void;
   /** Resolves when the in-process controllers of every cluster have nothing queued. */
   idle(): Promise<void>;
-  /**
-   * Requests served since start, health checks excluded, for benchmarks and tests: all logical
-   * clusters, or one; `writes` counts only requests that may change something (not GET or HEAD).
-   */
-  requestCount(cluster?: string, what?: 'all' | 'writes'): number;
+  /** Requests served since start (all logical clusters, health checks excluded), for benchmarks; per cluster or method: observeRequests. */
+  requestCount(): number;
   /**
    * Observation (tests, benchmarks): `listener` sees every counted request (logical cluster, method,
    * path without the cluster prefix, query) as it arrives; returns the function that removes it.
@@ -93,7 +90,6 @@ interface ClusterEntry {
   token: string;
   user: UserInfo;
   faults: FaultInjector;
-  requests: { all: number; writes: number };
 }
 
 interface Secrets {
@@ -206,7 +202,7 @@ class EmbeddedApiServer implements RunningApiServer {
       this.saveSecrets();
     }
     const user: UserInfo = { username: 'admin', uid: newUid(), groups: ['system:masters', 'system:authenticated'] };
-    this.clusters.set(name, { cluster, controllers, token, user, faults: new FaultInjector(), requests: { all: 0, writes: 0 } });
+    this.clusters.set(name, { cluster, controllers, token, user, faults: new FaultInjector() });
     this.byToken.set(token, name);
     if (this.persistence?.restoring) return cluster;
     if (this.persistence) {
@@ -331,11 +327,8 @@ class EmbeddedApiServer implements RunningApiServer {
     this.admitter.serviceResolver = resolver;
   }
 
-  requestCount(cluster?: string, what: 'all' | 'writes' = 'all'): number {
-    if (cluster === undefined && what === 'all') return this.requests;
-    let n = 0;
-    for (const [name, e] of this.clusters) if (cluster === undefined || name === cluster) n += e.requests[what];
-    return n;
+  requestCount(): number {
+    return this.requests;
   }
 
   observeRequests(listener: RequestObserver): () => void {
@@ -382,8 +375,6 @@ class EmbeddedApiServer implements RunningApiServer {
       return;
     }
     this.requests++;
-    entry.requests.all++;
-    if (req.method !== 'GET' && req.method !== 'HEAD') entry.requests.writes++;
     for (const observe of this.requestObservers) observe({ cluster: name, method: req.method ?? 'GET', path, query: url.search });
     const auth = req.headers.authorization ?? '';
     const token = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
