@@ -1,0 +1,5 @@
+// The catalog of built-in types, with every package's data loaded.
+import './meta.js';
+import './core-v1.js';
+
+export * from './catalog.js';
