@@ -13,15 +13,15 @@ import { StatusError } from '../apiserver/errors.js';
 import type { StoreEvent } from '../apiserver/store.js';
 import type { RunningApiServer } from '../apiserver/server.js';
 import { type JsonObject, jsonEqual } from '../kube/json.js';
-import type { ObjectWithMeta } from '../kube/object.js';
+import type { ObjectWithMeta, OwnerReference } from '../kube/object.js';
 import { KeyedLoop, type WorkResult } from './keyed-loop.js';
-import { ClusterView, CONTROLLER_MANAGER, controllerOf, isRaceLost, kubeletOf, type SimResource } from './workloads/cluster-view.js';
+import { ClusterView, CONTROLLER_MANAGER, isRaceLost, kubeletOf, type SimResource } from './workloads/cluster-view.js';
 import { syncDeployment } from './workloads/deployment.js';
 import { podTemplateHash } from './workloads/hash.js';
 import { plainNodes } from './workloads/nodes.js';
 import { syncPod } from './workloads/pods.js';
 import { syncReplicaSet } from './workloads/replicaset.js';
-import { type Pod, replicasOf } from './workloads/types.js';
+import { replicasOf } from './workloads/types.js';
 
 export interface KubeletOptions {
   /** Time pods take to start: a ReplicaSet's new pods run this long after its change, a bound pod this long after its binding; StatefulSets and DaemonSets report ready this long after a change. */
@@ -138,16 +138,16 @@ export class KubeletSimulator {
       case 'apps/replicasets': {
         // The replica set controller's pass is where pods start: it comes `readyDelayMs` after the change.
         if (!gone) enqueue('replicasets', ev.namespace, ev.name, this.options.readyDelayMs);
-        const owner = controllerOf(JSON.parse(ev.object.json) as ObjectWithMeta);
+        const owner = controllerIn(ev.object.json);
         if (owner?.kind === 'Deployment') enqueue('deployments', ev.namespace, owner.name);
         return;
       }
       case '/pods': {
-        const pod = JSON.parse(ev.object.json) as Pod;
-        const owner = controllerOf(pod);
+        const json = ev.object.json;
+        const owner = controllerIn(json);
         if (owner?.kind === 'ReplicaSet') enqueue('replicasets', ev.namespace, owner.name, this.options.readyDelayMs);
         // A pending pod is scheduled at once, or started after the delay when it is bound.
-        if (!gone && pod.status?.phase === 'Pending') enqueue('pods', ev.namespace, ev.name, pod.spec.nodeName ? this.options.readyDelayMs : 0);
+        if (!gone && json.includes('"phase":"Pending"')) enqueue('pods', ev.namespace, ev.name, json.includes('"nodeName"') ? this.options.readyDelayMs : 0);
         return;
       }
       case '/nodes':
@@ -219,6 +219,19 @@ export class KubeletSimulator {
 /** The kubelet loop's key of one object: logical cluster, kind, namespace, name. */
 function key(cluster: string, kind: Kind, namespace: string, name: string): string {
   return `${cluster}|${kind}|${namespace}|${name}`;
+}
+
+/**
+ * The controller reference in an object's stored JSON, without parsing the whole object (routing
+ * looks at every pod and ReplicaSet change). Owner references hold no arrays, so the first `]` ends
+ * the list.
+ */
+function controllerIn(json: string): OwnerReference | undefined {
+  const at = json.indexOf('"ownerReferences":[');
+  if (at < 0) return undefined;
+  const start = at + '"ownerReferences":'.length;
+  const refs = JSON.parse(json.slice(start, json.indexOf(']', start) + 1)) as OwnerReference[];
+  return refs.find((r) => r.controller === true);
 }
 
 function storeKey(r: SimResource): string {
