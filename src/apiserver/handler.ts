@@ -8,7 +8,7 @@ import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './e
 import { listItemJson, serialize, servedJson, typePrefix } from './objects.js';
 import { groupVersion, type ResourceType } from './resources.js';
 import { parseFieldSelector, parseLabelSelectorParam } from './selectors.js';
-import { builtinColumns, crdColumns, toTable } from './table/table.js';
+import { tableFor, watchTableEncoder } from './table/resource-table.js';
 import { canonicalJson, isPlainObject } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import { serveWatch } from './watch.js';
@@ -143,6 +143,11 @@ function wantsTable(accept: string | undefined): boolean {
   return !!accept && /as=Table/.test(accept.split(',')[0] ?? '');
 }
 
+/** How a watch writes each event's object: as a Table when asked for one, else as served. */
+function watchEncoding(req: IncomingMessage, t: ResourceType, q: URLSearchParams): ((storedJson: string) => string) | undefined {
+  return wantsTable(req.headers.accept) ? watchTableEncoder(t, q) : undefined;
+}
+
 function parseDryRun(q: URLSearchParams): boolean {
   const v = q.getAll('dryRun');
   for (const d of v) if (d !== 'All') throw badRequest(`Invalid dryRun value: ${d}`);
@@ -262,7 +267,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const isWatch = p.watchPrefix || q.get('watch') === '1' || q.get('watch') === 'true';
 
   if (p.name === undefined) {
-    if (method === 'GET' && isWatch) return serveWatch(req, res, ctx, t, p.namespace);
+    if (method === 'GET' && isWatch) return serveWatch(req, res, ctx, t, p.namespace, watchEncoding(req, t, q));
     if (method === 'GET') return serveList(req, res, ctx, t, p.namespace);
     if (method === 'POST') {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
@@ -278,7 +283,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     case 'GET': {
       if (isWatch) {
         q.set('fieldSelector', `metadata.name=${name}`);
-        return serveWatch(req, res, ctx, t, p.namespace);
+        return serveWatch(req, res, ctx, t, p.namespace, watchEncoding(req, t, q));
       }
       const stored = ctx.cluster.getStored(t, namespace, name);
       if (wantsTable(req.headers.accept)) {
@@ -387,12 +392,6 @@ function serveList(req: IncomingMessage, res: ServerResponse, ctx: RequestContex
     return sendJson(res, 200, tableFor(t, objs, ctx.query, listMeta));
   }
   sendJson(res, 200, listJson(t, listMeta, result.items.map((o) => listItemJson(t, o.json))));
-}
-
-function tableFor(t: ResourceType, objects: ObjectWithMeta[], q: URLSearchParams, listMeta: Record<string, unknown> | undefined): unknown {
-  const columns = t.crd ? crdColumns(t.crd.version) : builtinColumns(t.group, t.kind);
-  const include = (q.get('includeObject') as 'None' | 'Metadata' | 'Object' | null) ?? 'Metadata';
-  return toTable(columns, objects, { group: t.group, kind: t.kind, listMeta, includeObject: include, now: new Date() });
 }
 
 async function deleteCollection(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceType, namespace: string | undefined, opts: WriteOptions): Promise<void> {

@@ -1,0 +1,119 @@
+// kubectl 1.32 against the embedded API server: `get -w` keeps its columns.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
+import { kubectlOk } from '../support/kubectl.js';
+import { KubectlStream } from '../support/kubectl-stream.js';
+
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.misc.example.com
+spec:
+  group: misc.example.com
+  scope: Namespaced
+  names: { plural: widgets, singular: widget, kind: Widget }
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      subresources:
+        status: {}
+        scale: { specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector }
+      additionalPrinterColumns:
+        - { name: Replicas, type: integer, jsonPath: .spec.replicas }
+        - { name: Color, type: string, jsonPath: .spec.color }
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                replicas: { type: integer }
+                color: { type: string }
+            status:
+              type: object
+              properties:
+                replicas: { type: integer }
+                selector: { type: string }
+`;
+
+const deployment = (name: string, replicas: number) =>
+  JSON.stringify({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'misc' },
+    spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } },
+  });
+
+/** The whitespace-separated columns of a kubectl table line. */
+const columns = (line: string) => line.trim().split(/\s+/);
+
+describe('kubectl: watches, scale, paths and metrics', () => {
+  let server: RunningApiServer;
+  let dir: string;
+  let kc: string;
+  const streams: KubectlStream[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kcp-kubectl-misc-'));
+    server = await startApiServer({ port: 0, dataDir: dir });
+    kc = join(dir, 'kubeconfig');
+    await kubectlOk(kc, ['create', '-f', '-'], 'apiVersion: v1\nkind: Namespace\nmetadata: { name: misc }\n');
+    await kubectlOk(kc, ['apply', '-f', '-'], CRD);
+    await kubectlOk(kc, ['wait', '--for=condition=Established', 'crd/widgets.misc.example.com', '--timeout=20s']);
+  });
+
+  after(async () => {
+    for (const s of streams) await s.stop();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const watch = (args: string[]) => {
+    const s = new KubectlStream(kc, args);
+    streams.push(s);
+    return s;
+  };
+
+  it('get configmaps -w keeps NAME DATA AGE across the list and later events', async () => {
+    await kubectlOk(kc, ['apply', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: first, namespace: misc }\ndata: { a: "1" }\n');
+    const w = watch(['get', 'configmaps', '-n', 'misc', '-w']);
+    const listed = await w.waitForLines(2);
+    assert.deepEqual(columns(listed[0]), ['NAME', 'DATA', 'AGE']);
+    assert.deepEqual(columns(listed[1]).slice(0, 2), ['first', '1']);
+    await kubectlOk(kc, ['apply', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: second, namespace: misc }\ndata: { a: "1", b: "2" }\n');
+    await kubectlOk(kc, ['patch', 'configmap', 'first', '-n', 'misc', '--type=merge', '-p', '{"data":{"x":"1","y":"2"}}']);
+    const lines = await w.waitForLines(4);
+    assert.equal(lines.filter((l) => l.startsWith('NAME')).length, 1, 'the header is printed once');
+    assert.deepEqual(columns(lines[2]).slice(0, 2), ['second', '2']);
+    assert.deepEqual(columns(lines[3]).slice(0, 2), ['first', '3']);
+    for (const l of lines.slice(1)) assert.equal(columns(l).length, 3, `three columns in ${JSON.stringify(l)}`);
+  });
+
+  it('get deploy -w keeps NAME READY UP-TO-DATE AVAILABLE AGE', async () => {
+    const w = watch(['get', 'deploy', '-n', 'misc', '-w']);
+    await kubectlOk(kc, ['apply', '-f', '-'], deployment('web', 2));
+    const lines = await w.waitForLines(2);
+    assert.deepEqual(columns(lines[0]), ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']);
+    assert.deepEqual(columns(lines[1]).slice(0, 4), ['web', '0/2', '0', '0']);
+    await kubectlOk(kc, ['patch', 'deploy', 'web', '-n', 'misc', '--type=merge', '-p', '{"spec":{"replicas":4}}']);
+    const more = await w.waitForLines(3);
+    assert.deepEqual(columns(more[2]).slice(0, 4), ['web', '0/4', '0', '0']);
+  });
+
+  it('get on a custom resource -w keeps its printer columns', async () => {
+    await kubectlOk(kc, ['apply', '-f', '-'], 'apiVersion: misc.example.com/v1\nkind: Widget\nmetadata: { name: w1, namespace: misc }\nspec: { replicas: 1, color: red }\n');
+    const w = watch(['get', 'widgets', '-n', 'misc', '-w']);
+    const listed = await w.waitForLines(2);
+    assert.deepEqual(columns(listed[0]), ['NAME', 'REPLICAS', 'COLOR']);
+    assert.deepEqual(columns(listed[1]), ['w1', '1', 'red']);
+    await kubectlOk(kc, ['patch', 'widget', 'w1', '-n', 'misc', '--type=merge', '-p', '{"spec":{"color":"blue"}}']);
+    const lines = await w.waitForLines(3);
+    assert.deepEqual(columns(lines[2]), ['w1', '1', 'blue']);
+  });
+});
