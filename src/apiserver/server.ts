@@ -310,11 +310,16 @@ class EmbeddedApiServer implements RunningApiServer {
     this.subresources.set(`${group}/${resource}/${subresource}`, handler);
   }
 
-  /** Whether a bearer token opens a logical cluster: its own token, or a short-lived one not yet expired. */
-  private tokenOpens(token: string, name: string): boolean {
-    if (this.byToken.get(token) === name) return true;
+  /** The logical cluster a bearer token opens: its own token, or a short-lived one not yet expired. */
+  private clusterOfToken(token: string): string | undefined {
+    const own = this.byToken.get(token);
+    if (own !== undefined) return own;
     const e = this.secrets.expiring?.[token];
-    return e !== undefined && e.cluster === name && e.expiresAt > Date.now();
+    return e !== undefined && e.expiresAt > Date.now() ? e.cluster : undefined;
+  }
+
+  private tokenOpens(token: string, name: string): boolean {
+    return this.clusterOfToken(token) === name;
   }
 
   setFaults(name: string, faults: FaultConfig | undefined): void {
@@ -355,12 +360,18 @@ class EmbeddedApiServer implements RunningApiServer {
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://localhost');
     let path = url.pathname;
-    let name = DEFAULT_CLUSTER;
+    const auth = req.headers.authorization ?? '';
+    const token = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
+    let name: string;
     if (path.startsWith('/clusters/')) {
       const rest = path.slice('/clusters/'.length);
       const slash = rest.indexOf('/');
       name = slash < 0 ? rest : rest.slice(0, slash);
       path = slash < 0 ? '/' : rest.slice(slash);
+    } else {
+      // Without the prefix, a logical cluster's token names its cluster (clients that rebuild URLs
+      // from the host, `kubectl get --raw /version`); the admin token and anything else mean `default`.
+      name = (token && this.clusterOfToken(token)) || DEFAULT_CLUSTER;
     }
     if (path.startsWith('/_kcp/')) return this.onAdminRequest(req, res, path, url.searchParams);
     const entry = this.clusters.get(name);
@@ -376,8 +387,6 @@ class EmbeddedApiServer implements RunningApiServer {
     }
     this.requests++;
     for (const observe of this.requestObservers) observe({ cluster: name, method: req.method ?? 'GET', path, query: url.search });
-    const auth = req.headers.authorization ?? '';
-    const token = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
     if (!token || !this.tokenOpens(token, name)) return unauthorized(res);
     const fault = await entry.faults.before(req, res);
     if (fault === 'handled') return;

@@ -1,4 +1,5 @@
-// kubectl 1.32 against the embedded API server: `get -w` keeps its columns.
+// kubectl 1.32 against the embedded API server: `get -w` keeps its columns; `get --raw` with a
+// runtime's kubeconfig (the path then has no /clusters prefix) reaches that runtime.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,5 +116,17 @@ describe('kubectl: watches, scale, paths and metrics', () => {
     await kubectlOk(kc, ['patch', 'widget', 'w1', '-n', 'misc', '--type=merge', '-p', '{"spec":{"color":"blue"}}']);
     const lines = await w.waitForLines(3);
     assert.deepEqual(columns(lines[2]), ['w1', '1', 'blue']);
+  });
+
+  it("get --raw with a runtime's kubeconfig reaches that runtime, not the default cluster", async () => {
+    await server.createCluster('raw-rt');
+    const rt = join(dir, 'clusters', 'raw-rt.kubeconfig');
+    await kubectlOk(rt, ['apply', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: only-in-runtime, namespace: default }\ndata: { a: "1" }\n');
+    const version = JSON.parse(await kubectlOk(rt, ['get', '--raw', '/version'])) as { gitVersion: string };
+    assert.match(version.gitVersion, /^v1\./);
+    const list = JSON.parse(await kubectlOk(rt, ['get', '--raw', '/api/v1/namespaces/default/configmaps'])) as { items: { metadata: { name: string } }[] };
+    assert.deepEqual(list.items.map((i) => i.metadata.name), ['only-in-runtime']);
+    const fromDefault = JSON.parse(await kubectlOk(kc, ['get', '--raw', '/api/v1/namespaces/default/configmaps'])) as { items: { metadata: { name: string } }[] };
+    assert.ok(!fromDefault.items.some((i) => i.metadata.name === 'only-in-runtime'), 'the admin kubeconfig still reads the default cluster');
   });
 });
