@@ -23,6 +23,8 @@ export interface RequestContext {
   onWatchOpen?: (close: () => void) => () => void;
   /** Subresources served by an extension (e.g. a Shoot's `adminkubeconfig`), keyed `group/resource/subresource`. */
   subresources?: ReadonlyMap<string, SubresourceHandler>;
+  /** Set by the handler once the path names a served resource (the server's metrics label requests by it). */
+  route?: ResourcePath;
 }
 
 /** A subresource served by code outside the API server (simulators register these). */
@@ -65,7 +67,7 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** Parsed resource path: `/api/v1/namespaces/ns/configmaps/name/status`. */
-interface ResourcePath {
+export interface ResourcePath {
   group: string;
   version: string;
   namespace: string | undefined;
@@ -251,6 +253,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const p = r.path;
   const t = ctx.cluster.resolve(p.group, p.version, p.resource);
   if (!t) throw resourceNotFound();
+  ctx.route = p;
   if (p.namespace !== undefined && !t.namespaced) throw resourceNotFound();
   const extension = p.subresource ? ctx.subresources?.get(`${t.group}/${t.resource}/${p.subresource}`) : undefined;
   if (extension && p.name !== undefined) return serveExtension(req, res, ctx, extension, p.namespace ?? '', p.name);

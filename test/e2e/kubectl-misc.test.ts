@@ -1,12 +1,12 @@
 // kubectl 1.32 against the embedded API server: `get -w` keeps its columns; `get --raw` with a
-// runtime's kubeconfig (the path then has no /clusters prefix) reaches that runtime.
+// runtime's kubeconfig (the path then has no /clusters prefix) reaches that runtime; /metrics.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import { kubectlOk } from '../support/kubectl.js';
+import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { KubectlStream } from '../support/kubectl-stream.js';
 
 const CRD = `apiVersion: apiextensions.k8s.io/v1
@@ -128,5 +128,17 @@ describe('kubectl: watches, scale, paths and metrics', () => {
     assert.deepEqual(list.items.map((i) => i.metadata.name), ['only-in-runtime']);
     const fromDefault = JSON.parse(await kubectlOk(kc, ['get', '--raw', '/api/v1/namespaces/default/configmaps'])) as { items: { metadata: { name: string } }[] };
     assert.ok(!fromDefault.items.some((i) => i.metadata.name === 'only-in-runtime'), 'the admin kubeconfig still reads the default cluster');
+  });
+
+  it('get --raw /metrics counts the list kubectl get made, and refuses a runtime kubeconfig', async () => {
+    const listSeries = 'apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="configmaps",scope="namespace",subresource="",verb="LIST",version="v1"}';
+    const count = (text: string) => Number(text.split('\n').find((l) => l.startsWith(`${listSeries} `))?.split(' ')[1] ?? '0');
+    const before = count(await kubectlOk(kc, ['get', '--raw', '/metrics']));
+    await kubectlOk(kc, ['get', 'configmaps', '-n', 'misc']);
+    const after = count(await kubectlOk(kc, ['get', '--raw', '/metrics']));
+    assert.equal(after - before, 1);
+    const denied = await kubectl(join(dir, 'clusters', 'raw-rt.kubeconfig'), ['get', '--raw', '/metrics']);
+    assert.notEqual(denied.code, 0);
+    assert.match(denied.stderr, /Forbidden|forbidden/);
   });
 });
