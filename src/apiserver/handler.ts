@@ -7,6 +7,7 @@ import { apiGroupList, apiResourceList, apiVersions, type ExtensionVerbs, groupD
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './errors.js';
 import { listItemJson, serialize, servedJson, typePrefix } from './objects.js';
 import { groupVersion, type ResourceType } from './resources.js';
+import { getScale, scaleSubresourceOf, writeScale } from './scale.js';
 import { parseFieldSelector, parseLabelSelectorParam } from './selectors.js';
 import { tableFor, watchTableEncoder } from './table/resource-table.js';
 import { canonicalJson, isPlainObject } from '../kube/json.js';
@@ -257,7 +258,8 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   if (p.namespace !== undefined && !t.namespaced) throw resourceNotFound();
   const extension = p.subresource ? ctx.subresources?.get(`${t.group}/${t.resource}/${p.subresource}`) : undefined;
   if (extension && p.name !== undefined) return serveExtension(req, res, ctx, extension, p.namespace ?? '', p.name);
-  if (p.subresource && !(p.subresource === 'status' && t.status) && !(t.kind === 'Namespace' && p.subresource === 'finalize')) throw resourceNotFound();
+  const scale = p.subresource === 'scale' && scaleSubresourceOf(t) !== undefined;
+  if (p.subresource && !(p.subresource === 'status' && t.status) && !(t.kind === 'Namespace' && p.subresource === 'finalize') && !scale) throw resourceNotFound();
   const namespace = p.namespace ?? '';
   if (t.namespaced && p.name !== undefined && p.namespace === undefined) throw resourceNotFound();
   const q = ctx.query;
@@ -288,6 +290,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
         q.set('fieldSelector', `metadata.name=${name}`);
         return serveWatch(req, res, ctx, t, p.namespace, watchEncoding(req, t, q));
       }
+      if (scale) return sendJson(res, 200, getScale(ctx.cluster, t, namespace, name));
       const stored = ctx.cluster.getStored(t, namespace, name);
       if (wantsTable(req.headers.accept)) {
         const obj = JSON.parse(stored.json) as ObjectWithMeta;
@@ -297,6 +300,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     }
     case 'PUT': {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
+      if (scale) return sendJson(res, 200, await writeScale(ctx.cluster, t, namespace, name, { body }, writeOpts()));
       const sub = p.subresource === 'finalize' ? undefined : p.subresource;
       const result = await ctx.cluster.update(t, namespace, name, body, { ...writeOpts(), subresource: sub });
       return sendJson(res, result.code, result.json ?? serialize(t, result.object));
@@ -319,6 +323,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
         });
       }
       const force = q.get('force') === 'true';
+      if (scale) return sendJson(res, 200, await writeScale(ctx.cluster, t, namespace, name, { patchType: type, patch, force }, opts));
       const result = await ctx.cluster.patch(t, namespace, name, type, patch, { ...opts, subresource: p.subresource, force });
       return sendJson(res, result.code, result.json ?? serialize(t, result.object));
     }

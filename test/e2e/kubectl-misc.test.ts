@@ -1,4 +1,5 @@
-// kubectl 1.32 against the embedded API server: `get -w` keeps its columns; `get --raw` with a
+// kubectl 1.32 against the embedded API server: `get -w` keeps its columns; `scale` on a Deployment
+// and on a custom resource whose CRD declares a scale subresource; `get --raw` with a
 // runtime's kubeconfig (the path then has no /clusters prefix) reaches that runtime; /metrics.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -140,5 +141,25 @@ describe('kubectl: watches, scale, paths and metrics', () => {
     const denied = await kubectl(join(dir, 'clusters', 'raw-rt.kubeconfig'), ['get', '--raw', '/metrics']);
     assert.notEqual(denied.code, 0);
     assert.match(denied.stderr, /Forbidden|forbidden/);
+  });
+
+  it('scale deployment and scale on a custom resource change the replicas through /scale', async () => {
+    await kubectlOk(kc, ['apply', '-f', '-'], deployment('scaled', 1));
+    const out = await kubectlOk(kc, ['scale', 'deployment', 'scaled', '--replicas', '3', '-n', 'misc']);
+    assert.match(out, /^deployment.apps\/scaled scaled$/m);
+    assert.equal(await kubectlOk(kc, ['get', 'deploy', 'scaled', '-n', 'misc', '-o', 'jsonpath={.spec.replicas}']), '3');
+    const owners = JSON.parse(await kubectlOk(kc, ['get', 'deploy', 'scaled', '-n', 'misc', '-o', 'json', '--show-managed-fields'])) as { metadata: { managedFields: { manager: string; subresource?: string; fieldsV1: { 'f:spec'?: Record<string, unknown> } }[] } };
+    const scaler = owners.metadata.managedFields.filter((e) => e.fieldsV1['f:spec']?.['f:replicas'] !== undefined);
+    assert.deepEqual(scaler.map((e) => [e.manager, e.subresource]), [['kubectl', 'scale']]);
+    const stale = await kubectl(kc, ['scale', 'deployment', 'scaled', '--current-replicas', '2', '--replicas', '5', '-n', 'misc']);
+    assert.notEqual(stale.code, 0, 'the --current-replicas precondition holds');
+    assert.match(stale.stderr, /Expected replicas to be 2, was 3/);
+    await kubectlOk(kc, ['scale', 'deployment', 'scaled', '--current-replicas', '3', '--replicas', '5', '-n', 'misc']);
+    assert.equal(await kubectlOk(kc, ['get', 'deploy', 'scaled', '-n', 'misc', '-o', 'jsonpath={.spec.replicas}']), '5');
+
+    await kubectlOk(kc, ['apply', '-f', '-'], 'apiVersion: misc.example.com/v1\nkind: Widget\nmetadata: { name: w2, namespace: misc }\nspec: { replicas: 1, color: green }\n');
+    const cr = await kubectlOk(kc, ['scale', 'widget', 'w2', '--replicas', '4', '-n', 'misc']);
+    assert.match(cr, /^widget.misc.example.com\/w2 scaled$/m);
+    assert.equal(await kubectlOk(kc, ['get', 'widget', 'w2', '-n', 'misc', '-o', 'jsonpath={.spec.replicas} {.spec.color}']), '4 green');
   });
 });
