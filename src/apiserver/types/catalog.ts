@@ -5,7 +5,8 @@
 // definitions of /openapi/v2 and /openapi/v3.
 //
 // The data files next to this one describe a package each in a small Go-like notation, one field per
-// line: `<name> <number> <type> [omitempty]`, where <type> is
+// line: `<name> <number> <type> [omitempty|inline]` (`inline`: Go's json:",inline", the field's own
+// fields sit in the outer JSON object while protobuf carries them as this message field), where <type> is
 //   string | bool | int32 | int64 | float64 | []byte        scalars
 //   Name | alias.Name                                      a message of this package or another
 //   *T   []T   map[string]T                                 pointer, slice, map (combined as in Go)
@@ -46,6 +47,8 @@ export interface FieldDef {
   pointer: boolean;
   /** The JSON tag has omitempty: a zero value is left out of the JSON form. */
   omitEmpty: boolean;
+  /** The JSON tag is `,inline`: the message's fields are written into the outer JSON object (`name` is the protobuf name only). */
+  inline?: true;
 }
 
 export interface TypeDef {
@@ -90,8 +93,8 @@ export interface PackageTypes {
 /** Parses one field line of the notation; `pkg` resolves unqualified references. */
 export function parseField(line: string, pkg: string): FieldDef {
   const parts = line.trim().split(/\s+/);
-  if (parts.length < 3 || parts.length > 4 || (parts.length === 4 && parts[3] !== 'omitempty')) {
-    throw new Error(`${pkg}: bad field line "${line.trim()}" (want: <name> <number> <type> [omitempty])`);
+  if (parts.length < 3 || parts.length > 4 || (parts.length === 4 && parts[3] !== 'omitempty' && parts[3] !== 'inline')) {
+    throw new Error(`${pkg}: bad field line "${line.trim()}" (want: <name> <number> <type> [omitempty|inline])`);
   }
   const [name, noText, typeText] = parts;
   const no = Number(noText);
@@ -113,7 +116,12 @@ export function parseField(line: string, pkg: string): FieldDef {
   }
   if (rest.startsWith('*')) rest = rest.slice(1); // []*T and map[string]*T encode as []T and map[string]T
   const type = SCALARS[rest] ?? resolveReference(rest, pkg);
-  return { name, no, type, list, map, pointer, omitEmpty: parts[3] === 'omitempty' };
+  const field: FieldDef = { name, no, type, list, map, pointer, omitEmpty: parts[3] === 'omitempty' };
+  if (parts[3] === 'inline') {
+    if (pointer || list || map || isScalar(type)) throw new Error(`${pkg}: field ${name} is inline but not a message`);
+    field.inline = true;
+  }
+  return field;
 }
 
 function resolveReference(ref: string, pkg: string): string {
@@ -123,14 +131,20 @@ function resolveReference(ref: string, pkg: string): string {
   return `${PACKAGE_ALIASES[prefix] ?? prefix}.${ref.slice(dot + 1)}`;
 }
 
-/** Adds a package's types to the catalog (each data file calls this once when imported). */
-export function definePackage(pkg: string, defs: PackageTypes): void {
-  for (const [typeName, def] of Object.entries(defs)) {
-    const name = `${pkg}.${typeName}`;
-    if (types.has(name)) throw new Error(`type ${name} defined twice`);
+/** Parses a package's types without adding them to the catalog. */
+export function parseTypes(pkg: string, defs: PackageTypes): TypeDef[] {
+  return Object.entries(defs).map(([typeName, def]) => {
     const text = typeof def === 'string' ? def : (def.fields ?? '');
     const fields = text.split('\n').filter((l) => l.trim() !== '').map((l) => parseField(l, pkg));
-    types.set(name, { name, fields, ...(typeof def === 'string' ? {} : { special: def.special }) });
+    return { name: `${pkg}.${typeName}`, fields, ...(typeof def === 'string' ? {} : { special: def.special }) };
+  });
+}
+
+/** Adds a package's types to the catalog (each data file calls this once when imported). */
+export function definePackage(pkg: string, defs: PackageTypes): void {
+  for (const t of parseTypes(pkg, defs)) {
+    if (types.has(t.name)) throw new Error(`type ${t.name} defined twice`);
+    types.set(t.name, t);
   }
 }
 
