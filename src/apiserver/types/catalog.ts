@@ -5,10 +5,12 @@
 // definitions of /openapi/v2 and /openapi/v3.
 //
 // The data files next to this one describe a package each in a small Go-like notation, one field per
-// line: `<name> <number> <type> [omitempty]`, where <type> is
+// line: `<name> <number> <type> [omitempty|inline]`, where <type> is
 //   string | bool | int32 | int64 | float64 | []byte        scalars
 //   Name | alias.Name                                      a message of this package or another
 //   *T   []T   map[string]T                                 pointer, slice, map (combined as in Go)
+// `inline` marks a Go struct embedded with `json:",inline"`: protobuf nests it under its number, JSON
+// spreads its fields into the parent (Volume's volumeSource, Probe's handler, ...).
 // A type that is not a plain message (Time, Quantity, IntOrString, ...) is declared with `special`.
 
 /** The scalars of the notation, named as in Go. `[]byte` is `bytes`. */
@@ -46,6 +48,8 @@ export interface FieldDef {
   pointer: boolean;
   /** The JSON tag has omitempty: a zero value is left out of the JSON form. */
   omitEmpty: boolean;
+  /** An embedded struct whose JSON fields are the parent's own (`json:",inline"`); `name` is its protobuf name. */
+  inline: boolean;
 }
 
 export interface TypeDef {
@@ -90,8 +94,8 @@ export interface PackageTypes {
 /** Parses one field line of the notation; `pkg` resolves unqualified references. */
 export function parseField(line: string, pkg: string): FieldDef {
   const parts = line.trim().split(/\s+/);
-  if (parts.length < 3 || parts.length > 4 || (parts.length === 4 && parts[3] !== 'omitempty')) {
-    throw new Error(`${pkg}: bad field line "${line.trim()}" (want: <name> <number> <type> [omitempty])`);
+  if (parts.length < 3 || parts.length > 4 || (parts.length === 4 && parts[3] !== 'omitempty' && parts[3] !== 'inline')) {
+    throw new Error(`${pkg}: bad field line "${line.trim()}" (want: <name> <number> <type> [omitempty|inline])`);
   }
   const [name, noText, typeText] = parts;
   const no = Number(noText);
@@ -113,7 +117,9 @@ export function parseField(line: string, pkg: string): FieldDef {
   }
   if (rest.startsWith('*')) rest = rest.slice(1); // []*T and map[string]*T encode as []T and map[string]T
   const type = SCALARS[rest] ?? resolveReference(rest, pkg);
-  return { name, no, type, list, map, pointer, omitEmpty: parts[3] === 'omitempty' };
+  const inline = parts[3] === 'inline';
+  if (inline && (list || map || SCALARS[rest] !== undefined)) throw new Error(`${pkg}: inline field ${name} must be a struct`);
+  return { name, no, type, list, map, pointer, omitEmpty: parts[3] === 'omitempty', inline };
 }
 
 function resolveReference(ref: string, pkg: string): string {
