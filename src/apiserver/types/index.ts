@@ -3,3 +3,4 @@ import './meta.js';
 import './core-v1.js';
 
 export * from './catalog.js';
+export { META_KINDS } from './meta.js';
