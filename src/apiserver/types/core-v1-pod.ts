@@ -9,6 +9,33 @@
 // message field, while JSON puts the embedded struct's fields directly in the outer object.
 import { PACKAGE_ALIASES, definePackage } from './catalog.js';
 
+const containerFields = `
+    name 1 string
+    image 2 string omitempty
+    command 3 []string omitempty
+    args 4 []string omitempty
+    workingDir 5 string omitempty
+    ports 6 []ContainerPort omitempty
+    envFrom 19 []EnvFromSource omitempty
+    env 7 []EnvVar omitempty
+    resources 8 ResourceRequirements omitempty
+    resizePolicy 23 []ContainerResizePolicy omitempty
+    restartPolicy 24 *string omitempty
+    restartPolicyRules 25 []ContainerRestartRule omitempty
+    volumeMounts 9 []VolumeMount omitempty
+    volumeDevices 21 []VolumeDevice omitempty
+    livenessProbe 10 *Probe omitempty
+    readinessProbe 11 *Probe omitempty
+    startupProbe 22 *Probe omitempty
+    lifecycle 12 *Lifecycle omitempty
+    terminationMessagePath 13 string omitempty
+    terminationMessagePolicy 20 string omitempty
+    imagePullPolicy 14 string omitempty
+    securityContext 15 *SecurityContext omitempty
+    stdin 16 bool omitempty
+    stdinOnce 17 bool omitempty
+    tty 18 bool omitempty`;
+
 definePackage(PACKAGE_ALIASES.core, {
   Pod: `
     metadata 1 meta.ObjectMeta omitempty
@@ -302,32 +329,7 @@ definePackage(PACKAGE_ALIASES.core, {
   ImageVolumeSource: `
     reference 1 string omitempty
     pullPolicy 2 string omitempty`,
-  Container: `
-    name 1 string
-    image 2 string omitempty
-    command 3 []string omitempty
-    args 4 []string omitempty
-    workingDir 5 string omitempty
-    ports 6 []ContainerPort omitempty
-    envFrom 19 []EnvFromSource omitempty
-    env 7 []EnvVar omitempty
-    resources 8 ResourceRequirements omitempty
-    resizePolicy 23 []ContainerResizePolicy omitempty
-    restartPolicy 24 *string omitempty
-    restartPolicyRules 25 []ContainerRestartRule omitempty
-    volumeMounts 9 []VolumeMount omitempty
-    volumeDevices 21 []VolumeDevice omitempty
-    livenessProbe 10 *Probe omitempty
-    readinessProbe 11 *Probe omitempty
-    startupProbe 22 *Probe omitempty
-    lifecycle 12 *Lifecycle omitempty
-    terminationMessagePath 13 string omitempty
-    terminationMessagePolicy 20 string omitempty
-    imagePullPolicy 14 string omitempty
-    securityContext 15 *SecurityContext omitempty
-    stdin 16 bool omitempty
-    stdinOnce 17 bool omitempty
-    tty 18 bool omitempty`,
+  Container: containerFields,
   ContainerPort: `
     name 1 string omitempty
     hostPort 2 int32 omitempty
@@ -481,32 +483,8 @@ definePackage(PACKAGE_ALIASES.core, {
   EphemeralContainer: `
     ephemeralContainerCommon 1 EphemeralContainerCommon
     targetContainerName 2 string omitempty`,
-  EphemeralContainerCommon: `
-    name 1 string
-    image 2 string omitempty
-    command 3 []string omitempty
-    args 4 []string omitempty
-    workingDir 5 string omitempty
-    ports 6 []ContainerPort omitempty
-    envFrom 19 []EnvFromSource omitempty
-    env 7 []EnvVar omitempty
-    resources 8 ResourceRequirements omitempty
-    resizePolicy 23 []ContainerResizePolicy omitempty
-    restartPolicy 24 *string omitempty
-    restartPolicyRules 25 []ContainerRestartRule omitempty
-    volumeMounts 9 []VolumeMount omitempty
-    volumeDevices 21 []VolumeDevice omitempty
-    livenessProbe 10 *Probe omitempty
-    readinessProbe 11 *Probe omitempty
-    startupProbe 22 *Probe omitempty
-    lifecycle 12 *Lifecycle omitempty
-    terminationMessagePath 13 string omitempty
-    terminationMessagePolicy 20 string omitempty
-    imagePullPolicy 14 string omitempty
-    securityContext 15 *SecurityContext omitempty
-    stdin 16 bool omitempty
-    stdinOnce 17 bool omitempty
-    tty 18 bool omitempty`,
+  // Go requires it to convert to Container: the same fields
+  EphemeralContainerCommon: containerFields,
   PodSecurityContext: `
     seLinuxOptions 1 *SELinuxOptions omitempty
     windowsOptions 8 *WindowsSecurityContextOptions omitempty
