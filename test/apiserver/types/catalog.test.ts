@@ -103,14 +103,14 @@ describe('built-in type catalog', () => {
       [`typeMeta 1 ${runtime}.TypeMeta`, 'raw 2 bytes', 'contentEncoding 3 string', 'contentType 4 string'],
     );
     // Pointers without omitempty are written as null when nil.
-    assert.deepEqual(field(`${CORE}.TypedLocalObjectReference`, 'apiGroup'), { name: 'apiGroup', no: 1, type: 'string', list: false, map: false, pointer: true, omitEmpty: false });
+    assert.deepEqual(field(`${CORE}.TypedLocalObjectReference`, 'apiGroup'), { name: 'apiGroup', no: 1, type: 'string', list: false, map: false, pointer: true, omitEmpty: false, inline: false });
     // Event keeps its metadata and reporting fields in JSON even when empty.
     assert.equal(field(`${CORE}.Event`, 'metadata').omitEmpty, false);
     assert.equal(field(`${CORE}.Event`, 'reportingComponent').omitEmpty, false);
     assert.equal(typeDef(field(`${CORE}.Event`, 'eventTime').type)?.special, 'microTime');
     // A capitalized name, in JSON and protobuf alike.
     assert.equal(field(`${CORE}.DaemonEndpoint`, 'Port').no, 1);
-    assert.deepEqual(field(`${CORE}.NodeStatus`, 'capacity'), { name: 'capacity', no: 1, type: 'io.k8s.apimachinery.pkg.api.resource.Quantity', list: false, map: true, pointer: false, omitEmpty: true });
+    assert.deepEqual(field(`${CORE}.NodeStatus`, 'capacity'), { name: 'capacity', no: 1, type: 'io.k8s.apimachinery.pkg.api.resource.Quantity', list: false, map: true, pointer: false, omitEmpty: true, inline: false });
   });
 
   it('names the meta kinds that are not served resources, and describes them', () => {
@@ -122,3 +122,83 @@ describe('built-in type catalog', () => {
   });
 });
 
+describe('built-in type catalog: the Pod tree of core/v1', () => {
+  const core = 'io.k8s.api.core.v1';
+  const fieldsOf = (type: string) => {
+    const t = typeDef(`${core}.${type}`);
+    assert.ok(t, `${type} is not in the catalog`);
+    return t.fields;
+  };
+  const field = (type: string, name: string) => {
+    const f = fieldsOf(type).find((x) => x.name === name);
+    assert.ok(f, `${type}.${name} is not in the catalog`);
+    return f;
+  };
+  const numbers = (type: string) => fieldsOf(type).map((f) => f.no).sort((a, b) => a - b);
+  const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+  it('has every field of the big messages: their protobuf numbers run without a gap', () => {
+    assert.deepEqual(numbers('PodSpec'), range(42));
+    assert.deepEqual(numbers('PodStatus'), range(20));
+    assert.deepEqual(numbers('Container'), range(25));
+    assert.deepEqual(numbers('VolumeSource'), range(30));
+    assert.deepEqual(numbers('SecurityContext'), range(13));
+    assert.deepEqual(numbers('PodSecurityContext'), range(13));
+    assert.deepEqual(numbers('ContainerStatus'), range(15));
+  });
+
+  it('records numbers that differ from declaration order', () => {
+    assert.equal(field('PodSpec', 'initContainers').no, 20);
+    assert.equal(field('PodSpec', 'ephemeralContainers').no, 34);
+    assert.equal(field('VolumeSource', 'projected').no, 26);
+    assert.equal(field('VolumeSource', 'portworxVolume').no, 24);
+    assert.equal(field('Container', 'envFrom').no, 19);
+    assert.equal(field('ISCSIVolumeSource', 'chapAuthSession').no, 11);
+    assert.equal(field('ISCSIVolumeSource', 'secretRef').no, 10);
+    assert.equal(field('ClusterTrustBundleProjection', 'optional').no, 5);
+    assert.equal(field('VolumeMount', 'recursiveReadOnly').no, 7);
+    assert.equal(field('PodCondition', 'observedGeneration').no, 7);
+    assert.equal(field('ResourceHealth', 'message').no, 6);
+  });
+
+  it('records Go shapes and omitempty, including the fields without omitempty', () => {
+    assert.deepEqual(field('PodSpec', 'containers'), {
+      name: 'containers', no: 2, type: `${core}.Container`, list: true, map: false, pointer: false, omitEmpty: false, inline: false,
+    });
+    assert.deepEqual(field('PodSpec', 'overhead'), {
+      name: 'overhead', no: 32, type: 'io.k8s.apimachinery.pkg.api.resource.Quantity', list: false, map: true, pointer: false, omitEmpty: true, inline: false,
+    });
+    assert.deepEqual(field('Container', 'restartPolicy'), {
+      name: 'restartPolicy', no: 24, type: 'string', list: false, map: false, pointer: true, omitEmpty: true, inline: false,
+    });
+    // pointers whose JSON tag has no omitempty
+    assert.equal(field('GRPCAction', 'service').pointer, true);
+    assert.equal(field('GRPCAction', 'service').omitEmpty, false);
+    assert.equal(field('ScaleIOVolumeSource', 'secretRef').pointer, true);
+    assert.equal(field('ScaleIOVolumeSource', 'secretRef').omitEmpty, false);
+    assert.equal(field('ProjectedVolumeSource', 'sources').omitEmpty, false);
+    assert.equal(field('PodList', 'items').omitEmpty, false);
+    assert.equal(field('ContainerStatus', 'ready').omitEmpty, false);
+    // values, not pointers
+    assert.equal(field('ContainerStatus', 'state').pointer, false);
+    assert.equal(field('ResourceFieldSelector', 'divisor').pointer, false);
+    assert.equal(field('HTTPGetAction', 'port').type, 'io.k8s.apimachinery.pkg.util.intstr.IntOrString');
+    assert.equal(field('LinuxContainerUser', 'supplementalGroups').type, 'int64');
+    assert.equal(field('LinuxContainerUser', 'supplementalGroups').list, true);
+  });
+
+  it('references the inlined and the core/v1 types by their full names', () => {
+    assert.equal(field('EphemeralContainer', 'ephemeralContainerCommon').type, `${core}.EphemeralContainerCommon`);
+    assert.equal(field('Probe', 'handler').type, `${core}.ProbeHandler`);
+    assert.equal(field('PersistentVolumeClaimTemplate', 'spec').type, `${core}.PersistentVolumeClaimSpec`);
+    assert.equal(field('EphemeralVolumeSource', 'volumeClaimTemplate').type, `${core}.PersistentVolumeClaimTemplate`);
+  });
+
+  it('marks the structs Go embeds with json:",inline", and only those', () => {
+    const inlined = [...allTypes()].flatMap((t) => t.fields.filter((f) => f.inline).map((f) => `${t.name.slice(core.length + 1)}.${f.name}`));
+    for (const expected of ['Volume.volumeSource', 'Probe.handler', 'EphemeralContainer.ephemeralContainerCommon', 'SecretKeySelector.localObjectReference', 'ConfigMapEnvSource.localObjectReference']) {
+      assert.ok(inlined.includes(expected), expected);
+    }
+    assert.equal(field('Container', 'resources').inline, false);
+  });
+});
