@@ -29,4 +29,16 @@ describe('built-in type catalog', () => {
     assert.throws(() => parseField('replicas one int32', 'x'), /bad number/);
     assert.throws(() => parseField('replicas 1 int32 sometimes', 'x'), /bad field line/);
   });
+
+  it('reads the options for JSON names that differ from protobuf names and for embedded structs', () => {
+    assert.deepEqual(parseField('ref 19 *string omitempty json=$ref', 'x'), {
+      name: '$ref', protoName: 'ref', no: 19, type: 'string', list: false, map: false, pointer: true, omitEmpty: true,
+    });
+    assert.deepEqual(parseField('ingressRuleValue 2 IngressRuleValue inline', 'io.k8s.api.networking.v1'), {
+      name: 'ingressRuleValue', no: 2, type: 'io.k8s.api.networking.v1.IngressRuleValue', list: false, map: false, pointer: false, omitEmpty: false, inline: true,
+    });
+    assert.equal(parseField('a 1 string json=a', 'x').protoName, undefined);
+    assert.throws(() => parseField('ref 19 string json=', 'x'), /bad field line/);
+    assert.throws(() => parseField('ref 19 string omitempty omitempty', 'x'), /bad field line/);
+  });
 });
