@@ -1,5 +1,15 @@
 // The catalog of built-in types, with every package's data loaded.
 import './meta.js';
 import './core-v1.js';
+import './apps-v1.js';
+import './batch-v1.js';
+import './networking-v1.js';
+import './policy-v1.js';
+import './scheduling-v1.js';
+import './coordination-v1.js';
+import './events-v1.js';
+import './rbac-v1.js';
+import './autoscaling-v1.js';
+import './autoscaling-v2.js';
 
 export * from './catalog.js';
