@@ -30,6 +30,7 @@ export type Special =
   | 'rawExtension' // JSON: any value; proto: { raw bytes = 1 } holding the JSON text
   | 'fieldsV1' // JSON: an object (managedFields' fieldsV1); proto: { Raw bytes = 1 } holding the JSON text
   | 'json' // apiextensions JSON: any value; proto: { raw bytes = 1 } holding the JSON text
+  | 'stringList' // a named []string (authentication's and authorization's ExtraValue): JSON: a list of strings; proto: { items repeated string = 1 }
   | 'jsonSchemaPropsOrArray' // JSON: a schema or a list of schemas
   | 'jsonSchemaPropsOrBool' // JSON: a schema or a boolean
   | 'jsonSchemaPropsOrStringArray'; // JSON: a schema or a list of strings

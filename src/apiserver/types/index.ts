@@ -11,5 +11,9 @@ import './events-v1.js';
 import './rbac-v1.js';
 import './autoscaling-v1.js';
 import './autoscaling-v2.js';
+import './admissionregistration-v1.js';
+import './apiextensions-v1.js';
+import './authentication-v1.js';
+import './authorization-v1.js';
 
 export * from './catalog.js';
