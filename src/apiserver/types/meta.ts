@@ -56,6 +56,10 @@ definePackage(PACKAGE_ALIASES.meta, {
     key 1 string
     operator 2 string
     values 3 []string omitempty`,
+  FieldSelectorRequirement: `
+    key 1 string
+    operator 2 string
+    values 3 []string omitempty`,
   // lastTransitionTime, reason and message have no omitempty.
   Condition: `
     type 1 string
