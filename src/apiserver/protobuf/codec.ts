@@ -13,21 +13,14 @@
 import protobuf from 'protobufjs';
 import { isPlainObject } from '../../kube/json.js';
 import { splitApiVersion } from '../../kube/object.js';
-import { type FieldDef, isScalar, kindType, PACKAGE_ALIASES, type Scalar, type TypeDef } from '../types/index.js';
+import { type FieldDef, isScalar, kindType, META_KINDS, type Scalar, type TypeDef, typeDef } from '../types/index.js';
 import { formatGoDuration, parseGoDuration } from './duration.js';
 import { hasMagic, unwrap, wrap } from './envelope.js';
-import { facts, messageType } from './messages.js';
+import { facts, messageType, protoFieldName } from './messages.js';
 
 type Json = Record<string, unknown>;
 /** A decoded protobufjs message: own properties are the fields present on the wire. */
 type Message = Record<string, unknown>;
-
-/** meta/v1 kinds that are not served resources but travel in envelopes of their own. */
-const META_KINDS: Record<string, string> = {
-  Status: `${PACKAGE_ALIASES.meta}.Status`,
-  DeleteOptions: `${PACKAGE_ALIASES.meta}.DeleteOptions`,
-  WatchEvent: `${PACKAGE_ALIASES.meta}.WatchEvent`,
-};
 
 /** The catalog type of an apiVersion and kind (a served kind, its `<Kind>List`, or a meta kind), if described. */
 export function typeNameOf(apiVersion: string, kind: string): string | undefined {
@@ -36,10 +29,9 @@ export function typeNameOf(apiVersion: string, kind: string): string | undefined
   if (served) return served.name;
   if (kind.endsWith('List')) {
     const item = kindType(group, version, kind.slice(0, -'List'.length));
-    if (item && facts(`${item.name}List`)) return `${item.name}List`;
+    if (item && typeDef(`${item.name}List`)) return `${item.name}List`;
   }
-  const meta = META_KINDS[kind];
-  return meta && facts(meta) ? meta : undefined;
+  return META_KINDS[kind];
 }
 
 /**
@@ -73,12 +65,13 @@ export function encodeMessage(name: string, json: unknown): Uint8Array {
 // ---- protobuf -> JSON ----
 
 function messageJson(name: string, msg: Message | null): unknown {
-  const def = facts(name)!;
+  const def = facts(name);
   if (def.special) return specialJson(def, msg);
   const out: Json = {};
   for (const f of def.fields) {
-    const present = msg !== null && Object.prototype.hasOwnProperty.call(msg, f.name);
-    const v = present ? msg[f.name] : undefined;
+    const key = protoFieldName(f);
+    const present = msg !== null && Object.prototype.hasOwnProperty.call(msg, key);
+    const v = present ? msg[key] : undefined;
     if (f.list) {
       const items = v as unknown[] | undefined;
       if (items && items.length > 0) out[f.name] = items.map((x) => elementJson(f, x));
@@ -160,7 +153,11 @@ function specialJson(def: TypeDef, msg: Message | null): unknown {
     case 'rawExtension':
     case 'fieldsV1':
     case 'json':
-      return rawJson(msg?.[def.fields[0].name] as Uint8Array | undefined);
+      return rawJson(msg?.[protoFieldName(def.fields[0])] as Uint8Array | undefined);
+    case 'stringList': {
+      const items = msg?.items as string[] | undefined;
+      return items && items.length > 0 ? items : null;
+    }
     case 'jsonSchemaPropsOrArray': {
       const schemas = msg?.jSONSchemas as Message[] | undefined;
       if (schemas && schemas.length > 0) return schemas.map((s) => messageJson(fieldOf(def, 'jSONSchemas').type, s));
@@ -195,25 +192,26 @@ function fieldOf(def: TypeDef, name: string): FieldDef {
 // ---- JSON -> protobuf ----
 
 function messageValue(name: string, json: unknown): Message {
-  const def = facts(name)!;
+  const def = facts(name);
   if (def.special) return specialValue(def, json);
   const src = isPlainObject(json) ? json : {};
   const out: Message = {};
   for (const f of def.fields) {
+    const key = protoFieldName(f);
     if (f.inline) {
-      out[f.name] = messageValue(f.type, src);
+      out[key] = messageValue(f.type, src);
       continue;
     }
     const v = src[f.name];
     if (f.list) {
-      if (Array.isArray(v) && v.length > 0) out[f.name] = v.map((x) => elementValue(f, x));
+      if (Array.isArray(v) && v.length > 0) out[key] = v.map((x) => elementValue(f, x));
     } else if (f.map) {
-      if (isPlainObject(v)) out[f.name] = Object.fromEntries(Object.keys(v).sort().map((k) => [k, elementValue(f, v[k])]));
+      if (isPlainObject(v)) out[key] = Object.fromEntries(Object.keys(v).sort().map((k) => [k, elementValue(f, v[k])]));
     } else if (v === undefined || v === null) {
       // Go writes non-pointer fields whatever their value (a nil []byte excepted).
-      if (!f.pointer && f.type !== 'bytes') out[f.name] = isScalar(f.type) ? scalarValue(f.type, undefined) : messageValue(f.type, undefined);
+      if (!f.pointer && f.type !== 'bytes') out[key] = isScalar(f.type) ? scalarValue(f.type, undefined) : messageValue(f.type, undefined);
     } else {
-      out[f.name] = elementValue(f, v);
+      out[key] = elementValue(f, v);
     }
   }
   return out;
@@ -257,7 +255,9 @@ function specialValue(def: TypeDef, json: unknown): Message {
     case 'rawExtension':
     case 'fieldsV1':
     case 'json':
-      return json === undefined || json === null ? {} : { [def.fields[0].name]: Buffer.from(JSON.stringify(json)) };
+      return json === undefined || json === null ? {} : { [protoFieldName(def.fields[0])]: Buffer.from(JSON.stringify(json)) };
+    case 'stringList':
+      return Array.isArray(json) ? { items: json.map((s) => String(s)) } : {};
     case 'jsonSchemaPropsOrArray':
       if (Array.isArray(json)) return { jSONSchemas: json.map((s) => messageValue(fieldOf(def, 'jSONSchemas').type, s)) };
       return isPlainObject(json) ? { schema: messageValue(fieldOf(def, 'schema').type, json) } : {};

@@ -2,7 +2,6 @@
 // needed (a request for a ConfigMap builds ConfigMap, ObjectMeta and what they reference, nothing else).
 import protobuf from 'protobufjs';
 import { type FieldDef, isScalar, type TypeDef, typeDef } from '../types/index.js';
-import { fallbackTypeDef } from './meta-facts.js';
 
 /** The catalog's scalars as protobuf scalar types. */
 const PROTO_SCALARS: Record<string, string> = { string: 'string', bool: 'bool', int32: 'int32', int64: 'int64', float64: 'double', bytes: 'bytes' };
@@ -10,9 +9,11 @@ const PROTO_SCALARS: Record<string, string> = { string: 'string', bool: 'bool', 
 const root = new protobuf.Root();
 const built = new Map<string, protobuf.Type>();
 
-/** The catalog's facts for a type, or the codec's own for the few meta types it needs before the catalog has them. */
-export function facts(name: string): TypeDef | undefined {
-  return typeDef(name) ?? fallbackTypeDef(name);
+/** The catalog's facts for a type; throws for a type the catalog does not describe. */
+export function facts(name: string): TypeDef {
+  const def = typeDef(name);
+  if (!def) throw new Error(`protobuf: the type catalog does not describe ${name}`);
+  return def;
 }
 
 /** The message type for a catalog type (`io.k8s.api.core.v1.ConfigMap`), built with everything it references. */
@@ -30,7 +31,6 @@ function declare(name: string, pending: string[]): protobuf.Type {
   const done = built.get(name);
   if (done) return done;
   const def = facts(name);
-  if (!def) throw new Error(`protobuf: the type catalog does not describe ${name}`);
   const type = new protobuf.Type(protoName(name));
   for (const f of def.fields) {
     const fieldType = isScalar(f.type) ? PROTO_SCALARS[f.type] : protoName(f.type);
@@ -42,9 +42,15 @@ function declare(name: string, pending: string[]): protobuf.Type {
   return type;
 }
 
+/** The message field of a catalog field, under its protobuf name (the JSON name may be `$ref`). */
 function protoField(f: FieldDef, fieldType: string): protobuf.FieldBase {
-  if (f.map) return new protobuf.MapField(f.name, f.no, 'string', fieldType);
-  return new protobuf.Field(f.name, f.no, fieldType, f.list ? 'repeated' : 'optional');
+  const name = protoFieldName(f);
+  if (f.map) return new protobuf.MapField(name, f.no, 'string', fieldType);
+  return new protobuf.Field(name, f.no, fieldType, f.list ? 'repeated' : 'optional');
+}
+
+export function protoFieldName(f: FieldDef): string {
+  return f.protoName ?? f.name;
 }
 
 /** Catalog names have dots and dashes; the protobuf root holds each type flat under a name protobufjs can use in generated code. */
