@@ -8,11 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
-
-/** The value at a dotted path (`spec.template.spec.containers.0.image`) of kubectl's JSON. */
-function at(obj: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], obj);
-}
+import { valueAt } from '../support/value-at.js';
 
 interface Generator {
   /** `kubectl create` arguments (without the namespace). */
@@ -188,7 +184,7 @@ describe('kubectl create generators (protobuf bodies)', () => {
 
   it('stores the values kubectl sent', () => {
     assert.ok(created.length > 0);
-    for (const { generator, object } of created) generator.check((path) => at(object, path));
+    for (const { generator, object } of created) generator.check((path) => valueAt(object, path));
   });
 
   it('shows a ConfigMap created from protobuf with get -o yaml', async () => {

@@ -11,6 +11,7 @@ import { messageType } from '../../../src/apiserver/protobuf/messages.js';
 import { BUILTIN_TYPES } from '../../../src/apiserver/resources.js';
 import { type RunningApiServer, startApiServer } from '../../../src/apiserver/server.js';
 import { waitFor } from '../../support/wait.js';
+import { valueAt } from '../../support/value-at.js';
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 /** What client-go sends for built-in kinds when told to use protobuf (kubectl 1.32's typed clients). */
@@ -164,6 +165,50 @@ describe('protobuf over HTTP', () => {
       response?.destroy();
       req.destroy();
     }
+  });
+
+  it('carries a Deployment with inline structs, IntOrStrings and quantities the same as JSON does', async () => {
+    const deployment = (name: string) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, labels: { app: 'web' } },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'web' } },
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: '10%' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: {
+            // configMap and emptyDir are fields of Volume's inline volumeSource; the probes' httpGet and exec of their inline handler.
+            volumes: [{ name: 'cfg', configMap: { name: 'settings', defaultMode: 420 } }, { name: 'tmp', emptyDir: { sizeLimit: '1Gi' } }],
+            containers: [
+              {
+                name: 'c',
+                image: 'nginx',
+                ports: [{ containerPort: 80, name: 'http' }],
+                env: [{ name: 'A', value: '1' }, { name: 'B', valueFrom: { secretKeyRef: { name: 's', key: 'k', optional: true } } }],
+                resources: { limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '100m' } },
+                readinessProbe: { httpGet: { path: '/', port: 'http' }, periodSeconds: 5 },
+                livenessProbe: { exec: { command: ['true'] } },
+                volumeMounts: [{ name: 'cfg', mountPath: '/etc/cfg', readOnly: true }],
+              },
+            ],
+            tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 30 }],
+          },
+        },
+      },
+    });
+    const path = '/apis/apps/v1/namespaces/pb/deployments';
+    assert.equal((await call('POST', path, { body: JSON.stringify(deployment('from-json')) })).status, 201);
+    const created = await call('POST', path, { body: encodeObject(deployment('from-protobuf')), contentType: PROTOBUF, accept: KUBECTL_ACCEPT });
+    assert.equal(created.status, 201, created.body.toString());
+    const json = objectOf(await call('GET', `${path}/from-json`));
+    const viaProtobuf = objectOf(await call('GET', `${path}/from-json`, { accept: KUBECTL_ACCEPT }));
+    assert.deepEqual(viaProtobuf, json, 'read in protobuf as in JSON');
+    const fromProtobuf = objectOf(await call('GET', `${path}/from-protobuf`));
+    assert.deepEqual({ ...fromProtobuf, metadata: undefined }, { ...json, metadata: undefined }, 'stored from protobuf as from JSON');
+    assert.equal(valueAt(json, 'spec.template.spec.volumes.0.configMap.name'), 'settings');
+    assert.equal(valueAt(json, 'spec.template.spec.containers.0.readinessProbe.httpGet.port'), 'http');
   });
 
   it('stays JSON for JSON clients, clients preferring JSON, and Tables', async () => {
