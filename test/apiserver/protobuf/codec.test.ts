@@ -4,7 +4,7 @@ import { decodeObject, encodeMessage, encodeObject } from '../../../src/apiserve
 import { formatGoDuration, parseGoDuration } from '../../../src/apiserver/protobuf/duration.js';
 import { MAGIC, unwrap, watchFrame } from '../../../src/apiserver/protobuf/envelope.js';
 import { messageType } from '../../../src/apiserver/protobuf/messages.js';
-import { defineKind, definePackage } from '../../../src/apiserver/types/index.js';
+import { allKinds, defineKind, definePackage } from '../../../src/apiserver/types/index.js';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
@@ -272,6 +272,21 @@ describe('protobuf codec', () => {
     const decoded = messageType('io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent').decode(event) as unknown as { type: string; object: { raw: Uint8Array } };
     assert.equal(decoded.type, 'ADDED');
     assert.deepEqual(Buffer.from(decoded.object.raw), body);
+  });
+
+  it('gives every served kind and its list a message: the zero object survives protobuf, JSON and protobuf again', () => {
+    let kinds = 0;
+    for (const k of allKinds()) {
+      const apiVersion = k.group ? `${k.group}/${k.version}` : k.version;
+      for (const kind of [k.kind, `${k.kind}List`]) {
+        const bytes = encodeObject({ kind, apiVersion });
+        const json = decodeObject(bytes);
+        assert.equal(json.kind, kind);
+        assert.deepEqual(encodeObject(json), bytes, `${apiVersion} ${kind}`);
+        kinds++;
+      }
+    }
+    assert.ok(kinds >= 60, `only ${kinds} kinds and lists`);
   });
 
   it('builds each message type once', () => {
