@@ -22,7 +22,11 @@ type Json = Record<string, unknown>;
 /** A decoded protobufjs message: own properties are the fields present on the wire. */
 type Message = Record<string, unknown>;
 
-/** The catalog type of an apiVersion and kind (a served kind, its `<Kind>List`, or a meta kind), if described. */
+/**
+ * The catalog type of an apiVersion and kind, if described: a served kind, its `<Kind>List`, a meta
+ * kind (Status, DeleteOptions, WatchEvent), or a request body of its group version without a list of
+ * its own (Scale, TokenRequest, the access reviews).
+ */
 export function typeNameOf(apiVersion: string, kind: string): string | undefined {
   const { group, version } = splitApiVersion(apiVersion);
   const served = kindType(group, version, kind);
@@ -31,7 +35,15 @@ export function typeNameOf(apiVersion: string, kind: string): string | undefined
     const item = kindType(group, version, kind.slice(0, -'List'.length));
     if (item && typeDef(`${item.name}List`)) return `${item.name}List`;
   }
-  return META_KINDS[kind];
+  if (META_KINDS[kind]) return META_KINDS[kind];
+  const body = typeDef(`${packageOf(group, version)}.${kind}`);
+  return body && !body.special ? body.name : undefined;
+}
+
+/** The catalog package of a group version, named as Kubernetes names them (k8s.io/api/<group's first label>/<version>). */
+function packageOf(group: string, version: string): string {
+  if (group === 'apiextensions.k8s.io') return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}`;
+  return `io.k8s.api.${group === '' ? 'core' : group.split('.')[0]}.${version}`;
 }
 
 /**

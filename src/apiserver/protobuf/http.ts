@@ -4,7 +4,6 @@
 import type { ServerResponse } from 'node:http';
 import { badRequest, StatusError } from '../errors.js';
 import { groupVersion, type ResourceType } from '../resources.js';
-import { kindType } from '../types/index.js';
 import type { ObjectWithMeta } from '../../kube/object.js';
 import { decodeObject, encodeObject, typeNameOf } from './codec.js';
 import { watchFrame } from './envelope.js';
@@ -14,7 +13,7 @@ export const PROTOBUF_WATCH = `${PROTOBUF};stream=watch`;
 
 /** Whether protobuf is spoken for a resource: a built-in kind with catalog facts. */
 export function servesProtobuf(t: ResourceType): boolean {
-  return !t.crd && kindType(t.group, t.version, t.kind) !== undefined;
+  return !t.crd && typeNameOf(groupVersion(t), t.kind) !== undefined;
 }
 
 /** The media types a request body for the resource may have, as kube's 415 and 406 messages list them. */

@@ -289,6 +289,14 @@ describe('protobuf codec', () => {
     assert.ok(kinds >= 60, `only ${kinds} kinds and lists`);
   });
 
+  it('reads request bodies that are types of their group version without a list (Scale, TokenRequest, reviews)', () => {
+    const token = { kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1', metadata: { name: 'default', creationTimestamp: null }, spec: { audiences: ['api'], expirationSeconds: 600, boundObjectRef: null }, status: { token: '', expirationTimestamp: null } };
+    assert.deepEqual(decodeObject(encodeObject(token)), token);
+    const scale = decodeObject(encodeObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'web' }, spec: { replicas: 3 } }));
+    assert.deepEqual(scale.spec, { replicas: 3 });
+    assert.equal(decodeObject(encodeObject({ kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } })).kind, 'SelfSubjectAccessReview');
+  });
+
   it('builds each message type once', () => {
     assert.equal(messageType('io.k8s.api.core.v1.ConfigMap'), messageType('io.k8s.api.core.v1.ConfigMap'));
   });
