@@ -13,6 +13,7 @@ import { tableFor, watchTableEncoder } from './table/resource-table.js';
 import { canonicalJson, isPlainObject } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import { serveWatch } from './watch.js';
+import { answersInProtobuf, decodeBody, decodeDeleteOptions, isProtobuf, sendProtobuf, unsupportedMediaType } from './protobuf/http.js';
 
 export interface RequestContext {
   cluster: LogicalCluster;
@@ -26,6 +27,8 @@ export interface RequestContext {
   subresources?: ReadonlyMap<string, SubresourceHandler>;
   /** Set by the handler once the path names a served resource (the server's metrics label requests by it). */
   route?: ResourcePath;
+  /** Set once the resource is known: answers (errors and watch events too) are written in protobuf. */
+  protobuf?: boolean;
 }
 
 /** A subresource served by code outside the API server (simulators register these). */
@@ -43,12 +46,23 @@ export function sendJson(res: ServerResponse, code: number, body: unknown): void
   res.end(text);
 }
 
-export function sendStatus(res: ServerResponse, err: StatusError): void {
+export function sendStatus(res: ServerResponse, err: StatusError, protobuf = false): void {
   const headers: Record<string, string> = {};
   if (err.details?.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.details.retryAfterSeconds);
+  if (protobuf && sendProtobuf(res, err.code, err.toStatus(), headers)) return;
   const text = JSON.stringify(err.toStatus());
   res.writeHead(err.code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/** How the answers to this request are written: JSON, or protobuf when negotiated (ctx.protobuf). */
+function sender(ctx: RequestContext): (res: ServerResponse, code: number, body: unknown) => void {
+  return ctx.protobuf ? sendProtobufOrJson : sendJson;
+}
+
+/** Protobuf, or JSON for an answer whose kind has no protobuf form (kubectl accepts both). */
+function sendProtobufOrJson(res: ServerResponse, code: number, body: unknown): void {
+  if (!sendProtobuf(res, code, body)) sendJson(res, code, body);
 }
 
 function sendText(res: ServerResponse, code: number, text: string): void {
@@ -158,11 +172,9 @@ function parseDryRun(q: URLSearchParams): boolean {
 }
 
 function decodeObject(t: ResourceType, body: Buffer, contentType: string): ObjectWithMeta {
+  if (isProtobuf(contentType)) return decodeBody(t, body);
   const ct = contentType.split(';')[0].trim();
-  if (ct && ct !== 'application/json' && ct !== 'application/yaml' && ct !== '*/*') {
-    // Protobuf is not spoken here (kubectl's typed generators such as `create configmap` send it).
-    throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
-  }
+  if (ct && ct !== 'application/json' && ct !== 'application/yaml' && ct !== '*/*') throw unsupportedMediaType(t);
   const text = body.toString('utf8');
   if (/yaml/.test(contentType)) {
     try {
@@ -234,10 +246,10 @@ export async function handleApiRequest(req: IncomingMessage, res: ServerResponse
       res.destroy();
       return;
     }
-    if (err instanceof StatusError) sendStatus(res, err);
+    if (err instanceof StatusError) sendStatus(res, err, ctx.protobuf);
     else {
       const message = err instanceof Error ? err.message : String(err);
-      sendStatus(res, new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));
+      sendStatus(res, new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }), ctx.protobuf);
     }
   }
 }
@@ -255,6 +267,8 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const t = ctx.cluster.resolve(p.group, p.version, p.resource);
   if (!t) throw resourceNotFound();
   ctx.route = p;
+  ctx.protobuf = answersInProtobuf(req.headers.accept, t);
+  const send = sender(ctx);
   if (p.namespace !== undefined && !t.namespaced) throw resourceNotFound();
   const extension = p.subresource ? ctx.subresources?.get(`${t.group}/${t.resource}/${p.subresource}`) : undefined;
   if (extension && p.name !== undefined) return serveExtension(req, res, ctx, extension, p.namespace ?? '', p.name);
@@ -277,7 +291,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     if (method === 'POST') {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
       const result = await ctx.cluster.create(t, namespace, body, writeOpts());
-      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
+      return send(res, result.code, result.json ?? serialize(t, result.object));
     }
     if (method === 'DELETE' && t.verbs.includes('deletecollection')) return deleteCollection(req, res, ctx, t, p.namespace, writeOpts());
     throw methodNotAllowed();
@@ -290,20 +304,20 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
         q.set('fieldSelector', `metadata.name=${name}`);
         return serveWatch(req, res, ctx, t, p.namespace, watchEncoding(req, t, q));
       }
-      if (scale) return sendJson(res, 200, getScale(ctx.cluster, t, namespace, name));
+      if (scale) return send(res, 200, getScale(ctx.cluster, t, namespace, name));
       const stored = ctx.cluster.getStored(t, namespace, name);
       if (wantsTable(req.headers.accept)) {
         const obj = JSON.parse(stored.json) as ObjectWithMeta;
         return sendJson(res, 200, tableFor(t, [obj], q, undefined));
       }
-      return sendJson(res, 200, servedJson(t, stored.json));
+      return send(res, 200, servedJson(t, stored.json));
     }
     case 'PUT': {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
-      if (scale) return sendJson(res, 200, await writeScale(ctx.cluster, t, namespace, name, { body }, writeOpts()));
+      if (scale) return send(res, 200, await writeScale(ctx.cluster, t, namespace, name, { body }, writeOpts()));
       const sub = p.subresource === 'finalize' ? undefined : p.subresource;
       const result = await ctx.cluster.update(t, namespace, name, body, { ...writeOpts(), subresource: sub });
-      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
+      return send(res, result.code, result.json ?? serialize(t, result.object));
     }
     case 'PATCH': {
       const type = patchTypeOf(req.headers['content-type'] ?? '', t);
@@ -323,16 +337,16 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
         });
       }
       const force = q.get('force') === 'true';
-      if (scale) return sendJson(res, 200, await writeScale(ctx.cluster, t, namespace, name, { patchType: type, patch, force }, opts));
+      if (scale) return send(res, 200, await writeScale(ctx.cluster, t, namespace, name, { patchType: type, patch, force }, opts));
       const result = await ctx.cluster.patch(t, namespace, name, type, patch, { ...opts, subresource: p.subresource, force });
-      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
+      return send(res, result.code, result.json ?? serialize(t, result.object));
     }
     case 'DELETE': {
       if (p.subresource) throw methodNotAllowed();
-      const options = await deleteOptions(req, q);
+      const options = await deleteOptions(req, q, t);
       const result = await ctx.cluster.delete(t, namespace, name, options, writeOpts());
-      if (result.exists) return sendJson(res, result.code, result.json ?? serialize(t, result.object));
-      return sendJson(res, 200, successStatus(t, result.object));
+      if (result.exists) return send(res, result.code, result.json ?? serialize(t, result.object));
+      return send(res, 200, successStatus(t, result.object));
     }
     default:
       throw methodNotAllowed();
@@ -358,14 +372,19 @@ function managerFromUserAgent(ua: string | undefined): string | undefined {
   return ua.split('/')[0].slice(0, 128) || undefined;
 }
 
-async function deleteOptions(req: IncomingMessage, q: URLSearchParams): Promise<DeleteOptions> {
-  const raw = (await readBody(req)).toString('utf8').trim();
+async function deleteOptions(req: IncomingMessage, q: URLSearchParams, t: ResourceType): Promise<DeleteOptions> {
+  const body = await readBody(req);
   let opts: DeleteOptions = {};
-  if (raw) {
-    try {
-      opts = JSON.parse(raw) as DeleteOptions;
-    } catch (e) {
-      throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`);
+  if (isProtobuf(req.headers['content-type'])) {
+    if (body.length > 0) opts = decodeDeleteOptions(t, body) as DeleteOptions;
+  } else {
+    const raw = body.toString('utf8').trim();
+    if (raw) {
+      try {
+        opts = JSON.parse(raw) as DeleteOptions;
+      } catch (e) {
+        throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`);
+      }
     }
   }
   const policy = q.get('propagationPolicy');
@@ -399,11 +418,11 @@ function serveList(req: IncomingMessage, res: ServerResponse, ctx: RequestContex
     const objs = result.items.map((o) => JSON.parse(o.json) as ObjectWithMeta);
     return sendJson(res, 200, tableFor(t, objs, ctx.query, listMeta));
   }
-  sendJson(res, 200, listJson(t, listMeta, result.items.map((o) => listItemJson(t, o.json))));
+  sender(ctx)(res, 200, listJson(t, listMeta, result.items.map((o) => listItemJson(t, o.json))));
 }
 
 async function deleteCollection(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceType, namespace: string | undefined, opts: WriteOptions): Promise<void> {
-  const options = await deleteOptions(req, ctx.query);
+  const options = await deleteOptions(req, ctx.query, t);
   const result = ctx.cluster.list(t, namespace, { ...listOptions(ctx, t), limit: undefined, continueToken: undefined });
   const deleted: string[] = [];
   for (const o of result.items) {
@@ -414,5 +433,5 @@ async function deleteCollection(req: IncomingMessage, res: ServerResponse, ctx: 
       if (!(e instanceof StatusError && e.code === 404)) throw e;
     }
   }
-  sendJson(res, 200, listJson(t, { resourceVersion: String(ctx.cluster.store.rv) }, deleted));
+  sender(ctx)(res, 200, listJson(t, { resourceVersion: String(ctx.cluster.store.rv) }, deleted));
 }
