@@ -6,6 +6,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createCA, createServingCert } from '../../src/apiserver/pki.js';
+import { decodeObject, encodeObject } from '../../src/apiserver/protobuf/codec.js';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import { KubeClient } from '../conformance/http.js';
 
@@ -323,5 +324,32 @@ describe('scale subresource', () => {
     } finally {
       await new Promise<void>((resolve) => hook.close(() => resolve()));
     }
+  });
+
+  it('reads and writes a Scale in protobuf for a client that prefers it', async () => {
+    const url = new URL(`${server.url}/apis/apps/v1/namespaces/default/deployments/reader/scale`);
+    const body = encodeObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'reader', namespace: 'default' }, spec: { replicas: 2 } });
+    const answer = await new Promise<{ type: string | undefined; bytes: Buffer }>((resolve, reject) => {
+      const req = https.request(
+        url,
+        {
+          method: 'PUT',
+          ca: server.caPem,
+          headers: { Authorization: `Bearer ${server.adminToken}`, 'Content-Type': 'application/vnd.kubernetes.protobuf', Accept: 'application/vnd.kubernetes.protobuf, application/json', 'Content-Length': body.length },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (d: Buffer) => chunks.push(d));
+          res.on('end', () => resolve({ type: res.headers['content-type'], bytes: Buffer.concat(chunks) }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    assert.equal(answer.type, 'application/vnd.kubernetes.protobuf');
+    const scale = decodeObject(answer.bytes) as unknown as Scale;
+    assert.equal(scale.kind, 'Scale');
+    assert.equal(scale.spec.replicas, 2);
+    assert.equal((await json<Obj>('GET', '/apis/apps/v1/namespaces/default/deployments/reader')).spec.replicas, 2);
   });
 });
