@@ -10,22 +10,6 @@ import { kubectlOk } from '../support/kubectl.js';
 import { followShoot, type Landscape, startLandscape, testShoot } from '../support/landscape.js';
 import { waitFor } from '../support/wait.js';
 
-const WEB = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: default
-  labels: { app: web }
-spec:
-  replicas: 2
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec:
-      containers:
-        - { name: nginx, image: nginx }
-`;
-
 /** The rows of a kubectl table, split into cells. */
 function rows(table: string): string[][] {
   return table
@@ -67,7 +51,7 @@ describe('kubectl and the workloads of a landscape runtime', () => {
   });
 
   it('runs a Deployment\'s pods', async () => {
-    assert.match(await kubectlOk(kc, ['apply', '-f', '-'], WEB), /deployment.apps\/web created/);
+    assert.match(await kubectlOk(kc, ['create', 'deployment', 'web', '--image', 'nginx', '--replicas', '2']), /deployment.apps\/web created/);
     assert.match(await kubectlOk(kc, ['rollout', 'status', 'deployment/web', '--timeout=30s']), /deployment "web" successfully rolled out/);
     const [header, ...pods] = rows(await kubectlOk(kc, ['get', 'pods']));
     assert.deepEqual(header, ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE']);

@@ -93,6 +93,7 @@ describe('simulated deployment controller, replica set controller and kubelets',
       'deployment.kubernetes.io/desired-replicas': '2',
       'deployment.kubernetes.io/max-replicas': '3',
     });
+    assert.equal(d.metadata.annotations?.['deployment.kubernetes.io/revision'], '1');
     assert.deepEqual(rs.status, { replicas: 2, fullyLabeledReplicas: 2, readyReplicas: 2, availableReplicas: 2, observedGeneration: 1 });
     assert.deepEqual(
       d.status?.conditions?.map((x) => [x.type, x.status, x.reason, x.message]),
@@ -141,6 +142,7 @@ describe('simulated deployment controller, replica set controller and kubelets',
     assert.equal(all.length, 2);
     const second = all.find((rs) => rs.metadata.name !== first.metadata.name)!;
     assert.equal(second.metadata.annotations?.['deployment.kubernetes.io/revision'], '2');
+    assert.equal(d.metadata.annotations?.['deployment.kubernetes.io/revision'], '2');
     assert.equal(cond(d, 'Progressing')?.message, `ReplicaSet "${second.metadata.name}" has successfully progressed.`);
     const old = await get(REPLICASET, first.metadata.name ?? '');
     assert.equal(old.spec?.replicas, 0);

@@ -9,11 +9,10 @@
 // ReplicaSet to the full count in one step and the old ones to 0 once it is available (as with
 // maxSurge 100%, maxUnavailable 0); Recreate scales the old ones to 0 first, then creates the new
 // one. No Events are recorded, orphaned ReplicaSets are not adopted, and ProgressDeadlineExceeded is
-// never reported (there is no timer). The Deployment itself does not get the revision annotation:
-// kube writes it along with the status, which this server's /status does not let metadata through,
-// and a write of the main resource would cost one more version of the object per rollout (and bump
-// the generation on a real server); the ReplicaSets carry the revisions, which is what
-// `kubectl rollout history` and `rollout undo` read.
+// never reported (there is no timer). The Deployment's own revision annotation is written through
+// the main resource: kube writes it along with the status, but this server's /status lets no
+// metadata through; and `kubectl rollout undo` needs it (its JSON patch replaces
+// /metadata/annotations, which must exist).
 import { nowRfc3339 } from '../../apiserver/objects.js';
 import { StatusError } from '../../apiserver/errors.js';
 import { jsonEqual } from '../../kube/json.js';
@@ -36,7 +35,7 @@ const NO_DEADLINE = 2147483647;
 
 /** One pass of the deployment controller over a Deployment; returns nothing (every change comes back as an event). */
 export async function syncDeployment(view: ClusterView, namespace: string, name: string): Promise<void> {
-  const d = view.get<Deployment>('deployments', namespace, name);
+  let d = view.get<Deployment>('deployments', namespace, name);
   if (!d) return;
   const all = view.controlledBy<ReplicaSet>('replicasets', d).sort(byCreation);
   let newRS = all.find((rs) => equalIgnoreHash(rs.spec.template, d!.spec.template));
@@ -53,6 +52,7 @@ export async function syncDeployment(view: ClusterView, namespace: string, name:
     const active = newRS ?? [...old].reverse().find((rs) => replicasOf(rs) > 0) ?? old[old.length - 1];
     if (active) await scale(view, d, active, replicasOf(d));
     await cleanup(view, d, old);
+    d = await syncRevisionAnnotation(view, d, newRS);
     const rss = refreshed(view, all);
     const current = newRS && rss.find((rs) => rs.metadata.uid === newRS!.metadata.uid);
     if (dueNow(d, status, rss)) await writeStatus(view, d, calculateStatus(d, status, rss, current));
@@ -76,6 +76,7 @@ export async function syncDeployment(view: ClusterView, namespace: string, name:
     for (const rs of old) await scale(view, d, rs, 0);
   }
   if (deploymentComplete(d, d.status ?? {})) await cleanup(view, d, old);
+  d = await syncRevisionAnnotation(view, d, newRS);
   old = refreshed(view, old);
   const current = newRS && view.get<ReplicaSet>('replicasets', namespace, newRS.metadata.name ?? '');
   const rss = current ? [...old, current] : old;
@@ -232,6 +233,14 @@ function refreshed(view: ClusterView, rss: ReplicaSet[]): ReplicaSet[] {
 function newReplicaSetAvailable(d: Deployment, rs: ReplicaSet): boolean {
   const fresh = rs.status ?? {};
   return replicasOf(rs) === replicasOf(d) && (fresh.observedGeneration ?? 0) >= (rs.metadata.generation ?? 1) && (fresh.availableReplicas ?? 0) >= replicasOf(d);
+}
+
+/** The Deployment carries its new ReplicaSet's revision (SetDeploymentRevision). */
+async function syncRevisionAnnotation(view: ClusterView, d: Deployment, newRS: ReplicaSet | undefined): Promise<Deployment> {
+  const revision = newRS?.metadata.annotations?.[REVISION];
+  if (revision === undefined || d.metadata.annotations?.[REVISION] === revision) return d;
+  const next: Deployment = { ...d, metadata: { ...d.metadata, annotations: { ...(d.metadata.annotations ?? {}), [REVISION]: revision } } };
+  return (await view.update('deployments', next, CONTROLLER_MANAGER)) as Deployment;
 }
 
 // ---- status --------------------------------------------------------------------------------
