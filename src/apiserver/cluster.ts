@@ -5,6 +5,7 @@ import type { AdmissionAttributes, Admitter } from './admission.js';
 import { applyBuiltinDefaults, dropEmptyFields, eventToCore, prepareForCreate, prepareForUpdate, validateBuiltin, validateName } from './builtin/index.js';
 import { acceptedStatus, defaultCrd, terminatingCondition, validateCrd } from './crd/definition.js';
 import { applyDefaults, prune, validateCustomResource } from './crd/schema.js';
+import { dropUnknownFields, type FieldValidation, strictApplyError, strictDecodingError, strictPatchError, unknownFieldWarnings } from './field-validation.js';
 import {
   alreadyExists,
   badRequest,
@@ -45,6 +46,9 @@ export interface WriteOptions {
   user?: UserInfo;
   /** Set by the in-process controllers: skips admission webhooks (they run as the system). */
   internal?: boolean;
+  /** What to do with fields the kind does not declare (default Warn); Warn's messages go to `warnings`. */
+  fieldValidation?: FieldValidation;
+  warnings?: string[];
 }
 
 export interface DeleteOptions {
@@ -297,6 +301,20 @@ export class LogicalCluster {
     }
   }
 
+  /**
+   * Drops the fields of a request's object that its kind does not declare, as decoding does, and
+   * answers them per the request's fieldValidation: an error (Strict), warnings (Warn) or nothing.
+   */
+  private decodeFields(t: ResourceType, obj: ObjectWithMeta, opts: WriteOptions, strictError: (paths: string[]) => StatusError): void {
+    const paths = dropUnknownFields(t, obj as unknown as Record<string, unknown>);
+    const schema = t.crd ? this.openApiSchema(t) : undefined;
+    if (schema) prune(schema, obj as unknown as Record<string, unknown>, (p) => paths.push(p));
+    if (paths.length === 0) return;
+    const mode = opts.fieldValidation ?? 'Warn';
+    if (mode === 'Strict') throw strictError(paths);
+    if (mode === 'Warn') opts.warnings?.push(...unknownFieldWarnings(paths));
+  }
+
   /** Defaulting, pruning and validation of the object about to be stored. */
   private validate(t: ResourceType, obj: ObjectWithMeta, old: ObjectWithMeta | undefined): void {
     const errs: FieldError[] = [];
@@ -344,6 +362,7 @@ export class LogicalCluster {
   async create(t: ResourceType, namespace: string, body: ObjectWithMeta, opts: WriteOptions = {}): Promise<WriteResult> {
     this.checkKind(t, body);
     const obj = deepClone(body);
+    this.decodeFields(t, obj, opts, (paths) => strictDecodingError(t, body, paths));
     obj.apiVersion = groupVersion(t);
     obj.kind = t.kind;
     if (!isPlainObject(obj.metadata)) obj.metadata = {};
@@ -458,6 +477,7 @@ export class LogicalCluster {
       throw conflict(refOf(t), name, MODIFIED);
     }
     const next = deepClone(body);
+    this.decodeFields(t, next, opts, (paths) => strictDecodingError(t, body, paths));
     return conflictOnRace(this.finishUpdate(t, old, next, opts, opts.subresource));
   }
 
@@ -581,6 +601,9 @@ export class LogicalCluster {
     else next = strategicMergePatch(base, patchBody as JsonObject, this.schemaOf(t));
     if (!isPlainObject(next)) throw badRequest('the server rejected our request due to an error in our request');
     const obj = next as ObjectWithMeta;
+    // Under Strict the error shows the patch (strategic) or the patched object as sent, unknown fields included.
+    const shown = opts.fieldValidation !== 'Strict' ? undefined : type === 'strategic' ? { patchMap: patchBody } : { patched: deepClone(next) };
+    this.decodeFields(t, obj, opts, (paths) => strictPatchError(shown ?? { patched: next }, paths));
     if (!isPlainObject(obj.metadata)) obj.metadata = {};
     const rv = obj.metadata.resourceVersion;
     if (rv !== undefined && rv !== old.metadata.resourceVersion) throw conflict(refOf(t), name, MODIFIED);
@@ -604,6 +627,7 @@ export class LogicalCluster {
       throw badRequest(`the name of the object (${String(cfg.metadata.name)}) does not match the name on the URL (${name})`);
     }
     this.checkKind(t, cfg);
+    this.decodeFields(t, cfg, opts, (paths) => strictApplyError(t, t.namespaced ? namespace : '', name, paths));
     const manager = opts.fieldManager ?? '';
     const old = stored ? this.decode(t, stored.json) : undefined;
     const merged = applyPatch({

@@ -2,7 +2,8 @@
 // cluster's operations and writes answers (objects, lists, Tables, watch streams, Status errors).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import yaml from 'js-yaml';
-import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions } from './cluster.js';
+import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions, WriteResult } from './cluster.js';
+import { parseFieldValidation } from './field-validation.js';
 import { apiGroupList, apiResourceList, apiVersions, type ExtensionVerbs, groupDiscovery } from './discovery.js';
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './errors.js';
 import { listItemJson, serialize, servedJson, typePrefix } from './objects.js';
@@ -253,11 +254,12 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const namespace = p.namespace ?? '';
   if (t.namespaced && p.name !== undefined && p.namespace === undefined) throw resourceNotFound();
   const q = ctx.query;
-  const writeOpts = (): WriteOptions => ({
+  const writeOpts = (options?: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): WriteOptions => ({
     dryRun: parseDryRun(q),
     fieldManager: q.get('fieldManager') ?? managerFromUserAgent(req.headers['user-agent']),
     explicitFieldManager: q.get('fieldManager') !== null,
     user: ctx.user,
+    ...(options ? { fieldValidation: parseFieldValidation(q.get('fieldValidation'), options), warnings: [] } : {}),
   });
   const isWatch = p.watchPrefix || q.get('watch') === '1' || q.get('watch') === 'true';
 
@@ -266,8 +268,9 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     if (method === 'GET') return serveList(req, res, ctx, t, p.namespace);
     if (method === 'POST') {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
-      const result = await ctx.cluster.create(t, namespace, body, writeOpts());
-      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
+      const opts = writeOpts('CreateOptions');
+      const result = await ctx.cluster.create(t, namespace, body, opts);
+      return sendWritten(res, t, result, opts);
     }
     if (method === 'DELETE' && t.verbs.includes('deletecollection')) return deleteCollection(req, res, ctx, t, p.namespace, writeOpts());
     throw methodNotAllowed();
@@ -290,8 +293,9 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     case 'PUT': {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
       const sub = p.subresource === 'finalize' ? undefined : p.subresource;
-      const result = await ctx.cluster.update(t, namespace, name, body, { ...writeOpts(), subresource: sub });
-      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
+      const opts = writeOpts('UpdateOptions');
+      const result = await ctx.cluster.update(t, namespace, name, body, { ...opts, subresource: sub });
+      return sendWritten(res, t, result, opts);
     }
     case 'PATCH': {
       const type = patchTypeOf(req.headers['content-type'] ?? '', t);
@@ -302,7 +306,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       } catch (e) {
         throw badRequest(`error decoding patch: ${(e as Error).message}`);
       }
-      const opts = writeOpts();
+      const opts = writeOpts('PatchOptions');
       if (type === 'apply' && !q.get('fieldManager')) {
         throw new StatusError(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', {
           group: 'meta.k8s.io',
@@ -312,7 +316,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       }
       const force = q.get('force') === 'true';
       const result = await ctx.cluster.patch(t, namespace, name, type, patch, { ...opts, subresource: p.subresource, force });
-      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
+      return sendWritten(res, t, result, opts);
     }
     case 'DELETE': {
       if (p.subresource) throw methodNotAllowed();
@@ -324,6 +328,12 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     default:
       throw methodNotAllowed();
   }
+}
+
+/** A write's answer, with kube-apiserver's `Warning` headers for what it warned about (unknown fields under Warn). */
+function sendWritten(res: ServerResponse, t: ResourceType, result: WriteResult, opts: WriteOptions): void {
+  if (opts.warnings && opts.warnings.length > 0) res.setHeader('Warning', opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  sendJson(res, result.code, result.json ?? serialize(t, result.object));
 }
 
 async function serveExtension(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, ext: SubresourceHandler, namespace: string, name: string): Promise<void> {
