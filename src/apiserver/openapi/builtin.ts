@@ -33,6 +33,8 @@ function specialSchema(t: TypeDef, flavor: Flavor): Schema {
     case 'rawExtension':
     case 'fieldsV1':
       return { type: 'object' };
+    case 'stringList':
+      return { type: 'array', items: { type: 'string' } };
     default:
       // apiextensions JSON and the JSONSchemaPropsOr* unions: any value.
       return {};

@@ -2,10 +2,6 @@
 // contribute their own fields to the parent's object instead of a field of their own.
 import { type FieldDef, type TypeDef, typeDef } from './catalog.js';
 
-function isInline(f: FieldDef): boolean {
-  return (f as FieldDef & { inline?: boolean }).inline === true;
-}
-
 const cache = new WeakMap<TypeDef, FieldDef[]>();
 
 /** The JSON fields of a type, inline structs flattened, the first declaration of a name winning. Shared: do not mutate. */
@@ -15,7 +11,7 @@ export function jsonFields(t: TypeDef): FieldDef[] {
     const out = new Map<string, FieldDef>();
     const add = (type: TypeDef, depth: number) => {
       for (const f of type.fields) {
-        if (isInline(f)) {
+        if (f.inline) {
           const inner = typeDef(f.type);
           if (inner && depth < 8) add(inner, depth + 1);
         } else if (!out.has(f.name)) {

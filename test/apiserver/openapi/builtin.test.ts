@@ -98,4 +98,24 @@ describe('built-in OpenAPI definitions from the type catalog', () => {
     assert.deepEqual((cm?.properties as Record<string, unknown>).data, { type: 'object', additionalProperties: { type: 'string' } });
     assert.deepEqual(cm?.['x-kubernetes-group-version-kind'], [{ group: '', version: 'v1', kind: 'ConfigMap' }]);
   });
+
+  it('spreads inline structs into their parent and carries the Pod tree\'s list semantics', () => {
+    const defs = builtinDefinitions('v3');
+    const props = (name: string) => defs.get(`io.k8s.api.core.v1.${name}`)?.properties as Record<string, Record<string, unknown>>;
+    const volume = props('Volume');
+    assert.ok(volume.name && volume.configMap && volume.emptyDir && volume.secret);
+    assert.equal(volume.volumeSource, undefined);
+    const configMapSource = props('ConfigMapVolumeSource');
+    assert.deepEqual(configMapSource.name, { type: 'string' });
+    assert.equal(configMapSource.localObjectReference, undefined);
+    const podSpec = props('PodSpec');
+    assert.deepEqual(
+      { ...podSpec.containers, items: undefined },
+      { type: 'array', items: undefined, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'name' },
+    );
+    assert.equal(podSpec.volumes['x-kubernetes-patch-strategy'], 'merge,retainKeys');
+    assert.deepEqual(props('Container').ports['x-kubernetes-list-map-keys'], ['containerPort', 'protocol']);
+    assert.equal(podSpec.nodeSelector['x-kubernetes-map-type'], 'atomic');
+    assert.deepEqual(defs.get('io.k8s.api.core.v1.Pod')?.['x-kubernetes-group-version-kind'], [{ group: '', version: 'v1', kind: 'Pod' }]);
+  });
 });
