@@ -121,6 +121,8 @@ export class LogicalCluster {
   /** Served types of this cluster's CRDs, by `group/version/resource`. */
   private readonly customTypes = new Map<string, ResourceType>();
   private readonly schemaCache = new WeakMap<object, SchemaNode>();
+  /** Request objects whose unknown fields decodeFields already pruned (and reported). */
+  private readonly prunedOnDecode = new WeakSet<object>();
   admitter: Admitter | undefined;
   /** Called after every committed change (the garbage collector and namespace controller listen). */
   afterCommit: ((t: ResourceType, obj: ObjectWithMeta | undefined, old: ObjectWithMeta | undefined) => void) | undefined;
@@ -307,10 +309,15 @@ export class LogicalCluster {
    */
   private decodeFields(t: ResourceType, obj: ObjectWithMeta, opts: WriteOptions, strictError: (paths: string[]) => StatusError): void {
     const paths = dropUnknownFields(t, obj as unknown as Record<string, unknown>);
-    const schema = t.crd ? this.openApiSchema(t) : undefined;
-    if (schema) prune(schema, obj as unknown as Record<string, unknown>, (p) => paths.push(p));
-    if (paths.length === 0) return;
     const mode = opts.fieldValidation ?? 'Warn';
+    const schema = t.crd ? this.openApiSchema(t) : undefined;
+    // Custom resources are pruned here, before defaulting, as decoding does; normalizeContent then
+    // leaves them be. Without anyone to tell (Ignore, or Warn for in-process callers) it prunes them.
+    if (schema && (mode === 'Strict' || opts.warnings)) {
+      prune(schema, obj as unknown as Record<string, unknown>, (p) => paths.push(p));
+      this.prunedOnDecode.add(obj);
+    }
+    if (paths.length === 0) return;
     if (mode === 'Strict') throw strictError(paths);
     if (mode === 'Warn') opts.warnings?.push(...unknownFieldWarnings(paths));
   }
@@ -347,7 +354,7 @@ export class LogicalCluster {
       const schema = this.openApiSchema(t);
       if (schema) {
         applyDefaults(schema, obj as unknown as Record<string, unknown>);
-        prune(schema, obj as unknown as Record<string, unknown>);
+        if (!this.prunedOnDecode.has(obj)) prune(schema, obj as unknown as Record<string, unknown>);
       }
     } else {
       applyBuiltinDefaults(t.group, t.kind, obj);

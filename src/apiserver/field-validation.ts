@@ -23,9 +23,15 @@ export function parseFieldValidation(value: string | null, options: 'CreateOptio
   throw invalid(options, 'meta.k8s.io', '', [fieldErrors.notSupported('fieldValidation', value, ['', 'Ignore', 'Strict', 'Warn'])]);
 }
 
-/** Whether the catalog describes the kind, so that its unknown fields can be told. */
-export function knowsFields(t: ResourceType): boolean {
-  return t.crd !== undefined || kindType(t.group, t.version, t.kind) !== undefined;
+const kinds = new WeakMap<ResourceType, TypeDef | null>();
+
+function kindOf(t: ResourceType): TypeDef | undefined {
+  let k = kinds.get(t);
+  if (k === undefined) {
+    k = kindType(t.group, t.version, t.kind) ?? null;
+    kinds.set(t, k);
+  }
+  return k ?? undefined;
 }
 
 /**
@@ -35,7 +41,7 @@ export function knowsFields(t: ResourceType): boolean {
  */
 export function dropUnknownFields(t: ResourceType, obj: Record<string, unknown>): string[] {
   const out: string[] = [];
-  const kind = t.crd ? undefined : kindType(t.group, t.version, t.kind);
+  const kind = t.crd ? undefined : kindOf(t);
   if (kind) {
     walk(obj, kind, '', out, true);
   } else {
@@ -56,29 +62,33 @@ function fieldMap(t: TypeDef): Map<string, FieldDef> {
   return m;
 }
 
+const child = (at: string, key: string) => (at ? `${at}.${key}` : key);
+
+/** Paths are only built for what is unknown or walked into: most fields cost a map lookup. */
 function walk(obj: Record<string, unknown>, t: TypeDef, at: string, out: string[], isKind: boolean): void {
   const fields = fieldMap(t);
   for (const key of Object.keys(obj)) {
-    const path = at ? `${at}.${key}` : key;
     const f = fields.get(key);
     if (!f) {
       if (isKind && (key === 'apiVersion' || key === 'kind')) continue;
       delete obj[key];
-      out.push(path);
+      out.push(child(at, key));
       continue;
     }
-    const inner = isScalar(f.type) ? undefined : typeDef(f.type);
+    if (isScalar(f.type)) continue;
+    const inner = typeDef(f.type);
     // Specials (times, quantities, raw extensions) have their own JSON forms and no fields to check.
     if (inner === undefined || inner.special !== undefined) continue;
     const v = obj[key];
     if (f.list && Array.isArray(v)) {
-      v.forEach((item, i) => {
-        if (isPlainObject(item)) walk(item, inner, `${path}[${i}]`, out, false);
-      });
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i];
+        if (isPlainObject(item)) walk(item, inner, `${child(at, key)}[${i}]`, out, false);
+      }
     } else if (f.map && isPlainObject(v)) {
-      for (const [k, item] of Object.entries(v)) if (isPlainObject(item)) walk(item, inner, `${path}.${k}`, out, false);
+      for (const [k, item] of Object.entries(v)) if (isPlainObject(item)) walk(item, inner, `${child(at, key)}.${k}`, out, false);
     } else if (!f.list && !f.map && isPlainObject(v)) {
-      walk(v, inner, path, out, false);
+      walk(v, inner, child(at, key), out, false);
     }
   }
 }

@@ -14,13 +14,18 @@ export function prune(schema: JSONSchemaProps, obj: Record<string, unknown>, rep
   pruneNonNullableNulls(obj, schema);
 }
 
-/** Where the walk is (path segments, kept only when someone wants removed fields reported). */
+/** Where the walk is (keys and list indexes, kept only when someone wants removed fields reported). */
 interface Trail {
   report: (path: string) => void;
-  at: string[];
+  at: (string | number)[];
 }
 
-const keySegment = (trail: Trail, k: string) => (trail.at.length === 0 ? k : `.${k}`);
+/** `spec.items[0].extra`: keys joined by dots, list indexes in brackets. */
+function pathOf(at: (string | number)[], last: string): string {
+  let out = '';
+  for (const seg of [...at, last]) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
+  return out;
+}
 
 function pruneValue(x: unknown, s: JSONSchemaProps | undefined, isResourceRoot: boolean, trail?: Trail): void {
   if (s !== undefined && preservesUnknown(s)) {
@@ -30,7 +35,7 @@ function pruneValue(x: unknown, s: JSONSchemaProps | undefined, isResourceRoot: 
   if (Array.isArray(x)) {
     const itemSchema = s === undefined ? undefined : items(s);
     for (let i = 0; i < x.length; i++) {
-      trail?.at.push(`[${i}]`);
+      trail?.at.push(i);
       pruneValue(x[i], itemSchema, false, trail);
       trail?.at.pop();
     }
@@ -44,10 +49,10 @@ function pruneValue(x: unknown, s: JSONSchemaProps | undefined, isResourceRoot: 
     const prop = property(s, k) ?? extra;
     if (prop === undefined) {
       delete x[k];
-      if (trail) trail.report(trail.at.join('') + keySegment(trail, k));
+      if (trail) trail.report(pathOf(trail.at, k));
       continue;
     }
-    trail?.at.push(keySegment(trail, k));
+    trail?.at.push(k);
     pruneValue(x[k], prop, isEmbeddedResource(prop), trail);
     trail?.at.pop();
   }
@@ -59,7 +64,7 @@ function descendKnown(x: unknown, s: JSONSchemaProps, isResourceRoot: boolean, t
     const itemSchema = items(s);
     if (itemSchema === undefined) return;
     for (let i = 0; i < x.length; i++) {
-      trail?.at.push(`[${i}]`);
+      trail?.at.push(i);
       descendKnown(x[i], itemSchema, false, trail);
       trail?.at.pop();
     }
@@ -72,7 +77,7 @@ function descendKnown(x: unknown, s: JSONSchemaProps, isResourceRoot: boolean, t
     if (embedded && resourceMetaFields.has(k)) continue;
     const prop = property(s, k) ?? extra;
     if (prop === undefined) continue;
-    trail?.at.push(keySegment(trail, k));
+    trail?.at.push(k);
     pruneValue(x[k], prop, isEmbeddedResource(prop), trail);
     trail?.at.pop();
   }
