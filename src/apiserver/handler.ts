@@ -2,7 +2,7 @@
 // cluster's operations and writes answers (objects, lists, Tables, watch streams, Status errors).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import yaml from 'js-yaml';
-import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions, WriteResult } from './cluster.js';
+import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions } from './cluster.js';
 import { parseFieldValidation } from './field-validation.js';
 import { apiGroupList, apiResourceList, apiVersions, type ExtensionVerbs, groupDiscovery } from './discovery.js';
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './errors.js';
@@ -13,6 +13,7 @@ import { builtinColumns, crdColumns, toTable } from './table/table.js';
 import { canonicalJson, isPlainObject } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import { serveWatch } from './watch.js';
+import { answersInProtobuf, decodeBody, decodeDeleteOptions, isProtobuf, sendProtobuf, unsupportedMediaType } from './protobuf/http.js';
 
 export interface RequestContext {
   cluster: LogicalCluster;
@@ -24,6 +25,8 @@ export interface RequestContext {
   onWatchOpen?: (close: () => void) => () => void;
   /** Subresources served by an extension (e.g. a Shoot's `adminkubeconfig`), keyed `group/resource/subresource`. */
   subresources?: ReadonlyMap<string, SubresourceHandler>;
+  /** Set once the resource is known: answers (errors and watch events too) are written in protobuf. */
+  protobuf?: boolean;
 }
 
 /** A subresource served by code outside the API server (simulators register these). */
@@ -41,12 +44,23 @@ export function sendJson(res: ServerResponse, code: number, body: unknown): void
   res.end(text);
 }
 
-export function sendStatus(res: ServerResponse, err: StatusError): void {
+export function sendStatus(res: ServerResponse, err: StatusError, protobuf = false): void {
   const headers: Record<string, string> = {};
   if (err.details?.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.details.retryAfterSeconds);
+  if (protobuf && sendProtobuf(res, err.code, err.toStatus(), headers)) return;
   const text = JSON.stringify(err.toStatus());
   res.writeHead(err.code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/** How the answers to this request are written: JSON, or protobuf when negotiated (ctx.protobuf). */
+function sender(ctx: RequestContext): (res: ServerResponse, code: number, body: unknown) => void {
+  return ctx.protobuf ? sendProtobufOrJson : sendJson;
+}
+
+/** Protobuf, or JSON for an answer whose kind has no protobuf form (kubectl accepts both). */
+function sendProtobufOrJson(res: ServerResponse, code: number, body: unknown): void {
+  if (!sendProtobuf(res, code, body)) sendJson(res, code, body);
 }
 
 function sendText(res: ServerResponse, code: number, text: string): void {
@@ -151,11 +165,9 @@ function parseDryRun(q: URLSearchParams): boolean {
 }
 
 function decodeObject(t: ResourceType, body: Buffer, contentType: string): ObjectWithMeta {
+  if (isProtobuf(contentType)) return decodeBody(t, body);
   const ct = contentType.split(';')[0].trim();
-  if (ct && ct !== 'application/json' && ct !== 'application/yaml' && ct !== '*/*') {
-    // Protobuf is not spoken here (kubectl's typed generators such as `create configmap` send it).
-    throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
-  }
+  if (ct && ct !== 'application/json' && ct !== 'application/yaml' && ct !== '*/*') throw unsupportedMediaType(t);
   const text = body.toString('utf8');
   if (/yaml/.test(contentType)) {
     try {
@@ -227,10 +239,10 @@ export async function handleApiRequest(req: IncomingMessage, res: ServerResponse
       res.destroy();
       return;
     }
-    if (err instanceof StatusError) sendStatus(res, err);
+    if (err instanceof StatusError) sendStatus(res, err, ctx.protobuf);
     else {
       const message = err instanceof Error ? err.message : String(err);
-      sendStatus(res, new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));
+      sendStatus(res, new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }), ctx.protobuf);
     }
   }
 }
@@ -247,6 +259,8 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const p = r.path;
   const t = ctx.cluster.resolve(p.group, p.version, p.resource);
   if (!t) throw resourceNotFound();
+  ctx.protobuf = answersInProtobuf(req.headers.accept, t);
+  const send = sender(ctx);
   if (p.namespace !== undefined && !t.namespaced) throw resourceNotFound();
   const extension = p.subresource ? ctx.subresources?.get(`${t.group}/${t.resource}/${p.subresource}`) : undefined;
   if (extension && p.name !== undefined) return serveExtension(req, res, ctx, extension, p.namespace ?? '', p.name);
@@ -270,7 +284,8 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
       const opts = writeOpts('CreateOptions');
       const result = await ctx.cluster.create(t, namespace, body, opts);
-      return sendWritten(res, t, result, opts);
+      setWarnings(res, opts);
+      return send(res, result.code, result.json ?? serialize(t, result.object));
     }
     if (method === 'DELETE' && t.verbs.includes('deletecollection')) return deleteCollection(req, res, ctx, t, p.namespace, writeOpts());
     throw methodNotAllowed();
@@ -288,14 +303,15 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
         const obj = JSON.parse(stored.json) as ObjectWithMeta;
         return sendJson(res, 200, tableFor(t, [obj], q, undefined));
       }
-      return sendJson(res, 200, servedJson(t, stored.json));
+      return send(res, 200, servedJson(t, stored.json));
     }
     case 'PUT': {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
       const sub = p.subresource === 'finalize' ? undefined : p.subresource;
       const opts = writeOpts('UpdateOptions');
       const result = await ctx.cluster.update(t, namespace, name, body, { ...opts, subresource: sub });
-      return sendWritten(res, t, result, opts);
+      setWarnings(res, opts);
+      return send(res, result.code, result.json ?? serialize(t, result.object));
     }
     case 'PATCH': {
       const type = patchTypeOf(req.headers['content-type'] ?? '', t);
@@ -316,24 +332,24 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       }
       const force = q.get('force') === 'true';
       const result = await ctx.cluster.patch(t, namespace, name, type, patch, { ...opts, subresource: p.subresource, force });
-      return sendWritten(res, t, result, opts);
+      setWarnings(res, opts);
+      return send(res, result.code, result.json ?? serialize(t, result.object));
     }
     case 'DELETE': {
       if (p.subresource) throw methodNotAllowed();
-      const options = await deleteOptions(req, q);
+      const options = await deleteOptions(req, q, t);
       const result = await ctx.cluster.delete(t, namespace, name, options, writeOpts());
-      if (result.exists) return sendJson(res, result.code, result.json ?? serialize(t, result.object));
-      return sendJson(res, 200, successStatus(t, result.object));
+      if (result.exists) return send(res, result.code, result.json ?? serialize(t, result.object));
+      return send(res, 200, successStatus(t, result.object));
     }
     default:
       throw methodNotAllowed();
   }
 }
 
-/** A write's answer, with kube-apiserver's `Warning` headers for what it warned about (unknown fields under Warn). */
-function sendWritten(res: ServerResponse, t: ResourceType, result: WriteResult, opts: WriteOptions): void {
+/** kube-apiserver's `Warning` headers for what a write warned about (unknown fields under Warn). */
+function setWarnings(res: ServerResponse, opts: WriteOptions): void {
   if (opts.warnings && opts.warnings.length > 0) res.setHeader('Warning', opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
-  sendJson(res, result.code, result.json ?? serialize(t, result.object));
 }
 
 async function serveExtension(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, ext: SubresourceHandler, namespace: string, name: string): Promise<void> {
@@ -355,14 +371,19 @@ function managerFromUserAgent(ua: string | undefined): string | undefined {
   return ua.split('/')[0].slice(0, 128) || undefined;
 }
 
-async function deleteOptions(req: IncomingMessage, q: URLSearchParams): Promise<DeleteOptions> {
-  const raw = (await readBody(req)).toString('utf8').trim();
+async function deleteOptions(req: IncomingMessage, q: URLSearchParams, t: ResourceType): Promise<DeleteOptions> {
+  const body = await readBody(req);
   let opts: DeleteOptions = {};
-  if (raw) {
-    try {
-      opts = JSON.parse(raw) as DeleteOptions;
-    } catch (e) {
-      throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`);
+  if (isProtobuf(req.headers['content-type'])) {
+    if (body.length > 0) opts = decodeDeleteOptions(t, body) as DeleteOptions;
+  } else {
+    const raw = body.toString('utf8').trim();
+    if (raw) {
+      try {
+        opts = JSON.parse(raw) as DeleteOptions;
+      } catch (e) {
+        throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`);
+      }
     }
   }
   const policy = q.get('propagationPolicy');
@@ -396,7 +417,7 @@ function serveList(req: IncomingMessage, res: ServerResponse, ctx: RequestContex
     const objs = result.items.map((o) => JSON.parse(o.json) as ObjectWithMeta);
     return sendJson(res, 200, tableFor(t, objs, ctx.query, listMeta));
   }
-  sendJson(res, 200, listJson(t, listMeta, result.items.map((o) => listItemJson(t, o.json))));
+  sender(ctx)(res, 200, listJson(t, listMeta, result.items.map((o) => listItemJson(t, o.json))));
 }
 
 function tableFor(t: ResourceType, objects: ObjectWithMeta[], q: URLSearchParams, listMeta: Record<string, unknown> | undefined): unknown {
@@ -406,7 +427,7 @@ function tableFor(t: ResourceType, objects: ObjectWithMeta[], q: URLSearchParams
 }
 
 async function deleteCollection(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceType, namespace: string | undefined, opts: WriteOptions): Promise<void> {
-  const options = await deleteOptions(req, ctx.query);
+  const options = await deleteOptions(req, ctx.query, t);
   const result = ctx.cluster.list(t, namespace, { ...listOptions(ctx, t), limit: undefined, continueToken: undefined });
   const deleted: string[] = [];
   for (const o of result.items) {
@@ -417,5 +438,5 @@ async function deleteCollection(req: IncomingMessage, res: ServerResponse, ctx: 
       if (!(e instanceof StatusError && e.code === 404)) throw e;
     }
   }
-  sendJson(res, 200, listJson(t, { resourceVersion: String(ctx.cluster.store.rv) }, deleted));
+  sender(ctx)(res, 200, listJson(t, { resourceVersion: String(ctx.cluster.store.rv) }, deleted));
 }

@@ -7,6 +7,7 @@ import { groupVersion, resourceKey, type ResourceType } from './resources.js';
 import { type LabelSelector, matchesLabels } from '../kube/labels.js';
 import { type FieldRequirement, matchesFields, parseFieldSelector, parseLabelSelectorParam } from './selectors.js';
 import type { StoredObject, StoreEvent } from './store.js';
+import { PROTOBUF_WATCH, watchEventFrame } from './protobuf/http.js';
 
 /** How often a watch that asked for bookmarks gets one (kube: about once a minute). */
 export const watchSettings = { bookmarkIntervalMs: 60_000 };
@@ -79,9 +80,10 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, ctx: Reque
     else backlog = evs;
   }
   let lastRv = cluster.store.rv;
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+  res.writeHead(200, { 'Content-Type': ctx.protobuf ? PROTOBUF_WATCH : 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
-  const write = (line: string) => res.write(line);
+  // A protobuf watch sends each JSON event line transcoded into a frame; JSON watches write the line as is.
+  const write = ctx.protobuf ? (line: string) => res.write(watchEventFrame(line)) : (line: string) => res.write(line);
   if (startError) {
     write(`{"type":"ERROR","object":${JSON.stringify(startError.toStatus())}}\n`);
     res.end();
