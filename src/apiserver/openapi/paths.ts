@@ -14,8 +14,12 @@ export function patchMediaTypes(t: ResourceType): string[] {
     : ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 }
 
-/** What the server answers with (the JSON form; no YAML answers). */
-const RESPONSE_MEDIA_TYPES = ['application/json'];
+/** What the server answers with: JSON, and protobuf for built-in kinds (no YAML answers). */
+function answerMediaTypes(t: ResourceType): { object: string[]; watch: string[] } {
+  return t.crd
+    ? { object: ['application/json'], watch: ['application/json;stream=watch'] }
+    : { object: ['application/json', 'application/vnd.kubernetes.protobuf'], watch: ['application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'] };
+}
 
 type ParamType = 'string' | 'boolean' | 'integer';
 
@@ -76,7 +80,7 @@ interface OperationSpec {
   params: Schema[];
   body?: { schema: Schema; mediaTypes: string[] };
   responses: [string, Schema | undefined][]; // code, answer schema
-  produces?: string[];
+  produces?: 'list' | 'watch'; // answers that may be streams; objects otherwise
 }
 
 interface Names {
@@ -85,11 +89,12 @@ interface Names {
 }
 
 function operation(t: ResourceType, spec: OperationSpec, scoped: string, flavor: Flavor): Schema {
+  const media = answerMediaTypes(t);
   const gv = groupVersion(t);
   const version = t.version.charAt(0).toUpperCase() + t.version.slice(1);
   const operationId = `${spec.verb}${groupId(t)}${version}${spec.collection ? 'Collection' : ''}${scoped}${t.kind}${spec.idSuffix ?? ''}`;
   const op: Schema = { tags: [gv.replace(/[./]/g, '_')], operationId };
-  const produces = spec.produces ?? RESPONSE_MEDIA_TYPES;
+  const produces = spec.produces === 'list' ? [...media.object, ...media.watch] : spec.produces === 'watch' ? media.watch : media.object;
   const params = [...spec.params];
   if (flavor === 'v2') {
     if (spec.body) params.unshift({ name: 'body', in: 'body', required: true, schema: spec.body.schema });
@@ -140,7 +145,7 @@ export function resourcePaths(t: ResourceType, names: Names, flavor: Flavor): [s
   };
 
   const collectionOps: [string, OperationSpec][] = [];
-  if (has('list')) collectionOps.push(['get', { verb: 'list', action: 'list', params: q(LIST_PARAMS), responses: [['200', listRef]], produces: [...RESPONSE_MEDIA_TYPES, 'application/json;stream=watch'] }]);
+  if (has('list')) collectionOps.push(['get', { verb: 'list', action: 'list', params: q(LIST_PARAMS), responses: [['200', listRef]], produces: 'list' }]);
   if (has('create')) collectionOps.push(['post', { verb: 'create', action: 'post', params: q(WRITE_PARAMS), body: objectBody, responses: [['200', kindRef], ['201', kindRef], ['202', kindRef]] }]);
   if (has('deletecollection')) {
     collectionOps.push(['delete', { verb: 'delete', action: 'deletecollection', collection: true, params: q([...DELETE_PARAMS, ...LIST_PARAMS.filter(([n]) => n !== 'watch' && n !== 'allowWatchBookmarks')]), body: deleteBody, responses: [['200', statusRef]] }]);
@@ -166,14 +171,14 @@ export function resourcePaths(t: ResourceType, names: Names, flavor: Flavor): [s
   }
 
   if (has('watch')) {
-    const watchOp = (suffix: string): OperationSpec => ({ verb: 'watch', action: suffix ? 'watchlist' : 'watch', idSuffix: suffix, params: q(LIST_PARAMS), responses: [['200', watchRef]], produces: ['application/json', 'application/json;stream=watch'] });
+    const watchOp = (suffix: string): OperationSpec => ({ verb: 'watch', action: suffix ? 'watchlist' : 'watch', idSuffix: suffix, params: q(LIST_PARAMS), responses: [['200', watchRef]], produces: 'watch' });
     const watchBase = t.namespaced ? `${prefix}/watch/namespaces/{namespace}/${t.resource}` : `${prefix}/watch/${t.resource}`;
     item(watchBase, scopeParams, [['get', watchOp('List')]]);
     item(`${watchBase}/{name}`, [nameParam, ...scopeParams], [['get', watchOp('')]]);
     if (t.namespaced) item(`${prefix}/watch/${t.resource}`, [], [['get', watchOp('ListForAllNamespaces')]], '');
   }
   if (t.namespaced && has('list')) {
-    item(`${prefix}/${t.resource}`, [], [['get', { verb: 'list', action: 'list', idSuffix: 'ForAllNamespaces', params: q(LIST_PARAMS), responses: [['200', listRef]], produces: [...RESPONSE_MEDIA_TYPES, 'application/json;stream=watch'] }]], '');
+    item(`${prefix}/${t.resource}`, [], [['get', { verb: 'list', action: 'list', idSuffix: 'ForAllNamespaces', params: q(LIST_PARAMS), responses: [['200', listRef]], produces: 'list' }]], '');
   }
   return out;
 }
