@@ -3,31 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
+import { gadgetCrd } from '../support/gadget-crd.js';
 import { rawRequest } from '../support/https-raw.js';
 
-const CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gadgets.demo.example.com' },
-  spec: {
-    group: 'demo.example.com',
-    scope: 'Namespaced',
-    names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, parts: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } } } },
-          },
-        },
-      },
-    ],
-  },
-};
+const CRD = gadgetCrd({ size: { type: 'integer' }, parts: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } });
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const GADGETS = '/apis/demo.example.com/v1/namespaces/default/gadgets';

@@ -8,33 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
+import { gadgetCrd } from '../support/gadget-crd.js';
 import { kubectl as run, kubectlOk as runOk } from '../support/kubectl.js';
-
-function gadgetCrd(extraField: string): string {
-  return `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.demo.example.com
-spec:
-  group: demo.example.com
-  scope: Namespaced
-  names: { plural: gadgets, singular: gadget, kind: Gadget }
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              description: What the gadget should be.
-              properties:
-                size: { type: integer, description: How big it is. }
-                ${extraField}
-`;
-}
 
 /** The field names of an explain output's FIELDS section. */
 function fieldNames(explain: string): string[] {
@@ -81,12 +56,12 @@ describe('kubectl explain and field validation through the OpenAPI documents', (
   });
 
   it('shows a CRD change: a new field appears in explain', async () => {
-    await kubectlOk(['apply', '-f', '-'], gadgetCrd(''));
+    await kubectlOk(['apply', '-f', '-'], JSON.stringify(gadgetCrd({ size: { type: 'integer', description: 'How big it is.' } }, 'What the gadget should be.')));
     await kubectlOk(['wait', '--for=condition=Established', 'crd/gadgets.demo.example.com', '--timeout=20s']);
     const before = await kubectlOk(['explain', 'gadget.spec']);
     assert.match(before, /What the gadget should be\./);
     assert.deepEqual(fieldNames(before), ['size']);
-    await kubectlOk(['apply', '-f', '-'], gadgetCrd('colour: { type: string, description: Its colour. }'));
+    await kubectlOk(['apply', '-f', '-'], JSON.stringify(gadgetCrd({ size: { type: 'integer', description: 'How big it is.' }, colour: { type: 'string', description: 'Its colour.' } }, 'What the gadget should be.')));
     const after = await kubectlOk(['explain', 'gadget.spec']);
     assert.deepEqual(fieldNames(after), ['colour', 'size']);
     assert.match(after, /^ {2}colour\t<string>\n {4}Its colour\.$/m);

@@ -5,32 +5,10 @@ import { describe, it } from 'node:test';
 import { LogicalCluster } from '../../../src/apiserver/cluster.js';
 import { etagOf, openApiV2, openApiV3, openApiV3Discovery } from '../../../src/apiserver/openapi/documents.js';
 import { BUILTIN_TYPES } from '../../../src/apiserver/resources.js';
-import type { ObjectWithMeta } from '../../../src/kube/object.js';
+import { GADGET_CRD_NAME, gadgetCrd } from '../../support/gadget-crd.js';
 
 const CRDS = BUILTIN_TYPES.find((t) => t.kind === 'CustomResourceDefinition');
 const NAMESPACES = BUILTIN_TYPES.find((t) => t.kind === 'Namespace');
-
-function gadgetCrd(specProperties: Record<string, unknown>): ObjectWithMeta {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'gadgets.demo.example.com' },
-    spec: {
-      group: 'demo.example.com',
-      scope: 'Namespaced',
-      names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: specProperties } } } },
-        },
-      ],
-    },
-  };
-}
 
 async function clusterWithGadgets(name: string): Promise<LogicalCluster> {
   const c = new LogicalCluster(name);
@@ -82,7 +60,7 @@ describe('OpenAPI documents per logical cluster', () => {
     const before = openApiV3(a, 'apis/demo.example.com/v1');
     await a.create(NAMESPACES!, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } });
     assert.equal(openApiV3(a, 'apis/demo.example.com/v1'), before, 'an unrelated write rebuilds nothing');
-    await a.patch(CRDS!, '', 'gadgets.demo.example.com', 'merge', { spec: { versions: (gadgetCrd({ size: { type: 'integer' }, colour: { type: 'string' } }).spec as { versions: unknown }).versions } });
+    await a.patch(CRDS!, '', GADGET_CRD_NAME, 'merge', { spec: { versions: (gadgetCrd({ size: { type: 'integer' }, colour: { type: 'string' } }).spec as { versions: unknown }).versions } });
     const after = openApiV3(a, 'apis/demo.example.com/v1');
     assert.ok(after);
     assert.notEqual(after.etag, before?.etag);

@@ -4,19 +4,10 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../../src/apiserver/server.js';
+import { gadgetCrd } from '../../support/gadget-crd.js';
 import { rawRequest } from '../../support/https-raw.js';
 
-const CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gadgets.demo.example.com' },
-  spec: {
-    group: 'demo.example.com',
-    scope: 'Namespaced',
-    names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } }],
-  },
-};
+const CRD = gadgetCrd({ size: { type: 'integer' } });
 
 type Discovery = { paths: Record<string, { serverRelativeURL: string }> };
 
