@@ -26,6 +26,7 @@ import { strategicMergePatch } from './fieldmanager/strategic.js';
 import { newUid, nowRfc3339, randomSuffix, serialize, servedJson } from './objects.js';
 import { jsonPatch, mergePatch } from './patch.js';
 import { BUILTIN_TYPES, groupVersion, resourceKey, type ResourceType, typesFromCrd } from './resources.js';
+import { validateScalePaths } from './scale.js';
 import { type LabelSelector, matchesLabels } from '../kube/labels.js';
 import { type FieldRequirement, matchesFields } from './selectors.js';
 import { ObjectStore, type StoredObject } from './store.js';
@@ -330,6 +331,7 @@ export class LogicalCluster {
     if (t.crd) {
       const schema = this.openApiSchema(t);
       if (schema) errs.push(...validateCustomResource(schema, obj as unknown as Record<string, unknown>, old as unknown as Record<string, unknown> | undefined));
+      errs.push(...validateScalePaths(t, obj));
     } else if (t.kind === 'CustomResourceDefinition') {
       errs.push(...validateCrd(obj, old));
     } else {
@@ -493,7 +495,7 @@ export class LogicalCluster {
    * default, validate, track field managers, skip no-ops, admit, store (or delete when the
    * last finalizer of a deleting object went away).
    */
-  private async finishUpdate(t: ResourceType, old: ObjectWithMeta, next: ObjectWithMeta, opts: WriteOptions, subresource: string | undefined, managed?: 'apply'): Promise<WriteResult> {
+  private async finishUpdate(t: ResourceType, old: ObjectWithMeta, next: ObjectWithMeta, opts: WriteOptions, subresource: string | undefined, managed?: 'apply' | 'precomputed'): Promise<WriteResult> {
     next.apiVersion = groupVersion(t);
     next.kind = t.kind;
     if (!isPlainObject(next.metadata)) next.metadata = {};
@@ -534,7 +536,7 @@ export class LogicalCluster {
       delete obj.metadata.generation;
     }
     this.validate(t, obj, old);
-    if (managed !== 'apply') {
+    if (managed === undefined) {
       const mf = recordUpdate({
         oldObject: old,
         newObject: obj,
@@ -564,6 +566,15 @@ export class LogicalCluster {
       return { code: 200, object: obj, exists: false };
     }
     return this.committed(200, t, obj, old);
+  }
+
+  /**
+   * Stores `next` for a subresource that computed it from `old` itself, managedFields included (the
+   * scale subresource). Its caller has admitted the write (webhooks see Scale objects there) and
+   * checked a resourceVersion the client sent; a change since `old` was read is a 409.
+   */
+  async updateFromSubresource(t: ResourceType, old: ObjectWithMeta, next: ObjectWithMeta, subresource: string, opts: WriteOptions): Promise<WriteResult> {
+    return conflictOnRace(this.finishUpdate(t, old, next, { ...opts, internal: true }, subresource, 'precomputed'));
   }
 
   /**

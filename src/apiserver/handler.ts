@@ -8,8 +8,9 @@ import { apiGroupList, apiResourceList, apiVersions, type ExtensionVerbs, groupD
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './errors.js';
 import { listItemJson, serialize, servedJson, typePrefix } from './objects.js';
 import { groupVersion, type ResourceType } from './resources.js';
+import { getScale, scaleSubresourceOf, writeScale } from './scale.js';
 import { parseFieldSelector, parseLabelSelectorParam } from './selectors.js';
-import { builtinColumns, crdColumns, toTable } from './table/table.js';
+import { tableFor, watchTableEncoder } from './table/resource-table.js';
 import { canonicalJson, isPlainObject } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import { serveWatch } from './watch.js';
@@ -25,6 +26,8 @@ export interface RequestContext {
   onWatchOpen?: (close: () => void) => () => void;
   /** Subresources served by an extension (e.g. a Shoot's `adminkubeconfig`), keyed `group/resource/subresource`. */
   subresources?: ReadonlyMap<string, SubresourceHandler>;
+  /** Set by the handler once the path names a served resource (the server's metrics label requests by it). */
+  route?: ResourcePath;
   /** Set once the resource is known: answers (errors and watch events too) are written in protobuf. */
   protobuf?: boolean;
 }
@@ -80,7 +83,7 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** Parsed resource path: `/api/v1/namespaces/ns/configmaps/name/status`. */
-interface ResourcePath {
+export interface ResourcePath {
   group: string;
   version: string;
   namespace: string | undefined;
@@ -156,6 +159,11 @@ function resourceRoute(group: string, version: string, rest: string[]): Route {
 
 function wantsTable(accept: string | undefined): boolean {
   return !!accept && /as=Table/.test(accept.split(',')[0] ?? '');
+}
+
+/** How a watch writes each event's object: as a Table when asked for one, else as served. */
+function watchEncoding(req: IncomingMessage, t: ResourceType, q: URLSearchParams): ((storedJson: string) => string) | undefined {
+  return wantsTable(req.headers.accept) ? watchTableEncoder(t, q) : undefined;
 }
 
 function parseDryRun(q: URLSearchParams): boolean {
@@ -259,12 +267,14 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const p = r.path;
   const t = ctx.cluster.resolve(p.group, p.version, p.resource);
   if (!t) throw resourceNotFound();
+  ctx.route = p;
   ctx.protobuf = answersInProtobuf(req.headers.accept, t);
   const send = sender(ctx);
   if (p.namespace !== undefined && !t.namespaced) throw resourceNotFound();
   const extension = p.subresource ? ctx.subresources?.get(`${t.group}/${t.resource}/${p.subresource}`) : undefined;
   if (extension && p.name !== undefined) return serveExtension(req, res, ctx, extension, p.namespace ?? '', p.name);
-  if (p.subresource && !(p.subresource === 'status' && t.status) && !(t.kind === 'Namespace' && p.subresource === 'finalize')) throw resourceNotFound();
+  const scale = p.subresource === 'scale' && scaleSubresourceOf(t) !== undefined;
+  if (p.subresource && !(p.subresource === 'status' && t.status) && !(t.kind === 'Namespace' && p.subresource === 'finalize') && !scale) throw resourceNotFound();
   const namespace = p.namespace ?? '';
   if (t.namespaced && p.name !== undefined && p.namespace === undefined) throw resourceNotFound();
   const q = ctx.query;
@@ -278,7 +288,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const isWatch = p.watchPrefix || q.get('watch') === '1' || q.get('watch') === 'true';
 
   if (p.name === undefined) {
-    if (method === 'GET' && isWatch) return serveWatch(req, res, ctx, t, p.namespace);
+    if (method === 'GET' && isWatch) return serveWatch(req, res, ctx, t, p.namespace, watchEncoding(req, t, q));
     if (method === 'GET') return serveList(req, res, ctx, t, p.namespace);
     if (method === 'POST') {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
@@ -296,8 +306,9 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     case 'GET': {
       if (isWatch) {
         q.set('fieldSelector', `metadata.name=${name}`);
-        return serveWatch(req, res, ctx, t, p.namespace);
+        return serveWatch(req, res, ctx, t, p.namespace, watchEncoding(req, t, q));
       }
+      if (scale) return send(res, 200, getScale(ctx.cluster, t, namespace, name));
       const stored = ctx.cluster.getStored(t, namespace, name);
       if (wantsTable(req.headers.accept)) {
         const obj = JSON.parse(stored.json) as ObjectWithMeta;
@@ -307,6 +318,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     }
     case 'PUT': {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
+      if (scale) return send(res, 200, await writeScale(ctx.cluster, t, namespace, name, { body }, writeOpts()));
       const sub = p.subresource === 'finalize' ? undefined : p.subresource;
       const opts = writeOpts('UpdateOptions');
       const result = await ctx.cluster.update(t, namespace, name, body, { ...opts, subresource: sub });
@@ -331,6 +343,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
         });
       }
       const force = q.get('force') === 'true';
+      if (scale) return send(res, 200, await writeScale(ctx.cluster, t, namespace, name, { patchType: type, patch, force }, opts));
       const result = await ctx.cluster.patch(t, namespace, name, type, patch, { ...opts, subresource: p.subresource, force });
       setWarnings(res, opts);
       return send(res, result.code, result.json ?? serialize(t, result.object));
@@ -418,12 +431,6 @@ function serveList(req: IncomingMessage, res: ServerResponse, ctx: RequestContex
     return sendJson(res, 200, tableFor(t, objs, ctx.query, listMeta));
   }
   sender(ctx)(res, 200, listJson(t, listMeta, result.items.map((o) => listItemJson(t, o.json))));
-}
-
-function tableFor(t: ResourceType, objects: ObjectWithMeta[], q: URLSearchParams, listMeta: Record<string, unknown> | undefined): unknown {
-  const columns = t.crd ? crdColumns(t.crd.version) : builtinColumns(t.group, t.kind);
-  const include = (q.get('includeObject') as 'None' | 'Metadata' | 'Object' | null) ?? 'Metadata';
-  return toTable(columns, objects, { group: t.group, kind: t.kind, listMeta, includeObject: include, now: new Date() });
 }
 
 async function deleteCollection(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceType, namespace: string | undefined, opts: WriteOptions): Promise<void> {

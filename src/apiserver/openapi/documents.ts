@@ -14,7 +14,7 @@ import { builtinDefinitions, builtinTypeName } from './builtin.js';
 import { crdDefinitions, crdTypeName } from './crd.js';
 import { encodeDefinitions, encodeHead, encodePaths } from './gnostic.js';
 import { type PathItem, resourcePaths } from './paths.js';
-import { DELETE_OPTIONS, type Flavor, PATCH, referenceClosure, type Schema, STATUS, WATCH_EVENT } from './schema.js';
+import { type Flavor, referenceClosure, refsIn, type Schema } from './schema.js';
 
 const INFO = { title: 'Kubernetes', version: SERVER_VERSION.gitVersion };
 
@@ -87,9 +87,9 @@ function byGroupVersion(types: readonly ResourceType[]): Map<string, ResourceTyp
 
 /** One group version's v3 document: its paths and every component they reach. */
 function v3Document(types: ResourceType[], definitions: ReadonlyMap<string, Schema>): Served {
-  const roots = [STATUS, DELETE_OPTIONS, WATCH_EVENT, PATCH, ...types.flatMap((t) => Object.values(typeNames(t)))];
-  const schemas = Object.fromEntries(referenceClosure(roots, definitions).map((n) => [n, definitions.get(n)]));
-  const json = JSON.stringify({ openapi: '3.0.0', info: INFO, paths: pathsOf(types, 'v3'), components: { schemas } });
+  const paths = pathsOf(types, 'v3');
+  const schemas = Object.fromEntries(referenceClosure(refsIn(paths), definitions).map((n) => [n, definitions.get(n)]));
+  const json = JSON.stringify({ openapi: '3.0.0', info: INFO, paths, components: { schemas } });
   return { json, etag: etagOf(json) };
 }
 

@@ -3,7 +3,8 @@
 // x-kubernetes-action and x-kubernetes-group-version-kind; every write taking dryRun, fieldManager
 // and fieldValidation (kubectl reads the last on PATCH to choose server-side field validation).
 import { groupVersion, type ResourceType } from '../resources.js';
-import { DELETE_OPTIONS, type Flavor, GVK_EXTENSION, PATCH, ref, type Schema, STATUS, WATCH_EVENT } from './schema.js';
+import { scaleSubresourceOf } from '../scale.js';
+import { DELETE_OPTIONS, type Flavor, GVK_EXTENSION, type Gvk, PATCH, ref, type Schema, SCALE, STATUS, WATCH_EVENT } from './schema.js';
 
 export type PathItem = Record<string, unknown>;
 
@@ -81,6 +82,7 @@ interface OperationSpec {
   body?: { schema: Schema; mediaTypes: string[] };
   responses: [string, Schema | undefined][]; // code, answer schema
   produces?: 'list' | 'watch'; // answers that may be streams; objects otherwise
+  gvk?: Gvk; // what the operation reads and writes, when not the resource's kind (Scale)
 }
 
 interface Names {
@@ -112,7 +114,7 @@ function operation(t: ResourceType, spec: OperationSpec, scoped: string, flavor:
     ]);
   }
   op['x-kubernetes-action'] = spec.action;
-  op[GVK_EXTENSION] = { group: t.group, version: t.version, kind: t.kind };
+  op[GVK_EXTENSION] = spec.gvk ?? { group: t.group, version: t.version, kind: t.kind };
   return op;
 }
 
@@ -164,6 +166,16 @@ export function resourcePaths(t: ResourceType, names: Names, flavor: Flavor): [s
       ['get', { verb: 'read', action: 'get', idSuffix: 'Status', params: [], responses: [['200', kindRef]] }],
       ['put', { verb: 'replace', action: 'put', idSuffix: 'Status', params: q(WRITE_PARAMS), body: objectBody, responses: [['200', kindRef], ['201', kindRef]] }],
       ['patch', { verb: 'patch', action: 'patch', idSuffix: 'Status', params: q(PATCH_PARAMS), body: patchBody, responses: [['200', kindRef], ['201', kindRef]] }],
+    ]);
+  }
+  if (scaleSubresourceOf(t)) {
+    const scaleRef = ref(SCALE, flavor);
+    const gvk = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+    const scaleBody = { schema: scaleRef, mediaTypes: ['*/*'] };
+    item(`${base}/{name}/scale`, [nameParam, ...scopeParams], [
+      ['get', { verb: 'read', action: 'get', idSuffix: 'Scale', gvk, params: [], responses: [['200', scaleRef]] }],
+      ['put', { verb: 'replace', action: 'put', idSuffix: 'Scale', gvk, params: q(WRITE_PARAMS), body: scaleBody, responses: [['200', scaleRef], ['201', scaleRef]] }],
+      ['patch', { verb: 'patch', action: 'patch', idSuffix: 'Scale', gvk, params: q(PATCH_PARAMS), body: patchBody, responses: [['200', scaleRef], ['201', scaleRef]] }],
     ]);
   }
   if (t.kind === 'Namespace' && t.group === '') {

@@ -38,6 +38,7 @@ export const STATUS = `${META}.Status`;
 export const DELETE_OPTIONS = `${META}.DeleteOptions`;
 export const WATCH_EVENT = `${META}.WatchEvent`;
 export const PATCH = `${META}.Patch`;
+export const SCALE = 'io.k8s.api.autoscaling.v1.Scale';
 
 /** Every definition a set of roots reaches through `$ref`, roots included, in a stable order. */
 export function referenceClosure(roots: Iterable<string>, definitions: ReadonlyMap<string, Schema>): string[] {
@@ -50,6 +51,13 @@ export function referenceClosure(roots: Iterable<string>, definitions: ReadonlyM
     collectRefs(definitions.get(name), stack);
   }
   return [...seen].sort();
+}
+
+/** The definitions a value (paths, a schema) refers to. */
+export function refsIn(v: unknown): string[] {
+  const out: string[] = [];
+  collectRefs(v, out);
+  return out;
 }
 
 function collectRefs(v: unknown, out: string[]): void {

@@ -48,6 +48,12 @@ describe('OpenAPI documents per logical cluster', () => {
     assert.ok(item.patch.parameters?.some((p) => p.name === 'fieldValidation'));
     assert.deepEqual(Object.keys(item.patch.requestBody?.content ?? {}), ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']);
     assert.ok(doc.paths['/apis/demo.example.com/v1/namespaces/{namespace}/gadgets/{name}/status'].patch);
+    const apps = parse(openApiV3(c, 'apis/apps/v1')?.json);
+    const scale = apps.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale'] as unknown as Record<string, Record<string, unknown>>;
+    assert.deepEqual(scale.patch['x-kubernetes-group-version-kind'], { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    assert.equal(scale.get.operationId, 'readAppsV1NamespacedDeploymentScale');
+    assert.ok(apps.components.schemas['io.k8s.api.autoscaling.v1.Scale']);
+    assert.equal(doc.components.schemas['io.k8s.api.autoscaling.v1.Scale'], undefined, 'only what the paths refer to');
     const core = parse(openApiV3(c, 'api/v1')?.json);
     const cm = core.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'];
     assert.ok(Object.keys(cm.patch.requestBody?.content ?? {}).includes('application/strategic-merge-patch+json'));
