@@ -67,6 +67,19 @@ describe('kubectl explain and field validation through the OpenAPI documents', (
     assert.match(after, /^ {2}colour\t<string>\n {4}Its colour\.$/m);
   });
 
+  it('explains each logical cluster\'s own CRDs', async () => {
+    await server.createCluster('runtime-a');
+    const runtimeKc = join(dir, 'clusters', 'runtime-a.kubeconfig');
+    const inRuntime = (args: string[], input?: string) => runOk(runtimeKc, [...args, '--cache-dir', join(dir, 'cache')], input);
+    const missing = await run(runtimeKc, ['explain', 'gadget.spec', '--cache-dir', join(dir, 'cache')]);
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /the server doesn't have a resource type "gadget"/);
+    await inRuntime(['apply', '-f', '-'], JSON.stringify(gadgetCrd({ speed: { type: 'number' } })));
+    await inRuntime(['wait', '--for=condition=Established', 'crd/gadgets.demo.example.com', '--timeout=20s']);
+    assert.deepEqual(fieldNames(await inRuntime(['explain', 'gadget.spec'])), ['speed']);
+    assert.deepEqual(fieldNames(await kubectlOk(['explain', 'gadget.spec'])), ['colour', 'size'], 'the default cluster keeps its own');
+  });
+
   it('explains built-in kinds from the type catalog', async () => {
     const cm = await kubectlOk(['explain', 'configmap']);
     assert.match(cm, /^KIND:\s+ConfigMap$/m);
