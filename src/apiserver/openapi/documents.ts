@@ -5,7 +5,8 @@
 // Cost: nothing is built before someone asks. The built-in part (definitions, paths, the v3
 // documents of the built-in group versions, the v2 document's built-in half in JSON and protobuf)
 // is built once and shared by every cluster. A cluster keeps only what its CRDs add, built on
-// request and kept until its custom types change (a CRD written, established or deleted).
+// request and kept until its custom types change (a CRD written, established or deleted), and
+// shared with every cluster whose CRDs are the same.
 import { createHash } from 'node:crypto';
 import type { LogicalCluster } from '../cluster.js';
 import { SERVER_VERSION } from '../discovery.js';
@@ -107,7 +108,7 @@ function sharedV3(): Map<string, Served> {
 interface ClusterDocs {
   /** The custom types these documents were built from (new objects whenever a CRD changes). */
   types: ResourceType[];
-  v2?: { json: string[]; protobuf: Buffer[]; etag: string };
+  v2?: V2;
   v3?: Map<string, Served>;
   discovery?: Served;
 }
@@ -128,26 +129,51 @@ function customDefinitions(types: ResourceType[], flavor: Flavor): Map<string, S
   return new Map(types.flatMap((t) => crdDefinitions(t, flavor)));
 }
 
+// Documents built from equal custom types are equal: clusters with the same CRDs (a fleet's runtimes,
+// installed from the same manifests) share one copy, found by the types' content. The cache holds
+// them weakly: a document goes when no cluster keeps it.
+const byContent = new Map<string, WeakRef<object>>();
+const forget = new FinalizationRegistry<string>((key) => {
+  if (byContent.get(key)?.deref() === undefined) byContent.delete(key);
+});
+
+function sharedByContent<T extends object>(key: string, build: () => T): T {
+  const known = byContent.get(key)?.deref();
+  if (known) return known as T;
+  const built = build();
+  byContent.set(key, new WeakRef(built));
+  forget.register(built, key);
+  return built;
+}
+
+/** What the documents of these types depend on, hashed. */
+function contentKey(kind: string, types: ResourceType[]): string {
+  const h = createHash('sha256').update(kind);
+  for (const t of types) h.update(JSON.stringify([t.group, t.version, t.resource, t.kind, t.listKind, t.namespaced, t.verbs, t.crd?.name, t.crd?.version]));
+  return h.digest('base64');
+}
+
+type V2 = { json: string[]; protobuf: Buffer[]; etag: string };
+
+function customV2(types: ResourceType[]): V2 {
+  const shared = sharedV2();
+  const head = `{"swagger":"2.0","info":${JSON.stringify(INFO)},"paths":{`;
+  if (types.length === 0) return { json: [head, shared.pathsJson, '},"definitions":{', shared.definitionsJson, '}}'], protobuf: [shared.protobuf], etag: shared.etag };
+  const paths = pathsOf(types, 'v2');
+  const definitions = Object.fromEntries(customDefinitions(types, 'v2'));
+  const pathsJson = members(paths);
+  const definitionsJson = members(definitions);
+  return {
+    json: [head, ...joined(shared.pathsJson, pathsJson), '},"definitions":{', ...joined(shared.definitionsJson, definitionsJson), '}}'],
+    protobuf: [shared.protobuf, encodePaths(paths), encodeDefinitions(definitions)],
+    etag: etagOf(shared.etag, pathsJson, definitionsJson),
+  };
+}
+
 /** /openapi/v2: the JSON text in pieces (shared ones and the cluster's), its protobuf form likewise, and its ETag. */
-export function openApiV2(c: LogicalCluster): { json: string[]; protobuf: Buffer[]; etag: string } {
+export function openApiV2(c: LogicalCluster): V2 {
   const d = docsOf(c);
-  if (!d.v2) {
-    const shared = sharedV2();
-    const head = `{"swagger":"2.0","info":${JSON.stringify(INFO)},"paths":{`;
-    if (d.types.length === 0) {
-      d.v2 = { json: [head, shared.pathsJson, '},"definitions":{', shared.definitionsJson, '}}'], protobuf: [shared.protobuf], etag: shared.etag };
-    } else {
-      const paths = pathsOf(d.types, 'v2');
-      const definitions = Object.fromEntries(customDefinitions(d.types, 'v2'));
-      const pathsJson = members(paths);
-      const definitionsJson = members(definitions);
-      d.v2 = {
-        json: [head, ...joined(shared.pathsJson, pathsJson), '},"definitions":{', ...joined(shared.definitionsJson, definitionsJson), '}}'],
-        protobuf: [shared.protobuf, encodePaths(paths), encodeDefinitions(definitions)],
-        etag: etagOf(shared.etag, pathsJson, definitionsJson),
-      };
-    }
-  }
+  d.v2 ??= sharedByContent(contentKey('v2', d.types), () => customV2(d.types));
   return d.v2;
 }
 
@@ -155,11 +181,17 @@ function customV3(c: LogicalCluster, d: ClusterDocs): Map<string, Served> {
   if (!d.v3) {
     d.v3 = new Map();
     const customGvs = new Set(d.types.map(gvPath));
-    if (customGvs.size > 0) {
-      const defs = new Map(builtinDefinitions('v3'));
-      for (const [name, s] of customDefinitions(d.types, 'v3')) defs.set(name, s);
-      // A group version with a custom type gets its own document (built-in types of it included).
-      for (const [gv, types] of byGroupVersion(c.servedTypes())) if (customGvs.has(gv)) d.v3.set(gv, v3Document(types, defs));
+    let defs: Map<string, Schema> | undefined;
+    const definitions = () => {
+      if (!defs) {
+        defs = new Map(builtinDefinitions('v3'));
+        for (const [name, s] of customDefinitions(d.types, 'v3')) defs.set(name, s);
+      }
+      return defs;
+    };
+    // A group version with a custom type gets its own document (built-in types of it included).
+    for (const [gv, types] of byGroupVersion(c.servedTypes())) {
+      if (customGvs.has(gv)) d.v3.set(gv, sharedByContent(contentKey(`v3 ${gv}`, types), () => v3Document(types, definitions())));
     }
   }
   return d.v3;

@@ -62,8 +62,11 @@ describe('OpenAPI documents per logical cluster', () => {
   it('shares the built-in documents between clusters and keeps a cluster\'s own until its CRDs change', async () => {
     const a = await clusterWithGadgets('d');
     const b = new LogicalCluster('e');
+    const twin = await clusterWithGadgets('d2');
     assert.equal(openApiV3(a, 'api/v1'), openApiV3(b, 'api/v1'));
     const before = openApiV3(a, 'apis/demo.example.com/v1');
+    assert.equal(openApiV3(twin, 'apis/demo.example.com/v1'), before, 'clusters with the same CRDs share their documents');
+    assert.equal(openApiV2(twin), openApiV2(a));
     await a.create(NAMESPACES!, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } });
     assert.equal(openApiV3(a, 'apis/demo.example.com/v1'), before, 'an unrelated write rebuilds nothing');
     await a.patch(CRDS!, '', GADGET_CRD_NAME, 'merge', { spec: { versions: (gadgetCrd({ size: { type: 'integer' }, colour: { type: 'string' } }).spec as { versions: unknown }).versions } });
@@ -73,6 +76,7 @@ describe('OpenAPI documents per logical cluster', () => {
     const spec = parse(after.json).components.schemas['com.example.demo.v1.Gadget'].properties as Record<string, { properties: Record<string, unknown> }>;
     assert.deepEqual(Object.keys(spec.spec.properties).sort(), ['colour', 'size']);
     assert.equal(openApiV3(a, 'api/v1'), openApiV3(b, 'api/v1'), 'the built-in documents stay shared');
+    assert.equal(openApiV3(twin, 'apis/demo.example.com/v1'), before, 'the twin keeps its CRD\'s document');
     assert.match(openApiV3Discovery(a).json, new RegExp(`hash=${after.etag}`));
   });
 
