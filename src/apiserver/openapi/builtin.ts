@@ -154,7 +154,6 @@ export function builtinDefinitions(flavor: Flavor): ReadonlyMap<string, Schema> 
     for (const t of allTypes()) out.set(t.name, definition(t, flavor, sem, gvks.get(t.name)));
     // The body of a PATCH request: any object (its media type says how to read it).
     out.set(PATCH, { type: 'object' });
-    addPlaceholders(out, flavor, gvks);
     defs = out;
     cache.set(flavor, defs);
   }
@@ -163,32 +162,9 @@ export function builtinDefinitions(flavor: Flavor): ReadonlyMap<string, Schema> 
 
 const cache = new Map<Flavor, ReadonlyMap<string, Schema>>();
 
-/** The definition name of a served built-in kind (or its list): the catalog's, else upstream's naming rule. */
+/** The definition name of a served built-in kind (or its list). The catalog describes every served kind (its tests say so). */
 export function builtinTypeName(t: { group: string; version: string; kind: string }, list = false): string {
-  const name = kindType(t.group, t.version, t.kind)?.name ?? `${builtinPackage(t.group, t.version)}.${t.kind}`;
-  return list ? `${name}List` : name;
-}
-
-function builtinPackage(group: string, version: string): string {
-  if (group === '') return `io.k8s.api.core.${version}`;
-  if (group === 'apiextensions.k8s.io') return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}`;
-  return `io.k8s.api.${group.split('.')[0]}.${version}`;
-}
-
-/**
- * Served kinds the catalog does not describe (yet), and meta types it lacks, get a definition that
- * accepts any object: their paths and kinds are still published, their fields are not.
- */
-function addPlaceholders(out: Map<string, Schema>, flavor: Flavor, gvks: Map<string, Gvk[]>): void {
-  const open = (gvk: Gvk[]): Schema =>
-    flavor === 'v2'
-      ? { [GVK_EXTENSION]: gvk }
-      : { type: 'object', properties: { apiVersion: { type: 'string' }, kind: { type: 'string' } }, 'x-kubernetes-preserve-unknown-fields': true, [GVK_EXTENSION]: gvk };
-  for (const t of BUILTIN_TYPES) {
-    for (const list of [false, true]) {
-      const name = builtinTypeName(t, list);
-      if (!out.has(name)) out.set(name, open([{ group: t.group, version: t.version, kind: list ? `${t.kind}List` : t.kind }]));
-    }
-  }
-  for (const name of [STATUS, DELETE_OPTIONS, WATCH_EVENT]) if (!out.has(name)) out.set(name, open(gvks.get(name) ?? []));
+  const def = kindType(t.group, t.version, t.kind);
+  if (!def) throw new Error(`${t.group}/${t.version} ${t.kind} is served but not in the type catalog`);
+  return list ? `${def.name}List` : def.name;
 }
