@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import yaml from 'js-yaml';
 import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions } from './cluster.js';
+import { parseFieldValidation } from './field-validation.js';
 import { apiGroupList, apiResourceList, apiVersions, type ExtensionVerbs, groupDiscovery } from './discovery.js';
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './errors.js';
 import { listItemJson, serialize, servedJson, typePrefix } from './objects.js';
@@ -277,11 +278,12 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const namespace = p.namespace ?? '';
   if (t.namespaced && p.name !== undefined && p.namespace === undefined) throw resourceNotFound();
   const q = ctx.query;
-  const writeOpts = (): WriteOptions => ({
+  const writeOpts = (options?: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): WriteOptions => ({
     dryRun: parseDryRun(q),
     fieldManager: q.get('fieldManager') ?? managerFromUserAgent(req.headers['user-agent']),
     explicitFieldManager: q.get('fieldManager') !== null,
     user: ctx.user,
+    ...(options ? { fieldValidation: parseFieldValidation(q.get('fieldValidation'), options), warnings: [] } : {}),
   });
   const isWatch = p.watchPrefix || q.get('watch') === '1' || q.get('watch') === 'true';
 
@@ -290,7 +292,9 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     if (method === 'GET') return serveList(req, res, ctx, t, p.namespace);
     if (method === 'POST') {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
-      const result = await ctx.cluster.create(t, namespace, body, writeOpts());
+      const opts = writeOpts('CreateOptions');
+      const result = await ctx.cluster.create(t, namespace, body, opts);
+      setWarnings(res, opts);
       return send(res, result.code, result.json ?? serialize(t, result.object));
     }
     if (method === 'DELETE' && t.verbs.includes('deletecollection')) return deleteCollection(req, res, ctx, t, p.namespace, writeOpts());
@@ -316,7 +320,9 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
       if (scale) return send(res, 200, await writeScale(ctx.cluster, t, namespace, name, { body }, writeOpts()));
       const sub = p.subresource === 'finalize' ? undefined : p.subresource;
-      const result = await ctx.cluster.update(t, namespace, name, body, { ...writeOpts(), subresource: sub });
+      const opts = writeOpts('UpdateOptions');
+      const result = await ctx.cluster.update(t, namespace, name, body, { ...opts, subresource: sub });
+      setWarnings(res, opts);
       return send(res, result.code, result.json ?? serialize(t, result.object));
     }
     case 'PATCH': {
@@ -328,7 +334,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       } catch (e) {
         throw badRequest(`error decoding patch: ${(e as Error).message}`);
       }
-      const opts = writeOpts();
+      const opts = writeOpts('PatchOptions');
       if (type === 'apply' && !q.get('fieldManager')) {
         throw new StatusError(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', {
           group: 'meta.k8s.io',
@@ -339,6 +345,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       const force = q.get('force') === 'true';
       if (scale) return send(res, 200, await writeScale(ctx.cluster, t, namespace, name, { patchType: type, patch, force }, opts));
       const result = await ctx.cluster.patch(t, namespace, name, type, patch, { ...opts, subresource: p.subresource, force });
+      setWarnings(res, opts);
       return send(res, result.code, result.json ?? serialize(t, result.object));
     }
     case 'DELETE': {
@@ -351,6 +358,11 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     default:
       throw methodNotAllowed();
   }
+}
+
+/** kube-apiserver's `Warning` headers for what a write warned about (unknown fields under Warn). */
+function setWarnings(res: ServerResponse, opts: WriteOptions): void {
+  if (opts.warnings && opts.warnings.length > 0) res.setHeader('Warning', opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
 }
 
 async function serveExtension(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, ext: SubresourceHandler, namespace: string, name: string): Promise<void> {

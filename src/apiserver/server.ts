@@ -16,7 +16,7 @@ import { handleApiRequest, readBody, type RequestContext, type ResourcePath, sen
 import { kubeconfigYaml } from './kubeconfig.js';
 import { ApiServerMetrics } from './metrics.js';
 import { newUid } from './objects.js';
-import { OPENAPI_V2_JSON, OPENAPI_V2_PROTOBUF } from './openapi.js';
+import { isOpenApiPath, serveOpenApi } from './openapi/http.js';
 import { Persistence } from './persistence.js';
 import { type CertKeyPair, createCA, createServingCert } from './pki.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../util/prometheus.js';
@@ -397,14 +397,7 @@ class EmbeddedApiServer implements RunningApiServer {
     const fault = await entry.faults.before(req, res);
     if (fault === 'handled') return;
     if (path === '/version') return sendJson(res, 200, SERVER_VERSION);
-    if (path === '/openapi/v2') {
-      if ((req.headers.accept ?? '').includes('protobuf')) {
-        res.writeHead(200, { 'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', 'Content-Length': OPENAPI_V2_PROTOBUF.length });
-        res.end(OPENAPI_V2_PROTOBUF);
-        return;
-      }
-      return sendJson(res, 200, OPENAPI_V2_JSON);
-    }
+    if (isOpenApiPath(path)) return serveOpenApi(req, res, entry.cluster, path, url.searchParams, url.pathname.slice(0, url.pathname.length - path.length));
     const ctx: RequestContext = {
       cluster: entry.cluster,
       user: entry.user,
