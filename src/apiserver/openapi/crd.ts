@@ -15,11 +15,13 @@ export function crdTypeName(t: { group: string; version: string; kind: string })
 export function crdDefinitions(t: ResourceType, flavor: Flavor): [string, Schema][] {
   const raw = (t.crd?.version.schema as { openAPIV3Schema?: unknown } | undefined)?.openAPIV3Schema;
   const root: Schema = isPlainObject(raw) ? deepClone(raw) : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  const kind: Schema = flavor === 'v2' ? toV2(root) : root;
-  // A root that keeps unknown fields stays open in v2 (no type, no properties): kubectl's v2
-  // validation would otherwise reject every field but the ones added here.
+  // A root that keeps unknown fields is published in v2 as a bare object (no properties, not even
+  // apiVersion, kind and metadata): kubectl's v2 validation would otherwise reject every other field.
   const openV2Root = flavor === 'v2' && root['x-kubernetes-preserve-unknown-fields'] === true;
-  if (!openV2Root) {
+  let kind: Schema;
+  if (openV2Root) kind = { type: 'object' };
+  else {
+    kind = flavor === 'v2' ? toV2(root) : root;
     kind.type ??= 'object';
     const properties = isPlainObject(kind.properties) ? kind.properties : {};
     kind.properties = { ...properties, apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: ref(OBJECT_META, flavor) };
@@ -44,26 +46,37 @@ export function crdDefinitions(t: ResourceType, flavor: Flavor): [string, Schema
 }
 
 /**
- * What Swagger 2.0 cannot say, left out as kube-apiserver does for its v2 document: no oneOf/anyOf/
- * allOf/not, and nullable, int-or-string, preserve-unknown-fields and embedded-resource nodes lose
- * their type (and the last three their items and properties) so that kubectl does not reject values
- * the server accepts.
+ * What Swagger 2.0 and kubectl's v2 parser cannot say, left out as kube-apiserver's
+ * ToStructuralOpenAPIV2 does: no oneOf/anyOf/allOf/not; a nullable node loses its type, items and
+ * properties (and is no longer required by its parent); a node that keeps unknown fields loses its
+ * items and properties but keeps its type (an object without properties is a map of anything to
+ * kubectl); an array left without items loses its type. Embedded resources are treated like nodes
+ * that keep unknown fields (upstream lists apiVersion, kind and metadata for them instead).
+ * Int-or-string nodes have no type in a structural schema, so they end up untyped.
  */
 function toV2(s: Schema): Schema {
   const out: Schema = { ...s };
   for (const k of ['oneOf', 'anyOf', 'allOf', 'not', 'nullable']) delete out[k];
-  const open = s['x-kubernetes-preserve-unknown-fields'] === true || s['x-kubernetes-embedded-resource'] === true || s.nullable === true;
-  if (open) {
-    delete out.type;
+  if (s.nullable === true) delete out.type;
+  if (s.nullable === true || s['x-kubernetes-preserve-unknown-fields'] === true || s['x-kubernetes-embedded-resource'] === true) {
     delete out.items;
     delete out.properties;
-    delete out.additionalProperties;
   }
   if (s['x-kubernetes-int-or-string'] === true) delete out.type;
+  if (out.type === 'array' && out.items === undefined) delete out.type;
   if (isPlainObject(out.properties)) {
-    out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, isPlainObject(v) ? toV2(v) : v]));
+    const properties = out.properties;
+    out.properties = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, isPlainObject(v) ? toV2(v) : v]));
+    if (Array.isArray(out.required)) {
+      const required = out.required.filter((name) => !(isPlainObject(properties[name as string]) && (properties[name as string] as Schema).nullable === true));
+      if (required.length > 0) out.required = required;
+      else delete out.required;
+    }
   }
   if (isPlainObject(out.items)) out.items = toV2(out.items);
-  if (isPlainObject(out.additionalProperties)) out.additionalProperties = toV2(out.additionalProperties);
+  if (isPlainObject(out.additionalProperties)) {
+    if (out.additionalProperties.nullable === true) delete out.required;
+    out.additionalProperties = toV2(out.additionalProperties);
+  }
   return out;
 }

@@ -19,13 +19,15 @@ const SCHEMA = {
   properties: {
     spec: {
       type: 'object',
-      required: ['size'],
+      required: ['size', 'note'],
       properties: {
         size: { type: 'integer', minimum: 1 },
         port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
         note: { type: 'string', nullable: true },
         extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { keep: { type: 'string' } } },
         items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string', enum: ['a', 'b'] } } }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] },
+        pools: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { name: { type: 'string' } } } },
+        loose: { type: 'array', 'x-kubernetes-preserve-unknown-fields': true, items: { type: 'string' } },
       },
     },
   },
@@ -56,10 +58,13 @@ describe('custom resource OpenAPI definitions', () => {
     assert.deepEqual(p.size, { type: 'integer', minimum: 1 });
     assert.deepEqual(p.port, { 'x-kubernetes-int-or-string': true }, 'no type and no anyOf');
     assert.deepEqual(p.note, {}, 'nullable: untyped');
-    assert.deepEqual(p.extra, { 'x-kubernetes-preserve-unknown-fields': true }, 'open object: no type, no properties');
+    assert.deepEqual(spec.required, ['size'], 'a nullable field is not required');
+    assert.deepEqual(p.extra, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, 'open object: still an object, no properties');
+    assert.deepEqual(p.pools, { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }, 'a list of open objects');
+    assert.deepEqual(p.loose, { 'x-kubernetes-preserve-unknown-fields': true }, 'an array left without items is untyped');
     assert.equal((p.items.items as Record<string, unknown>).type, 'object');
     assert.deepEqual((kind.properties as Record<string, unknown>).metadata, { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' });
     const [[, open]] = crdDefinitions(typeOf({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true }), 'v2');
-    assert.deepEqual(open, { 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-group-version-kind': [{ group: 'shop.example.org', version: 'v1beta1', kind: 'Widget' }] });
+    assert.deepEqual(open, { type: 'object', 'x-kubernetes-group-version-kind': [{ group: 'shop.example.org', version: 'v1beta1', kind: 'Widget' }] }, 'an open root is a bare object');
   });
 });
