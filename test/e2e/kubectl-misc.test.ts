@@ -1,13 +1,13 @@
-// kubectl 1.32 against the embedded API server: `get -w` keeps its columns; `scale` on a Deployment
-// and on a custom resource whose CRD declares a scale subresource; `get --raw` with a
-// runtime's kubeconfig (the path then has no /clusters prefix) reaches that runtime; /metrics.
+// kubectl (1.32, and Debian's 1.20) against the embedded API server: `get -w` keeps its columns;
+// `scale` on a Deployment and on a custom resource whose CRD declares a scale subresource; `get --raw`
+// with a runtime's kubeconfig (the path then has no /clusters prefix) reaches that runtime; /metrics.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import { kubectl, kubectlOk } from '../support/kubectl.js';
+import { kubectl, kubectlMinor, kubectlOk } from '../support/kubectl.js';
 import { KubectlStream } from '../support/kubectl-stream.js';
 
 const CRD = `apiVersion: apiextensions.k8s.io/v1
@@ -148,7 +148,9 @@ describe('kubectl: watches, scale, paths and metrics', () => {
     const out = await kubectlOk(kc, ['scale', 'deployment', 'scaled', '--replicas', '3', '-n', 'misc']);
     assert.match(out, /^deployment.apps\/scaled scaled$/m);
     assert.equal(await kubectlOk(kc, ['get', 'deploy', 'scaled', '-n', 'misc', '-o', 'jsonpath={.spec.replicas}']), '3');
-    const owners = JSON.parse(await kubectlOk(kc, ['get', 'deploy', 'scaled', '-n', 'misc', '-o', 'json', '--show-managed-fields'])) as { metadata: { managedFields: { manager: string; subresource?: string; fieldsV1: { 'f:spec'?: Record<string, unknown> } }[] } };
+    // kubectl 1.21+ hides managedFields unless asked; 1.20 always prints them (and has no such flag).
+    const showManagedFields = (await kubectlMinor()) >= 21 ? ['--show-managed-fields'] : [];
+    const owners = JSON.parse(await kubectlOk(kc, ['get', 'deploy', 'scaled', '-n', 'misc', '-o', 'json', ...showManagedFields])) as { metadata: { managedFields: { manager: string; subresource?: string; fieldsV1: { 'f:spec'?: Record<string, unknown> } }[] } };
     const scaler = owners.metadata.managedFields.filter((e) => e.fieldsV1['f:spec']?.['f:replicas'] !== undefined);
     assert.deepEqual(scaler.map((e) => [e.manager, e.subresource]), [['kubectl', 'scale']]);
     const stale = await kubectl(kc, ['scale', 'deployment', 'scaled', '--current-replicas', '2', '--replicas', '5', '-n', 'misc']);
