@@ -2,7 +2,7 @@
 // The HTTP layer (handler.ts) and the in-process controllers (controllers.ts) both call these
 // operations, so garbage collection and namespace cleanup go through the same rules as clients.
 import type { AdmissionAttributes, Admitter } from './admission.js';
-import { applyBuiltinDefaults, dropEmptyFields, eventToCore, prepareForCreate, prepareForUpdate, validateBuiltin, validateName } from './builtin/index.js';
+import { applyBuiltinDefaults, dropEmptyFields, eventToCore, prepareForCreate, prepareForUpdate, toStorageVersion, validateBuiltin, validateName } from './builtin/index.js';
 import { acceptedStatus, defaultCrd, terminatingCondition, validateCrd } from './crd/definition.js';
 import { applyDefaults, prune, validateCustomResource } from './crd/schema.js';
 import { dropUnknownFields, type FieldValidation, strictApplyError, strictDecodingError, strictPatchError, unknownFieldWarnings } from './field-validation.js';
@@ -25,7 +25,7 @@ import { builtinSchema, schemaFromOpenAPI, type SchemaNode } from './fieldmanage
 import { strategicMergePatch } from './fieldmanager/strategic.js';
 import { newUid, nowRfc3339, randomSuffix, serialize, servedJson } from './objects.js';
 import { jsonPatch, mergePatch } from './patch.js';
-import { BUILTIN_TYPES, groupVersion, resourceKey, type ResourceType, typesFromCrd } from './resources.js';
+import { BUILTIN_TYPES, groupVersion, resourceKey, type ResourceType, storageVersionOf, typesFromCrd } from './resources.js';
 import { validateScalePaths } from './scale.js';
 import { type LabelSelector, matchesLabels } from '../kube/labels.js';
 import { type FieldRequirement, matchesFields } from './selectors.js';
@@ -203,14 +203,14 @@ export class LogicalCluster {
   }
 
   private storageApiVersion(t: ResourceType): string {
-    return t.crd ? groupVersion({ group: t.group, version: t.crd.storageVersion }) : groupVersion(t);
+    return groupVersion({ group: t.group, version: storageVersionOf(t) });
   }
 
   // ---- reads -------------------------------------------------------------------------------
 
   /** A stored object as the type serves it (another version, or events.k8s.io's view of an Event). */
   decode(t: ResourceType, json: string): ObjectWithMeta {
-    return JSON.parse(t.storedAs || (t.crd && t.crd.storageVersion !== t.version) ? servedJson(t, json) : json) as ObjectWithMeta;
+    return JSON.parse(t.storedAs || storageVersionOf(t) !== t.version ? servedJson(t, json) : json) as ObjectWithMeta;
   }
 
   /** The stored form of an object and the type whose key and serialization it is stored under. */
@@ -219,7 +219,7 @@ export class LogicalCluster {
       const core = BUILTIN_TYPES.find((x) => x.group === t.storedAs!.group && x.resource === t.storedAs!.resource)!;
       return serialize(core, eventToCore(obj));
     }
-    return serialize(t, obj, this.storageApiVersion(t));
+    return serialize(t, t.crd ? obj : toStorageVersion(t.group, t.version, t.kind, obj), this.storageApiVersion(t));
   }
 
   getStored(t: ResourceType, namespace: string, name: string): StoredObject {
@@ -453,7 +453,7 @@ export class LogicalCluster {
     this.store.put(resourceKey(t), { json, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '', labels: obj.metadata.labels }, rv);
     if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') this.refreshCustomTypes();
     this.afterCommit?.(t, obj, old);
-    if (t.storedAs) return { object: this.decode(t, json) };
+    if (t.storedAs || (!t.crd && storageVersionOf(t) !== t.version)) return { object: this.decode(t, json) };
     if (t.crd && t.crd.storageVersion !== t.version) return { object: { ...obj, apiVersion: groupVersion(t) } };
     return { object: obj, json };
   }

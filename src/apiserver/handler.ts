@@ -268,6 +268,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const t = ctx.cluster.resolve(p.group, p.version, p.resource);
   if (!t) throw resourceNotFound();
   ctx.route = p;
+  if (t.deprecation) addWarnings(res, [t.deprecation]);
   ctx.protobuf = answersInProtobuf(req.headers.accept, t);
   const send = sender(ctx);
   if (p.namespace !== undefined && !t.namespaced) throw resourceNotFound();
@@ -362,7 +363,15 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
 
 /** kube-apiserver's `Warning` headers for what a write warned about (unknown fields under Warn). */
 function setWarnings(res: ServerResponse, opts: WriteOptions): void {
-  if (opts.warnings && opts.warnings.length > 0) res.setHeader('Warning', opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  if (opts.warnings) addWarnings(res, opts.warnings);
+}
+
+/** Adds `Warning: 299 - "<text>"` headers after those already set (a deprecated version's). */
+function addWarnings(res: ServerResponse, warnings: string[]): void {
+  if (warnings.length === 0) return;
+  const set = res.getHeader('Warning');
+  const before = set === undefined ? [] : Array.isArray(set) ? set : [String(set)];
+  res.setHeader('Warning', [...before, ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)]);
 }
 
 async function serveExtension(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, ext: SubresourceHandler, namespace: string, name: string): Promise<void> {

@@ -1,8 +1,8 @@
 // Small helpers for reading and writing object JSON with kube's conventions.
 import { randomUUID } from 'node:crypto';
 import type { ResourceType } from './resources.js';
-import { groupVersion } from './resources.js';
-import { eventFromCore } from './builtin/index.js';
+import { groupVersion, storageVersionOf } from './resources.js';
+import { eventFromCore, fromStorageVersion } from './builtin/index.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import { canonicalJson } from '../kube/json.js';
 
@@ -31,17 +31,18 @@ export function typePrefix(t: ResourceType, apiVersion = groupVersion(t)): strin
   return `{"kind":${JSON.stringify(t.kind)},"apiVersion":${JSON.stringify(apiVersion)},`;
 }
 
-/** The stored JSON as served for the type's version (custom resources may be stored under another version). */
+/** The stored JSON as served for the type's version (custom resources and built-in beta versions may be stored under another version). */
 export function servedJson(t: ResourceType, json: string): string {
   if (t.storedAs) return serialize(t, eventFromCore(JSON.parse(json) as ObjectWithMeta));
-  if (!t.crd || t.crd.storageVersion === t.version) return json;
-  return withApiVersion(json, groupVersion(t));
+  if (storageVersionOf(t) === t.version) return json;
+  if (t.crd) return withApiVersion(json, groupVersion(t));
+  return serialize(t, fromStorageVersion(t.group, t.version, t.kind, JSON.parse(json) as ObjectWithMeta));
 }
 
 /** Items of built-in lists carry no kind/apiVersion (typed lists); custom resources keep theirs. */
 export function listItemJson(t: ResourceType, json: string): string {
   if (t.crd) return servedJson(t, json);
-  if (t.storedAs) json = servedJson(t, json);
+  json = servedJson(t, json);
   const prefix = typePrefix(t);
   return json.startsWith(prefix) ? `{${json.slice(prefix.length)}` : json;
 }

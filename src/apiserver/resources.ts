@@ -18,6 +18,10 @@ export interface ResourceType {
   generation: boolean;
   /** Stored under another type's key (events.k8s.io Events are core Events seen through another API). */
   storedAs?: { group: string; resource: string };
+  /** A built-in beta version stored as its group's stable version (batch/v1beta1 CronJobs as batch/v1). */
+  storageVersion?: string;
+  /** The `Warning` kube-apiserver adds to every request for a deprecated version. */
+  deprecation?: string;
   /** Set for custom resources: the CRD's name and the raw version entry. */
   crd?: { name: string; version: Record<string, unknown>; storageVersion: string };
 }
@@ -47,6 +51,8 @@ interface Spec {
   gen?: boolean;
   verbs?: string[];
   storedAs?: { group: string; resource: string };
+  /** A deprecated beta version: the stable version it is stored as, and the releases of its deprecation and removal. */
+  beta?: { stored: string; deprecated: string; removed: string };
 }
 
 const specs: Spec[] = [
@@ -66,11 +72,13 @@ const specs: Spec[] = [
   { g: 'apps', v: 'v1', r: 'replicasets', k: 'ReplicaSet', ns: true, short: ['rs'], cat: ['all'], status: true, gen: true },
   { g: 'batch', v: 'v1', r: 'jobs', k: 'Job', ns: true, cat: ['all'], status: true, gen: true },
   { g: 'batch', v: 'v1', r: 'cronjobs', k: 'CronJob', ns: true, short: ['cj'], cat: ['all'], status: true, gen: true },
+  { g: 'batch', v: 'v1beta1', r: 'cronjobs', k: 'CronJob', ns: true, short: ['cj'], cat: ['all'], status: true, gen: true, beta: { stored: 'v1', deprecated: '1.21', removed: '1.25' } },
   { g: 'coordination.k8s.io', v: 'v1', r: 'leases', k: 'Lease', ns: true },
   { g: 'events.k8s.io', v: 'v1', r: 'events', k: 'Event', ns: true, short: ['ev'], storedAs: { group: '', resource: 'events' } },
   { g: 'networking.k8s.io', v: 'v1', r: 'networkpolicies', k: 'NetworkPolicy', ns: true, short: ['netpol'], gen: true },
   { g: 'networking.k8s.io', v: 'v1', r: 'ingresses', k: 'Ingress', ns: true, short: ['ing'], status: true, gen: true },
   { g: 'policy', v: 'v1', r: 'poddisruptionbudgets', k: 'PodDisruptionBudget', ns: true, short: ['pdb'], status: true, gen: true },
+  { g: 'policy', v: 'v1beta1', r: 'poddisruptionbudgets', k: 'PodDisruptionBudget', ns: true, short: ['pdb'], status: true, gen: true, beta: { stored: 'v1', deprecated: '1.21', removed: '1.25' } },
   { g: 'scheduling.k8s.io', v: 'v1', r: 'priorityclasses', k: 'PriorityClass', ns: false, short: ['pc'] },
   { g: 'autoscaling', v: 'v2', r: 'horizontalpodautoscalers', k: 'HorizontalPodAutoscaler', ns: true, short: ['hpa'], cat: ['all'], status: true },
   { g: 'autoscaling', v: 'v1', r: 'horizontalpodautoscalers', k: 'HorizontalPodAutoscaler', ns: true, short: ['hpa'], cat: ['all'], status: true },
@@ -101,7 +109,18 @@ export const BUILTIN_TYPES: readonly ResourceType[] = specs.map((s) => ({
   status: s.status ?? false,
   generation: s.gen ?? false,
   ...(s.storedAs ? { storedAs: s.storedAs } : {}),
+  ...(s.beta
+    ? {
+        storageVersion: s.beta.stored,
+        deprecation: `${groupVersion({ group: s.g, version: s.v })} ${s.k} is deprecated in v${s.beta.deprecated}+, unavailable in v${s.beta.removed}+; use ${groupVersion({ group: s.g, version: s.beta.stored })} ${s.k}`,
+      }
+    : {}),
 }));
+
+/** The version a type's objects are stored in: a CRD's storage version, a built-in beta version's stable one, else its own. */
+export function storageVersionOf(t: ResourceType): string {
+  return t.crd?.storageVersion ?? t.storageVersion ?? t.version;
+}
 
 /** The preferred (first listed) version of each built-in group, in discovery order. */
 export const BUILTIN_GROUP_ORDER: readonly string[] = [...new Set(BUILTIN_TYPES.map((t) => t.group))];

@@ -77,6 +77,16 @@ export function validateBuiltin(group: string, kind: string, obj: ObjectWithMeta
 }
 
 /** Drops empty maps and slices that Go's omitempty would not serialize. Mutates obj. */
+/** An object of a served version (batch/v1beta1) as the stable version it is stored in (batch/v1) has it, apiVersion aside. */
+export function toStorageVersion(group: string, version: string, kind: string, obj: ObjectWithMeta): ObjectWithMeta {
+  return behaviourOf(group, kind)?.versions?.[version]?.toStorage(obj) ?? obj;
+}
+
+/** A stored object as a served older version (batch/v1beta1) has it, apiVersion aside. */
+export function fromStorageVersion(group: string, version: string, kind: string, obj: ObjectWithMeta): ObjectWithMeta {
+  return behaviourOf(group, kind)?.versions?.[version]?.fromStorage(obj) ?? obj;
+}
+
 export function dropEmptyFields(group: string, kind: string, obj: ObjectWithMeta): void {
   dropEmptyFor(group, kind, obj);
 }

@@ -19,6 +19,11 @@ export interface KindBehaviour {
   /** The kind's validation, ObjectMeta included; `old` is set on update. */
   validate?(obj: ObjectWithMeta, old?: ObjectWithMeta): FieldError[];
   dropEmpty?(obj: ObjectWithMeta): void;
+  /**
+   * Served versions whose objects differ from the stored version's in more than apiVersion
+   * (policy/v1beta1 PodDisruptionBudget): the conversion to and from the stored version.
+   */
+  versions?: Record<string, { toStorage(obj: ObjectWithMeta): ObjectWithMeta; fromStorage(obj: ObjectWithMeta): ObjectWithMeta }>;
 }
 
 export const NAMESPACED_SUBDOMAIN: MetaRules = { name: 'subdomain', namespaced: true, kubeFinalizers: true };

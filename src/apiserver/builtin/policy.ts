@@ -22,8 +22,53 @@ function intOrPercent(v: unknown, field: string): FieldError[] {
   return errs;
 }
 
+// An empty selector of a policy/v1beta1 PodDisruptionBudget selects no pods, of a policy/v1 one all
+// pods. As kube-apiserver, the server stores (in v1) a v1beta1 empty selector as one that matches
+// nothing, and shows a v1 empty selector to v1beta1 clients as one that matches everything, both
+// through a reserved label key that is otherwise dropped from v1beta1 selectors.
+const PDB_V1BETA1_LABEL = 'pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match';
+type LabelOperator = 'Exists' | 'DoesNotExist';
+
+const onPdbLabel = (operator: LabelOperator): Obj => ({ matchExpressions: [{ key: PDB_V1BETA1_LABEL, operator }] });
+
+/** Equal to the selector on the reserved label with that operator, or (without one) empty; nil and empty lists and maps alike, as apimachinery's semantic equality has it. */
+function isSelector(selector: Obj, operator?: LabelOperator): boolean {
+  const expressions = asArr(selector.matchExpressions);
+  if (Object.keys(asObj(selector.matchLabels) ?? {}).length > 0) return false;
+  if (operator === undefined) return expressions.length === 0;
+  const e = asObj(expressions[0]);
+  return expressions.length === 1 && e !== undefined && e.key === PDB_V1BETA1_LABEL && e.operator === operator && asArr(e.values).length === 0;
+}
+
+function withPdbSelector(obj: ObjectWithMeta, convert: (selector: Obj) => Obj | undefined): ObjectWithMeta {
+  const spec = asObj(obj.spec);
+  const selector = asObj(spec?.selector);
+  const next = selector && convert(selector);
+  return next ? { ...obj, spec: { ...spec, selector: next } } : obj;
+}
+
+const pdbV1beta1 = {
+  toStorage: (obj: ObjectWithMeta) =>
+    withPdbSelector(obj, (s) => {
+      if (isSelector(s)) return onPdbLabel('Exists');
+      if (isSelector(s, 'DoesNotExist')) return {};
+      const expressions = asArr(s.matchExpressions);
+      const kept = expressions.filter((e) => asObj(e)?.key !== PDB_V1BETA1_LABEL);
+      if (kept.length === expressions.length) return undefined;
+      const { matchExpressions: _dropped, ...rest } = s;
+      return kept.length > 0 ? { ...rest, matchExpressions: kept } : rest;
+    }),
+  fromStorage: (obj: ObjectWithMeta) =>
+    withPdbSelector(obj, (s) => {
+      if (isSelector(s, 'Exists')) return {};
+      if (isSelector(s)) return onPdbLabel('DoesNotExist');
+      return undefined;
+    }),
+};
+
 export const podDisruptionBudget: KindBehaviour = {
   meta: NAMESPACED_SUBDOMAIN,
+  versions: { v1beta1: pdbV1beta1 },
   prepareCreate: (obj) => {
     obj.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
   },

@@ -1,7 +1,39 @@
 // k8s.io/api batch/v1 (fields as of Kubernetes 1.32).
-import { PACKAGE_ALIASES, defineKind, definePackage } from './catalog.js';
+import { PACKAGE_ALIASES, defineKind, definePackage, type PackageTypes } from './catalog.js';
 
 const pkg = PACKAGE_ALIASES.batch;
+
+/**
+ * CronJob and its parts, the same in batch/v1beta1 (which kube-apiserver serves until 1.25): the
+ * job template's spec is batch/v1's JobSpec in both.
+ */
+export const CRONJOB_TYPES: PackageTypes = {
+  JobTemplateSpec: `
+    metadata 1 meta.ObjectMeta omitempty
+    spec 2 batch.JobSpec omitempty`,
+  CronJob: `
+    metadata 1 meta.ObjectMeta omitempty
+    spec 2 CronJobSpec omitempty
+    status 3 CronJobStatus omitempty`,
+  CronJobList: `
+    metadata 1 meta.ListMeta omitempty
+    items 2 []CronJob`,
+  CronJobSpec: `
+    schedule 1 string
+    timeZone 8 *string omitempty
+    startingDeadlineSeconds 2 *int64 omitempty
+    concurrencyPolicy 3 string omitempty
+    suspend 4 *bool omitempty
+    jobTemplate 5 JobTemplateSpec
+    successfulJobsHistoryLimit 6 *int32 omitempty
+    failedJobsHistoryLimit 7 *int32 omitempty`,
+  CronJobStatus: `
+    active 1 []core.ObjectReference omitempty
+    lastScheduleTime 4 *meta.Time omitempty
+    lastSuccessfulTime 5 *meta.Time omitempty`,
+};
+
+definePackage(pkg, CRONJOB_TYPES);
 
 definePackage(pkg, {
   Job: `
@@ -68,29 +100,6 @@ definePackage(pkg, {
     lastTransitionTime 4 meta.Time omitempty
     reason 5 string omitempty
     message 6 string omitempty`,
-  JobTemplateSpec: `
-    metadata 1 meta.ObjectMeta omitempty
-    spec 2 JobSpec omitempty`,
-  CronJob: `
-    metadata 1 meta.ObjectMeta omitempty
-    spec 2 CronJobSpec omitempty
-    status 3 CronJobStatus omitempty`,
-  CronJobList: `
-    metadata 1 meta.ListMeta omitempty
-    items 2 []CronJob`,
-  CronJobSpec: `
-    schedule 1 string
-    timeZone 8 *string omitempty
-    startingDeadlineSeconds 2 *int64 omitempty
-    concurrencyPolicy 3 string omitempty
-    suspend 4 *bool omitempty
-    jobTemplate 5 JobTemplateSpec
-    successfulJobsHistoryLimit 6 *int32 omitempty
-    failedJobsHistoryLimit 7 *int32 omitempty`,
-  CronJobStatus: `
-    active 1 []core.ObjectReference omitempty
-    lastScheduleTime 4 *meta.Time omitempty
-    lastSuccessfulTime 5 *meta.Time omitempty`,
 });
 
 defineKind('batch', 'v1', 'Job', `${pkg}.Job`);

@@ -1,9 +1,10 @@
 // k8s.io/api policy/v1: PodDisruptionBudget (fields as of Kubernetes 1.32).
-import { PACKAGE_ALIASES, defineKind, definePackage } from './catalog.js';
+import { PACKAGE_ALIASES, defineKind, definePackage, type PackageTypes } from './catalog.js';
 
 const pkg = PACKAGE_ALIASES.policy;
 
-definePackage(pkg, {
+/** PodDisruptionBudget and its parts, the same in policy/v1beta1 (which kube-apiserver serves until 1.25). */
+export const PDB_TYPES: PackageTypes = {
   PodDisruptionBudgetSpec: `
     minAvailable 1 *intstr.IntOrString omitempty
     selector 2 *meta.LabelSelector omitempty
@@ -24,6 +25,8 @@ definePackage(pkg, {
   PodDisruptionBudgetList: `
     metadata 1 meta.ListMeta omitempty
     items 2 []PodDisruptionBudget`,
-});
+};
+
+definePackage(pkg, PDB_TYPES);
 
 defineKind('policy', 'v1', 'PodDisruptionBudget', `${pkg}.PodDisruptionBudget`);
