@@ -35,6 +35,8 @@ export interface UserInfo {
   username: string;
   uid: string;
   groups: string[];
+  /** Extra attributes of the authenticated user (e.g. the pod a ServiceAccount token is bound to). */
+  extra?: Record<string, string[]>;
 }
 
 export interface WriteOptions {

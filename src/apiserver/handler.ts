@@ -3,6 +3,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import yaml from 'js-yaml';
 import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions } from './cluster.js';
+import { enforce, requestVerb } from './auth/authorizer.js';
+import { answerReview } from './auth/reviews.js';
 import { apiGroupList, apiResourceList, apiVersions, type ExtensionVerbs, groupDiscovery } from './discovery.js';
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './errors.js';
 import { listItemJson, serialize, servedJson, typePrefix } from './objects.js';
@@ -247,19 +249,21 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const t = ctx.cluster.resolve(p.group, p.version, p.resource);
   if (!t) throw resourceNotFound();
   if (p.namespace !== undefined && !t.namespaced) throw resourceNotFound();
+  const q = ctx.query;
+  const isWatch = p.watchPrefix || q.get('watch') === '1' || q.get('watch') === 'true';
+  enforce(ctx.user, { resourceRequest: true, verb: requestVerb(method, p.name !== undefined, isWatch), namespace: p.namespace ?? '', apiGroup: t.group, apiVersion: t.version, resource: t.resource, subresource: p.subresource ?? '', name: p.name ?? '' });
+  if (t.createOnly) return serveReview(req, res, ctx, t, p);
   const extension = p.subresource ? ctx.subresources?.get(`${t.group}/${t.resource}/${p.subresource}`) : undefined;
   if (extension && p.name !== undefined) return serveExtension(req, res, ctx, extension, p.namespace ?? '', p.name);
   if (p.subresource && !(p.subresource === 'status' && t.status) && !(t.kind === 'Namespace' && p.subresource === 'finalize')) throw resourceNotFound();
   const namespace = p.namespace ?? '';
   if (t.namespaced && p.name !== undefined && p.namespace === undefined) throw resourceNotFound();
-  const q = ctx.query;
   const writeOpts = (): WriteOptions => ({
     dryRun: parseDryRun(q),
     fieldManager: q.get('fieldManager') ?? managerFromUserAgent(req.headers['user-agent']),
     explicitFieldManager: q.get('fieldManager') !== null,
     user: ctx.user,
   });
-  const isWatch = p.watchPrefix || q.get('watch') === '1' || q.get('watch') === 'true';
 
   if (p.name === undefined) {
     if (method === 'GET' && isWatch) return serveWatch(req, res, ctx, t, p.namespace);
@@ -324,6 +328,14 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     default:
       throw methodNotAllowed();
   }
+}
+
+/** A create-only kind (access reviews): answered from the request and the caller, nothing stored. */
+async function serveReview(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceType, p: ResourcePath): Promise<void> {
+  if (p.name !== undefined || p.watchPrefix) throw resourceNotFound();
+  if (req.method !== 'POST') throw methodNotAllowed();
+  const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
+  sendJson(res, 201, answerReview(t, body, ctx.user));
 }
 
 async function serveExtension(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, ext: SubresourceHandler, namespace: string, name: string): Promise<void> {

@@ -18,6 +18,8 @@ export interface ResourceType {
   generation: boolean;
   /** Stored under another type's key (events.k8s.io Events are core Events seen through another API). */
   storedAs?: { group: string; resource: string };
+  /** Not stored: a POST is answered from the request and the caller (access reviews), nothing else is served. */
+  createOnly?: boolean;
   /** Set for custom resources: the CRD's name and the raw version entry. */
   crd?: { name: string; version: Record<string, unknown>; storageVersion: string };
 }
@@ -47,6 +49,7 @@ interface Spec {
   gen?: boolean;
   verbs?: string[];
   storedAs?: { group: string; resource: string };
+  createOnly?: boolean;
 }
 
 const specs: Spec[] = [
@@ -67,6 +70,9 @@ const specs: Spec[] = [
   { g: 'batch', v: 'v1', r: 'cronjobs', k: 'CronJob', ns: true, short: ['cj'], cat: ['all'], status: true, gen: true },
   { g: 'coordination.k8s.io', v: 'v1', r: 'leases', k: 'Lease', ns: true },
   { g: 'events.k8s.io', v: 'v1', r: 'events', k: 'Event', ns: true, short: ['ev'], storedAs: { group: '', resource: 'events' } },
+  { g: 'authentication.k8s.io', v: 'v1', r: 'selfsubjectreviews', k: 'SelfSubjectReview', ns: false, verbs: ['create'], createOnly: true },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'selfsubjectaccessreviews', k: 'SelfSubjectAccessReview', ns: false, verbs: ['create'], createOnly: true },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'selfsubjectrulesreviews', k: 'SelfSubjectRulesReview', ns: false, verbs: ['create'], createOnly: true },
   { g: 'networking.k8s.io', v: 'v1', r: 'networkpolicies', k: 'NetworkPolicy', ns: true, short: ['netpol'], gen: true },
   { g: 'networking.k8s.io', v: 'v1', r: 'ingresses', k: 'Ingress', ns: true, short: ['ing'], status: true, gen: true },
   { g: 'policy', v: 'v1', r: 'poddisruptionbudgets', k: 'PodDisruptionBudget', ns: true, short: ['pdb'], status: true, gen: true },
@@ -100,6 +106,7 @@ export const BUILTIN_TYPES: readonly ResourceType[] = specs.map((s) => ({
   status: s.status ?? false,
   generation: s.gen ?? false,
   ...(s.storedAs ? { storedAs: s.storedAs } : {}),
+  ...(s.createOnly ? { createOnly: true } : {}),
 }));
 
 /** The preferred (first listed) version of each built-in group, in discovery order. */
