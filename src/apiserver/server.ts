@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { type ServiceResolver, WebhookAdmitter } from './admission.js';
 import { LogicalCluster, type UserInfo } from './cluster.js';
 import { ClusterControllers } from './controllers.js';
+import type { NamespaceDefaultsController } from './namespace-defaults.js';
 import { SERVER_VERSION } from './discovery.js';
 import { StatusError } from './errors.js';
 import { type FaultConfig, FaultInjector } from './faults.js';
@@ -30,6 +31,11 @@ export interface ApiServerOptions {
   historyLimit?: number;
   /** Where admission webhooks given by `clientConfig.service` are served (see setServiceResolver). */
   serviceResolver?: ServiceResolver;
+  /**
+   * In-process controllers to leave off, as kube-controller-manager's `--controllers=*,-<name>`
+   * (the conformance corpus was recorded without these two).
+   */
+  disabledControllers?: NamespaceDefaultsController[];
 }
 
 export interface ClusterAccess {
@@ -133,7 +139,10 @@ class EmbeddedApiServer implements RunningApiServer {
       this.persistence = new Persistence(this.opts.dataDir);
       const persistence = this.persistence;
       persistence.restore((name, initialRv) => this.addCluster(name, initialRv));
-      for (const e of this.clusters.values()) persistence.attach(e.cluster);
+      for (const e of this.clusters.values()) {
+        persistence.attach(e.cluster);
+        e.controllers.resyncNamespaceDefaults();
+      }
       if (!this.clusters.has(DEFAULT_CLUSTER)) this.addCluster(DEFAULT_CLUSTER);
     } else {
       this.addCluster(DEFAULT_CLUSTER);
@@ -194,7 +203,10 @@ class EmbeddedApiServer implements RunningApiServer {
   private addCluster(name: string, initialRv?: number): LogicalCluster {
     const cluster = new LogicalCluster(name, { historyLimit: this.opts.historyLimit, initialRv });
     cluster.admitter = this.admitter;
-    const controllers = new ClusterControllers(cluster);
+    const disabled = this.opts.disabledControllers ?? [];
+    const controllers = new ClusterControllers(cluster, {
+      namespaceDefaults: { serviceAccount: !disabled.includes('serviceaccount'), rootCaPem: disabled.includes('root-ca-cert-publisher') ? undefined : this.caPem },
+    });
     let token = this.secrets.tokens[name];
     if (!token) {
       token = name === DEFAULT_CLUSTER ? this.secrets.adminToken : randomBytes(24).toString('hex');
