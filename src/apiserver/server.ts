@@ -7,6 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { type ServiceResolver, WebhookAdmitter } from './admission.js';
+import { looksLikeJwt, ServiceAccountTokens } from './auth/service-account-tokens.js';
+import { tokenRequestSubresource } from './auth/token-request.js';
 import { LogicalCluster, type UserInfo } from './cluster.js';
 import { ClusterControllers } from './controllers.js';
 import type { NamespaceDefaultsController } from './namespace-defaults.js';
@@ -124,6 +126,7 @@ class EmbeddedApiServer implements RunningApiServer {
   private readonly requestObservers = new Set<RequestObserver>();
   private persistence: Persistence | undefined;
   private secrets: Secrets = { adminToken: '', tokens: {} };
+  private serviceAccountTokens: ServiceAccountTokens | undefined;
 
   constructor(private readonly opts: ApiServerOptions) {
     this.admitter = new WebhookAdmitter(opts.serviceResolver);
@@ -135,6 +138,9 @@ class EmbeddedApiServer implements RunningApiServer {
     this.caPem = ca.certPem;
     this.loadSecrets();
     this.adminToken = this.secrets.adminToken;
+    const saTokens = ServiceAccountTokens.load(this.opts.dataDir);
+    this.serviceAccountTokens = saTokens;
+    this.registerSubresource('', 'serviceaccounts', 'token', tokenRequestSubresource(saTokens));
     if (this.opts.dataDir) {
       this.persistence = new Persistence(this.opts.dataDir);
       const persistence = this.persistence;
@@ -329,6 +335,14 @@ class EmbeddedApiServer implements RunningApiServer {
     return e !== undefined && e.cluster === name && e.expiresAt > Date.now();
   }
 
+  /** Who a bearer token is in a logical cluster: its admin, one of its ServiceAccounts, or nobody (401). */
+  private authenticate(token: string, entry: ClusterEntry): UserInfo | undefined {
+    if (!token) return undefined;
+    if (this.tokenOpens(token, entry.cluster.name)) return entry.user;
+    if (looksLikeJwt(token)) return this.serviceAccountTokens?.authenticate(token, entry.cluster);
+    return undefined;
+  }
+
   setFaults(name: string, faults: FaultConfig | undefined): void {
     const e = this.clusters.get(name);
     if (!e) throw new Error(`logical cluster ${name} does not exist`);
@@ -389,8 +403,8 @@ class EmbeddedApiServer implements RunningApiServer {
     this.requests++;
     for (const observe of this.requestObservers) observe({ cluster: name, method: req.method ?? 'GET', path, query: url.search });
     const auth = req.headers.authorization ?? '';
-    const token = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
-    if (!token || !this.tokenOpens(token, name)) return unauthorized(res);
+    const user = this.authenticate(auth.startsWith('Bearer ') ? auth.slice(7).trim() : '', entry);
+    if (!user) return unauthorized(res);
     const fault = await entry.faults.before(req, res);
     if (fault === 'handled') return;
     if (path === '/version') return sendJson(res, 200, SERVER_VERSION);
@@ -404,7 +418,7 @@ class EmbeddedApiServer implements RunningApiServer {
     }
     await handleApiRequest(req, res, {
       cluster: entry.cluster,
-      user: entry.user,
+      user,
       path,
       query: url.searchParams,
       onWatchOpen: (close) => entry.faults.trackWatch(close),
