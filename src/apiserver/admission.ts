@@ -15,6 +15,8 @@ export type { ResolvedService, ServiceResolver } from './webhook-client.js';
 
 export interface AdmissionAttributes {
   type: ResourceType;
+  /** The kind of `object` when it is not the type's own (a subresource's, e.g. autoscaling/v1 Scale). */
+  kind?: { group: string; version: string; kind: string };
   operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
   object: ObjectWithMeta | undefined;
   oldObject: ObjectWithMeta | undefined;
@@ -125,7 +127,7 @@ export class WebhookAdmitter implements Admitter {
   }
 
   private review(a: AdmissionAttributes): Record<string, unknown> {
-    const kind = { group: a.type.group, version: a.type.version, kind: a.type.kind };
+    const kind = a.kind ?? { group: a.type.group, version: a.type.version, kind: a.type.kind };
     const resource = { group: a.type.group, version: a.type.version, resource: a.type.resource };
     const req: Record<string, unknown> = {
       uid: newUid(),
@@ -141,7 +143,7 @@ export class WebhookAdmitter implements Admitter {
     req.operation = a.operation;
     req.userInfo = a.user ?? { username: 'system:apiserver', uid: newUid(), groups: ['system:masters'] };
     // Custom resources travel as kube-apiserver encodes them: keys sorted at every level.
-    const encode = (o: ObjectWithMeta | undefined) => (o === undefined ? null : a.type.crd ? sortKeys(o) : o);
+    const encode = (o: ObjectWithMeta | undefined) => (o === undefined ? null : a.type.crd && !a.kind ? sortKeys(o) : o);
     req.object = encode(a.object);
     req.oldObject = encode(a.oldObject);
     req.dryRun = a.dryRun;

@@ -5,6 +5,7 @@ import type { AdmissionAttributes, Admitter } from './admission.js';
 import { applyBuiltinDefaults, dropEmptyFields, eventToCore, prepareForCreate, prepareForUpdate, validateBuiltin, validateName } from './builtin/index.js';
 import { acceptedStatus, defaultCrd, terminatingCondition, validateCrd } from './crd/definition.js';
 import { applyDefaults, prune, validateCustomResource } from './crd/schema.js';
+import { dropUnknownFields, type FieldValidation, strictApplyError, strictDecodingError, strictPatchError, unknownFieldWarnings } from './field-validation.js';
 import {
   alreadyExists,
   badRequest,
@@ -25,6 +26,7 @@ import { strategicMergePatch } from './fieldmanager/strategic.js';
 import { newUid, nowRfc3339, randomSuffix, serialize, servedJson } from './objects.js';
 import { jsonPatch, mergePatch } from './patch.js';
 import { BUILTIN_TYPES, groupVersion, resourceKey, type ResourceType, typesFromCrd } from './resources.js';
+import { validateScalePaths } from './scale.js';
 import { type LabelSelector, matchesLabels } from '../kube/labels.js';
 import { type FieldRequirement, matchesFields } from './selectors.js';
 import { ObjectStore, type StoredObject } from './store.js';
@@ -47,6 +49,9 @@ export interface WriteOptions {
   user?: UserInfo;
   /** Set by the in-process controllers: skips admission webhooks (they run as the system). */
   internal?: boolean;
+  /** What to do with fields the kind does not declare (default Warn); Warn's messages go to `warnings`. */
+  fieldValidation?: FieldValidation;
+  warnings?: string[];
 }
 
 export interface DeleteOptions {
@@ -119,6 +124,8 @@ export class LogicalCluster {
   /** Served types of this cluster's CRDs, by `group/version/resource`. */
   private readonly customTypes = new Map<string, ResourceType>();
   private readonly schemaCache = new WeakMap<object, SchemaNode>();
+  /** Request objects whose unknown fields decodeFields already pruned (and reported). */
+  private readonly prunedOnDecode = new WeakSet<object>();
   admitter: Admitter | undefined;
   /** Called after every committed change (the garbage collector and namespace controller listen). */
   afterCommit: ((t: ResourceType, obj: ObjectWithMeta | undefined, old: ObjectWithMeta | undefined) => void) | undefined;
@@ -299,6 +306,25 @@ export class LogicalCluster {
     }
   }
 
+  /**
+   * Drops the fields of a request's object that its kind does not declare, as decoding does, and
+   * answers them per the request's fieldValidation: an error (Strict), warnings (Warn) or nothing.
+   */
+  private decodeFields(t: ResourceType, obj: ObjectWithMeta, opts: WriteOptions, strictError: (paths: string[]) => StatusError): void {
+    const paths = dropUnknownFields(t, obj as unknown as Record<string, unknown>);
+    const mode = opts.fieldValidation ?? 'Warn';
+    const schema = t.crd ? this.openApiSchema(t) : undefined;
+    // Custom resources are pruned here, before defaulting, as decoding does; normalizeContent then
+    // leaves them be. Without anyone to tell (Ignore, or Warn for in-process callers) it prunes them.
+    if (schema && (mode === 'Strict' || opts.warnings)) {
+      prune(schema, obj as unknown as Record<string, unknown>, (p) => paths.push(p));
+      this.prunedOnDecode.add(obj);
+    }
+    if (paths.length === 0) return;
+    if (mode === 'Strict') throw strictError(paths);
+    if (mode === 'Warn') opts.warnings?.push(...unknownFieldWarnings(paths));
+  }
+
   /** Defaulting, pruning and validation of the object about to be stored. */
   private validate(t: ResourceType, obj: ObjectWithMeta, old: ObjectWithMeta | undefined): void {
     const errs: FieldError[] = [];
@@ -307,6 +333,7 @@ export class LogicalCluster {
     if (t.crd) {
       const schema = this.openApiSchema(t);
       if (schema) errs.push(...validateCustomResource(schema, obj as unknown as Record<string, unknown>, old as unknown as Record<string, unknown> | undefined));
+      errs.push(...validateScalePaths(t, obj));
     } else if (t.kind === 'CustomResourceDefinition') {
       errs.push(...validateCrd(obj, old));
     } else {
@@ -331,7 +358,7 @@ export class LogicalCluster {
       const schema = this.openApiSchema(t);
       if (schema) {
         applyDefaults(schema, obj as unknown as Record<string, unknown>);
-        prune(schema, obj as unknown as Record<string, unknown>);
+        if (!this.prunedOnDecode.has(obj)) prune(schema, obj as unknown as Record<string, unknown>);
       }
     } else {
       applyBuiltinDefaults(t.group, t.kind, obj);
@@ -346,6 +373,7 @@ export class LogicalCluster {
   async create(t: ResourceType, namespace: string, body: ObjectWithMeta, opts: WriteOptions = {}): Promise<WriteResult> {
     this.checkKind(t, body);
     const obj = deepClone(body);
+    this.decodeFields(t, obj, opts, (paths) => strictDecodingError(t, body, paths));
     obj.apiVersion = groupVersion(t);
     obj.kind = t.kind;
     if (!isPlainObject(obj.metadata)) obj.metadata = {};
@@ -460,6 +488,7 @@ export class LogicalCluster {
       throw conflict(refOf(t), name, MODIFIED);
     }
     const next = deepClone(body);
+    this.decodeFields(t, next, opts, (paths) => strictDecodingError(t, body, paths));
     return conflictOnRace(this.finishUpdate(t, old, next, opts, opts.subresource));
   }
 
@@ -468,7 +497,7 @@ export class LogicalCluster {
    * default, validate, track field managers, skip no-ops, admit, store (or delete when the
    * last finalizer of a deleting object went away).
    */
-  private async finishUpdate(t: ResourceType, old: ObjectWithMeta, next: ObjectWithMeta, opts: WriteOptions, subresource: string | undefined, managed?: 'apply'): Promise<WriteResult> {
+  private async finishUpdate(t: ResourceType, old: ObjectWithMeta, next: ObjectWithMeta, opts: WriteOptions, subresource: string | undefined, managed?: 'apply' | 'precomputed'): Promise<WriteResult> {
     next.apiVersion = groupVersion(t);
     next.kind = t.kind;
     if (!isPlainObject(next.metadata)) next.metadata = {};
@@ -509,7 +538,7 @@ export class LogicalCluster {
       delete obj.metadata.generation;
     }
     this.validate(t, obj, old);
-    if (managed !== 'apply') {
+    if (managed === undefined) {
       const mf = recordUpdate({
         oldObject: old,
         newObject: obj,
@@ -539,6 +568,15 @@ export class LogicalCluster {
       return { code: 200, object: obj, exists: false };
     }
     return this.committed(200, t, obj, old);
+  }
+
+  /**
+   * Stores `next` for a subresource that computed it from `old` itself, managedFields included (the
+   * scale subresource). Its caller has admitted the write (webhooks see Scale objects there) and
+   * checked a resourceVersion the client sent; a change since `old` was read is a 409.
+   */
+  async updateFromSubresource(t: ResourceType, old: ObjectWithMeta, next: ObjectWithMeta, subresource: string, opts: WriteOptions): Promise<WriteResult> {
+    return conflictOnRace(this.finishUpdate(t, old, next, { ...opts, internal: true }, subresource, 'precomputed'));
   }
 
   /**
@@ -583,6 +621,9 @@ export class LogicalCluster {
     else next = strategicMergePatch(base, patchBody as JsonObject, this.schemaOf(t));
     if (!isPlainObject(next)) throw badRequest('the server rejected our request due to an error in our request');
     const obj = next as ObjectWithMeta;
+    // Under Strict the error shows the patch (strategic) or the patched object as sent, unknown fields included.
+    const shown = opts.fieldValidation !== 'Strict' ? undefined : type === 'strategic' ? { patchMap: patchBody } : { patched: deepClone(next) };
+    this.decodeFields(t, obj, opts, (paths) => strictPatchError(shown ?? { patched: next }, paths));
     if (!isPlainObject(obj.metadata)) obj.metadata = {};
     const rv = obj.metadata.resourceVersion;
     if (rv !== undefined && rv !== old.metadata.resourceVersion) throw conflict(refOf(t), name, MODIFIED);
@@ -606,6 +647,7 @@ export class LogicalCluster {
       throw badRequest(`the name of the object (${String(cfg.metadata.name)}) does not match the name on the URL (${name})`);
     }
     this.checkKind(t, cfg);
+    this.decodeFields(t, cfg, opts, (paths) => strictApplyError(t, t.namespaced ? namespace : '', name, paths));
     const manager = opts.fieldManager ?? '';
     const old = stored ? this.decode(t, stored.json) : undefined;
     const merged = applyPatch({

@@ -1,6 +1,7 @@
 // Discovery documents: /api, /apis, /apis/<group>, and the resource list of a group version.
 import type { LogicalCluster } from './cluster.js';
 import { groupVersion, type ResourceType } from './resources.js';
+import { scaleSubresourceOf } from './scale.js';
 
 export const SERVER_VERSION = {
   major: '1',
@@ -78,7 +79,11 @@ function resourceEntries(t: ResourceType, extensions?: ExtensionVerbs): Record<s
   if (t.shortNames.length > 0) main.shortNames = t.shortNames;
   if (t.categories.length > 0) main.categories = t.categories;
   const out = [main];
+  // A scale subresource is an autoscaling/v1 Scale; built-in groups list it before status (sorted), CRDs after.
+  const scale = scaleSubresourceOf(t) ? { name: `${t.resource}/scale`, singularName: '', namespaced: t.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] } : undefined;
+  if (scale && !t.crd) out.push(scale);
   if (t.status) out.push({ name: `${t.resource}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] });
+  if (scale && t.crd) out.push(scale);
   if (t.kind === 'Namespace' && t.group === '') out.push({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
   for (const e of extensions?.get(`${t.group}/${t.resource}`) ?? []) {
     const kind = e.kind ? { group: e.kind.group, version: e.kind.version, kind: e.kind.kind } : { kind: t.kind };

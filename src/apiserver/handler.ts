@@ -5,15 +5,18 @@ import yaml from 'js-yaml';
 import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions } from './cluster.js';
 import { enforce, requestVerb } from './auth/authorizer.js';
 import { answerReview } from './auth/reviews.js';
+import { parseFieldValidation } from './field-validation.js';
 import { apiGroupList, apiResourceList, apiVersions, type ExtensionVerbs, groupDiscovery } from './discovery.js';
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './errors.js';
 import { listItemJson, serialize, servedJson, typePrefix } from './objects.js';
 import { groupVersion, type ResourceType } from './resources.js';
+import { getScale, scaleSubresourceOf, writeScale } from './scale.js';
 import { parseFieldSelector, parseLabelSelectorParam } from './selectors.js';
-import { builtinColumns, crdColumns, toTable } from './table/table.js';
+import { tableFor, watchTableEncoder } from './table/resource-table.js';
 import { canonicalJson, isPlainObject } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import { serveWatch } from './watch.js';
+import { answersInProtobuf, decodeBody, decodeDeleteOptions, isProtobuf, sendProtobuf, unsupportedMediaType } from './protobuf/http.js';
 
 export interface RequestContext {
   cluster: LogicalCluster;
@@ -25,6 +28,10 @@ export interface RequestContext {
   onWatchOpen?: (close: () => void) => () => void;
   /** Subresources served by an extension (e.g. a Shoot's `adminkubeconfig`), keyed `group/resource/subresource`. */
   subresources?: ReadonlyMap<string, SubresourceHandler>;
+  /** Set by the handler once the path names a served resource (the server's metrics label requests by it). */
+  route?: ResourcePath;
+  /** Set once the resource is known: answers (errors and watch events too) are written in protobuf. */
+  protobuf?: boolean;
 }
 
 /** A subresource served by code outside the API server (simulators register these). */
@@ -47,12 +54,23 @@ export function sendJson(res: ServerResponse, code: number, body: unknown): void
   res.end(text);
 }
 
-export function sendStatus(res: ServerResponse, err: StatusError): void {
+export function sendStatus(res: ServerResponse, err: StatusError, protobuf = false): void {
   const headers: Record<string, string> = {};
   if (err.details?.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.details.retryAfterSeconds);
+  if (protobuf && sendProtobuf(res, err.code, err.toStatus(), headers)) return;
   const text = JSON.stringify(err.toStatus());
   res.writeHead(err.code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/** How the answers to this request are written: JSON, or protobuf when negotiated (ctx.protobuf). */
+function sender(ctx: RequestContext): (res: ServerResponse, code: number, body: unknown) => void {
+  return ctx.protobuf ? sendProtobufOrJson : sendJson;
+}
+
+/** Protobuf, or JSON for an answer whose kind has no protobuf form (kubectl accepts both). */
+function sendProtobufOrJson(res: ServerResponse, code: number, body: unknown): void {
+  if (!sendProtobuf(res, code, body)) sendJson(res, code, body);
 }
 
 function sendText(res: ServerResponse, code: number, text: string): void {
@@ -72,7 +90,7 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** Parsed resource path: `/api/v1/namespaces/ns/configmaps/name/status`. */
-interface ResourcePath {
+export interface ResourcePath {
   group: string;
   version: string;
   namespace: string | undefined;
@@ -150,6 +168,11 @@ function wantsTable(accept: string | undefined): boolean {
   return !!accept && /as=Table/.test(accept.split(',')[0] ?? '');
 }
 
+/** How a watch writes each event's object: as a Table when asked for one, else as served. */
+function watchEncoding(req: IncomingMessage, t: ResourceType, q: URLSearchParams): ((storedJson: string) => string) | undefined {
+  return wantsTable(req.headers.accept) ? watchTableEncoder(t, q) : undefined;
+}
+
 function parseDryRun(q: URLSearchParams): boolean {
   const v = q.getAll('dryRun');
   for (const d of v) if (d !== 'All') throw badRequest(`Invalid dryRun value: ${d}`);
@@ -157,11 +180,9 @@ function parseDryRun(q: URLSearchParams): boolean {
 }
 
 function decodeObject(t: ResourceType, body: Buffer, contentType: string): ObjectWithMeta {
+  if (isProtobuf(contentType)) return decodeBody(t, body);
   const ct = contentType.split(';')[0].trim();
-  if (ct && ct !== 'application/json' && ct !== 'application/yaml' && ct !== '*/*') {
-    // Protobuf is not spoken here (kubectl's typed generators such as `create configmap` send it).
-    throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
-  }
+  if (ct && ct !== 'application/json' && ct !== 'application/yaml' && ct !== '*/*') throw unsupportedMediaType(t);
   const text = body.toString('utf8');
   if (/yaml/.test(contentType)) {
     try {
@@ -233,10 +254,10 @@ export async function handleApiRequest(req: IncomingMessage, res: ServerResponse
       res.destroy();
       return;
     }
-    if (err instanceof StatusError) sendStatus(res, err);
+    if (err instanceof StatusError) sendStatus(res, err, ctx.protobuf);
     else {
       const message = err instanceof Error ? err.message : String(err);
-      sendStatus(res, new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));
+      sendStatus(res, new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }), ctx.protobuf);
     }
   }
 }
@@ -253,6 +274,9 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const p = r.path;
   const t = ctx.cluster.resolve(p.group, p.version, p.resource);
   if (!t) throw resourceNotFound();
+  ctx.route = p;
+  ctx.protobuf = answersInProtobuf(req.headers.accept, t);
+  const send = sender(ctx);
   if (p.namespace !== undefined && !t.namespaced) throw resourceNotFound();
   const q = ctx.query;
   const isWatch = p.watchPrefix || q.get('watch') === '1' || q.get('watch') === 'true';
@@ -260,23 +284,27 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   if (t.createOnly) return serveReview(req, res, ctx, t, p);
   const extension = p.subresource ? ctx.subresources?.get(`${t.group}/${t.resource}/${p.subresource}`) : undefined;
   if (extension && p.name !== undefined) return serveExtension(req, res, ctx, extension, t, p.namespace ?? '', p.name);
-  if (p.subresource && !(p.subresource === 'status' && t.status) && !(t.kind === 'Namespace' && p.subresource === 'finalize')) throw resourceNotFound();
+  const scale = p.subresource === 'scale' && scaleSubresourceOf(t) !== undefined;
+  if (p.subresource && !(p.subresource === 'status' && t.status) && !(t.kind === 'Namespace' && p.subresource === 'finalize') && !scale) throw resourceNotFound();
   const namespace = p.namespace ?? '';
   if (t.namespaced && p.name !== undefined && p.namespace === undefined) throw resourceNotFound();
-  const writeOpts = (): WriteOptions => ({
+  const writeOpts = (options?: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): WriteOptions => ({
     dryRun: parseDryRun(q),
     fieldManager: q.get('fieldManager') ?? managerFromUserAgent(req.headers['user-agent']),
     explicitFieldManager: q.get('fieldManager') !== null,
     user: ctx.user,
+    ...(options ? { fieldValidation: parseFieldValidation(q.get('fieldValidation'), options), warnings: [] } : {}),
   });
 
   if (p.name === undefined) {
-    if (method === 'GET' && isWatch) return serveWatch(req, res, ctx, t, p.namespace);
+    if (method === 'GET' && isWatch) return serveWatch(req, res, ctx, t, p.namespace, watchEncoding(req, t, q));
     if (method === 'GET') return serveList(req, res, ctx, t, p.namespace);
     if (method === 'POST') {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
-      const result = await ctx.cluster.create(t, namespace, body, writeOpts());
-      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
+      const opts = writeOpts('CreateOptions');
+      const result = await ctx.cluster.create(t, namespace, body, opts);
+      setWarnings(res, opts);
+      return send(res, result.code, result.json ?? serialize(t, result.object));
     }
     if (method === 'DELETE' && t.verbs.includes('deletecollection')) return deleteCollection(req, res, ctx, t, p.namespace, writeOpts());
     throw methodNotAllowed();
@@ -287,20 +315,24 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     case 'GET': {
       if (isWatch) {
         q.set('fieldSelector', `metadata.name=${name}`);
-        return serveWatch(req, res, ctx, t, p.namespace);
+        return serveWatch(req, res, ctx, t, p.namespace, watchEncoding(req, t, q));
       }
+      if (scale) return send(res, 200, getScale(ctx.cluster, t, namespace, name));
       const stored = ctx.cluster.getStored(t, namespace, name);
       if (wantsTable(req.headers.accept)) {
         const obj = JSON.parse(stored.json) as ObjectWithMeta;
         return sendJson(res, 200, tableFor(t, [obj], q, undefined));
       }
-      return sendJson(res, 200, servedJson(t, stored.json));
+      return send(res, 200, servedJson(t, stored.json));
     }
     case 'PUT': {
       const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
+      if (scale) return send(res, 200, await writeScale(ctx.cluster, t, namespace, name, { body }, writeOpts()));
       const sub = p.subresource === 'finalize' ? undefined : p.subresource;
-      const result = await ctx.cluster.update(t, namespace, name, body, { ...writeOpts(), subresource: sub });
-      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
+      const opts = writeOpts('UpdateOptions');
+      const result = await ctx.cluster.update(t, namespace, name, body, { ...opts, subresource: sub });
+      setWarnings(res, opts);
+      return send(res, result.code, result.json ?? serialize(t, result.object));
     }
     case 'PATCH': {
       const type = patchTypeOf(req.headers['content-type'] ?? '', t);
@@ -311,7 +343,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       } catch (e) {
         throw badRequest(`error decoding patch: ${(e as Error).message}`);
       }
-      const opts = writeOpts();
+      const opts = writeOpts('PatchOptions');
       if (type === 'apply' && !q.get('fieldManager')) {
         throw new StatusError(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', {
           group: 'meta.k8s.io',
@@ -320,19 +352,26 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
         });
       }
       const force = q.get('force') === 'true';
+      if (scale) return send(res, 200, await writeScale(ctx.cluster, t, namespace, name, { patchType: type, patch, force }, opts));
       const result = await ctx.cluster.patch(t, namespace, name, type, patch, { ...opts, subresource: p.subresource, force });
-      return sendJson(res, result.code, result.json ?? serialize(t, result.object));
+      setWarnings(res, opts);
+      return send(res, result.code, result.json ?? serialize(t, result.object));
     }
     case 'DELETE': {
       if (p.subresource) throw methodNotAllowed();
-      const options = await deleteOptions(req, q);
+      const options = await deleteOptions(req, q, t);
       const result = await ctx.cluster.delete(t, namespace, name, options, writeOpts());
-      if (result.exists) return sendJson(res, result.code, result.json ?? serialize(t, result.object));
-      return sendJson(res, 200, successStatus(t, result.object));
+      if (result.exists) return send(res, result.code, result.json ?? serialize(t, result.object));
+      return send(res, 200, successStatus(t, result.object));
     }
     default:
       throw methodNotAllowed();
   }
+}
+
+/** kube-apiserver's `Warning` headers for what a write warned about (unknown fields under Warn). */
+function setWarnings(res: ServerResponse, opts: WriteOptions): void {
+  if (opts.warnings && opts.warnings.length > 0) res.setHeader('Warning', opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
 }
 
 /** A create-only kind (access reviews): answered from the request and the caller, nothing stored. */
@@ -340,7 +379,7 @@ async function serveReview(req: IncomingMessage, res: ServerResponse, ctx: Reque
   if (p.name !== undefined || p.watchPrefix) throw resourceNotFound();
   if (req.method !== 'POST') throw methodNotAllowed();
   const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
-  sendJson(res, 201, answerReview(t, body, ctx.user));
+  sender(ctx)(res, 201, answerReview(t, body, ctx.user));
 }
 
 async function serveExtension(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, ext: SubresourceHandler, t: ResourceType, namespace: string, name: string): Promise<void> {
@@ -359,7 +398,8 @@ async function serveExtension(req: IncomingMessage, res: ServerResponse, ctx: Re
     }
   }
   const result = await ext.handle({ cluster: ctx.cluster, namespace, name, method, body, user: ctx.user });
-  sendJson(res, result.code, result.body);
+  // An answer of a declared built-in kind (a TokenRequest) is written as negotiated, protobuf included.
+  (ext.kind ? sender(ctx) : sendJson)(res, result.code, result.body);
 }
 
 function managerFromUserAgent(ua: string | undefined): string | undefined {
@@ -367,14 +407,19 @@ function managerFromUserAgent(ua: string | undefined): string | undefined {
   return ua.split('/')[0].slice(0, 128) || undefined;
 }
 
-async function deleteOptions(req: IncomingMessage, q: URLSearchParams): Promise<DeleteOptions> {
-  const raw = (await readBody(req)).toString('utf8').trim();
+async function deleteOptions(req: IncomingMessage, q: URLSearchParams, t: ResourceType): Promise<DeleteOptions> {
+  const body = await readBody(req);
   let opts: DeleteOptions = {};
-  if (raw) {
-    try {
-      opts = JSON.parse(raw) as DeleteOptions;
-    } catch (e) {
-      throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`);
+  if (isProtobuf(req.headers['content-type'])) {
+    if (body.length > 0) opts = decodeDeleteOptions(t, body) as DeleteOptions;
+  } else {
+    const raw = body.toString('utf8').trim();
+    if (raw) {
+      try {
+        opts = JSON.parse(raw) as DeleteOptions;
+      } catch (e) {
+        throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${(e as Error).message}`);
+      }
     }
   }
   const policy = q.get('propagationPolicy');
@@ -408,17 +453,11 @@ function serveList(req: IncomingMessage, res: ServerResponse, ctx: RequestContex
     const objs = result.items.map((o) => JSON.parse(o.json) as ObjectWithMeta);
     return sendJson(res, 200, tableFor(t, objs, ctx.query, listMeta));
   }
-  sendJson(res, 200, listJson(t, listMeta, result.items.map((o) => listItemJson(t, o.json))));
-}
-
-function tableFor(t: ResourceType, objects: ObjectWithMeta[], q: URLSearchParams, listMeta: Record<string, unknown> | undefined): unknown {
-  const columns = t.crd ? crdColumns(t.crd.version) : builtinColumns(t.group, t.kind);
-  const include = (q.get('includeObject') as 'None' | 'Metadata' | 'Object' | null) ?? 'Metadata';
-  return toTable(columns, objects, { group: t.group, kind: t.kind, listMeta, includeObject: include, now: new Date() });
+  sender(ctx)(res, 200, listJson(t, listMeta, result.items.map((o) => listItemJson(t, o.json))));
 }
 
 async function deleteCollection(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceType, namespace: string | undefined, opts: WriteOptions): Promise<void> {
-  const options = await deleteOptions(req, ctx.query);
+  const options = await deleteOptions(req, ctx.query, t);
   const result = ctx.cluster.list(t, namespace, { ...listOptions(ctx, t), limit: undefined, continueToken: undefined });
   const deleted: string[] = [];
   for (const o of result.items) {
@@ -429,5 +468,5 @@ async function deleteCollection(req: IncomingMessage, res: ServerResponse, ctx: 
       if (!(e instanceof StatusError && e.code === 404)) throw e;
     }
   }
-  sendJson(res, 200, listJson(t, { resourceVersion: String(ctx.cluster.store.rv) }, deleted));
+  sender(ctx)(res, 200, listJson(t, { resourceVersion: String(ctx.cluster.store.rv) }, deleted));
 }

@@ -15,12 +15,14 @@ import type { NamespaceDefaultsController } from './namespace-defaults.js';
 import { SERVER_VERSION } from './discovery.js';
 import { StatusError } from './errors.js';
 import { type FaultConfig, FaultInjector } from './faults.js';
-import { handleApiRequest, readBody, sendJson, sendStatus, type SubresourceHandler } from './handler.js';
+import { handleApiRequest, readBody, type RequestContext, type ResourcePath, sendJson, sendStatus, type SubresourceHandler } from './handler.js';
 import { kubeconfigYaml } from './kubeconfig.js';
+import { ApiServerMetrics } from './metrics.js';
 import { newUid } from './objects.js';
-import { OPENAPI_V2_JSON, OPENAPI_V2_PROTOBUF } from './openapi.js';
+import { isOpenApiPath, serveOpenApi } from './openapi/http.js';
 import { Persistence } from './persistence.js';
 import { type CertKeyPair, createCA, createServingCert } from './pki.js';
+import { PROMETHEUS_CONTENT_TYPE } from '../util/prometheus.js';
 
 export type { ResolvedService, ServiceResolver } from './admission.js';
 
@@ -123,6 +125,7 @@ class EmbeddedApiServer implements RunningApiServer {
   private readonly admitter: WebhookAdmitter;
   private readonly subresources = new Map<string, SubresourceHandler>();
   private requests = 0;
+  private readonly metrics = new ApiServerMetrics(() => [...this.clusters.values()].map((e) => e.cluster));
   private readonly requestObservers = new Set<RequestObserver>();
   private persistence: Persistence | undefined;
   private secrets: Secrets = { adminToken: '', tokens: {} };
@@ -328,11 +331,16 @@ class EmbeddedApiServer implements RunningApiServer {
     this.subresources.set(`${group}/${resource}/${subresource}`, handler);
   }
 
-  /** Whether a bearer token opens a logical cluster: its own token, or a short-lived one not yet expired. */
-  private tokenOpens(token: string, name: string): boolean {
-    if (this.byToken.get(token) === name) return true;
+  /** The logical cluster a bearer token opens: its own token, or a short-lived one not yet expired. */
+  private clusterOfToken(token: string): string | undefined {
+    const own = this.byToken.get(token);
+    if (own !== undefined) return own;
     const e = this.secrets.expiring?.[token];
-    return e !== undefined && e.cluster === name && e.expiresAt > Date.now();
+    return e !== undefined && e.expiresAt > Date.now() ? e.cluster : undefined;
+  }
+
+  private tokenOpens(token: string, name: string): boolean {
+    return this.clusterOfToken(token) === name;
   }
 
   /** Who a bearer token is in a logical cluster: its admin, one of its ServiceAccounts, or nobody (401). */
@@ -379,14 +387,22 @@ class EmbeddedApiServer implements RunningApiServer {
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
     const url = new URL(req.url ?? '/', 'https://localhost');
     let path = url.pathname;
-    let name = DEFAULT_CLUSTER;
+    const auth = req.headers.authorization ?? '';
+    const token = auth.startsWith('Bearer ') ? auth.slice(7).trim() : '';
+    let name: string;
     if (path.startsWith('/clusters/')) {
       const rest = path.slice('/clusters/'.length);
       const slash = rest.indexOf('/');
       name = slash < 0 ? rest : rest.slice(0, slash);
       path = slash < 0 ? '/' : rest.slice(slash);
+    } else {
+      // Without the prefix, a logical cluster's token (or a ServiceAccount token issued there) names
+      // its cluster (clients that rebuild URLs from the host, `kubectl get --raw /version`); the
+      // admin token and anything else mean `default`.
+      name = (token && (this.clusterOfToken(token) ?? this.serviceAccountTokens?.clusterNamed(token))) || DEFAULT_CLUSTER;
     }
     if (path.startsWith('/_kcp/')) return this.onAdminRequest(req, res, path, url.searchParams);
     const entry = this.clusters.get(name);
@@ -398,32 +414,45 @@ class EmbeddedApiServer implements RunningApiServer {
     if (path === '/healthz' || path === '/readyz' || path === '/livez') {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end('ok');
+      this.metrics.recordHealth(path, 200, (performance.now() - started) / 1000);
       return;
     }
+    if (path === '/metrics') return this.serveMetrics(res, token, name);
     this.requests++;
     for (const observe of this.requestObservers) observe({ cluster: name, method: req.method ?? 'GET', path, query: url.search });
-    const auth = req.headers.authorization ?? '';
-    const user = this.authenticate(auth.startsWith('Bearer ') ? auth.slice(7).trim() : '', entry);
+    const user = this.authenticate(token, entry);
     if (!user) return unauthorized(res);
     const fault = await entry.faults.before(req, res);
     if (fault === 'handled') return;
     if (path === '/version') return sendJson(res, 200, SERVER_VERSION);
-    if (path === '/openapi/v2') {
-      if ((req.headers.accept ?? '').includes('protobuf')) {
-        res.writeHead(200, { 'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', 'Content-Length': OPENAPI_V2_PROTOBUF.length });
-        res.end(OPENAPI_V2_PROTOBUF);
-        return;
-      }
-      return sendJson(res, 200, OPENAPI_V2_JSON);
-    }
-    await handleApiRequest(req, res, {
+    if (isOpenApiPath(path)) return serveOpenApi(req, res, entry.cluster, path, url.searchParams, url.pathname.slice(0, url.pathname.length - path.length));
+    const ctx: RequestContext = {
       cluster: entry.cluster,
       user,
       path,
       query: url.searchParams,
       onWatchOpen: (close) => entry.faults.trackWatch(close),
       subresources: this.subresources,
-    });
+    };
+    await handleApiRequest(req, res, ctx);
+    const route = ctx.route;
+    if (route === undefined) return;
+    // Counted when answered; a watch when it ends, as kube-apiserver does.
+    if (res.writableEnded) this.recordRequest(req, res, route, url.searchParams, started);
+    else res.once('close', () => this.recordRequest(req, res, route, url.searchParams, started));
+  }
+
+  private recordRequest(req: IncomingMessage, res: ServerResponse, route: ResourcePath, query: URLSearchParams, started: number): void {
+    this.metrics.recordResource(req.method ?? 'GET', route, query, req.headers['content-type'], res.statusCode, (performance.now() - started) / 1000);
+  }
+
+  /** kube-apiserver's metrics; only the admin token may read them (kube grants them to system:monitoring). */
+  private serveMetrics(res: ServerResponse, token: string, cluster: string): void {
+    if (!token || !this.tokenOpens(token, cluster)) return unauthorized(res);
+    if (cluster !== DEFAULT_CLUSTER) return sendStatus(res, new StatusError(403, 'Forbidden', 'forbidden: User "admin" cannot get path "/metrics"', {}));
+    const text = this.metrics.render();
+    res.writeHead(200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE, 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
   }
 
   /** Server administration (logical clusters, faults), for the command line and simulators. */

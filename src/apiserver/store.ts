@@ -91,6 +91,11 @@ export class ObjectStore {
     return n;
   }
 
+  /** Objects of a resource. */
+  count(resource: string): number {
+    return this.byResource.get(resource)?.size ?? 0;
+  }
+
   resources(): string[] {
     return [...this.byResource.keys()].filter((r) => (this.byResource.get(r)?.size ?? 0) > 0);
   }

@@ -7,6 +7,7 @@ import { groupVersion, resourceKey, type ResourceType } from './resources.js';
 import { type LabelSelector, matchesLabels } from '../kube/labels.js';
 import { type FieldRequirement, matchesFields, parseFieldSelector, parseLabelSelectorParam } from './selectors.js';
 import type { StoredObject, StoreEvent } from './store.js';
+import { PROTOBUF_WATCH, watchEventFrame } from './protobuf/http.js';
 
 /** How often a watch that asked for bookmarks gets one (kube: about once a minute). */
 export const watchSettings = { bookmarkIntervalMs: 60_000 };
@@ -24,21 +25,24 @@ function matches(f: Filter, o: StoredObject): boolean {
   return true;
 }
 
-function eventLine(t: ResourceType, type: string, json: string): string {
-  return `{"type":"${type}","object":${servedJson(t, json)}}\n`;
+/** Writes an event's object from its stored JSON: as served, or another form (a Table) the watch asked for. */
+type ObjectEncoder = (storedJson: string) => string;
+
+function eventLine(encode: ObjectEncoder, type: string, json: string): string {
+  return `{"type":"${type}","object":${encode(json)}}\n`;
 }
 
 /**
  * Translates a stored change into what this watch sees: label transitions become ADDED/DELETED,
  * and an object leaving the selection is shown as it was before the change, at the new version.
  */
-function eventFor(t: ResourceType, f: Filter, ev: StoreEvent): string | undefined {
+function eventFor(encode: ObjectEncoder, f: Filter, ev: StoreEvent): string | undefined {
   const type = translate(f, ev);
   if (!type) return undefined;
   if (type === 'DELETED' && ev.type === 'MODIFIED' && ev.previous) {
-    return eventLine(t, type, withResourceVersion(ev.previous.json, ev.rv));
+    return eventLine(encode, type, withResourceVersion(ev.previous.json, ev.rv));
   }
-  return eventLine(t, type, ev.object.json);
+  return eventLine(encode, type, ev.object.json);
 }
 
 function withResourceVersion(json: string, rv: number): string {
@@ -56,8 +60,10 @@ function translate(f: Filter, ev: StoreEvent): string | undefined {
   return undefined;
 }
 
-export function serveWatch(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceType, namespace: string | undefined): void {
+/** Serves a watch; `encodeObject` replaces the served form of each event's object (bookmarks and errors stay as they are). */
+export function serveWatch(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceType, namespace: string | undefined, encodeObject?: ObjectEncoder): void {
   const q = ctx.query;
+  const encode: ObjectEncoder = encodeObject ?? ((json) => servedJson(t, json));
   const filter: Filter = {
     namespace: t.namespaced ? namespace : undefined,
     labels: q.get('labelSelector') ? parseLabelSelectorParam(q.get('labelSelector') ?? '') : undefined,
@@ -79,23 +85,24 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, ctx: Reque
     else backlog = evs;
   }
   let lastRv = cluster.store.rv;
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+  res.writeHead(200, { 'Content-Type': ctx.protobuf ? PROTOBUF_WATCH : 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
-  const write = (line: string) => res.write(line);
+  // A protobuf watch sends each JSON event line transcoded into a frame; JSON watches write the line as is.
+  const write = ctx.protobuf ? (line: string) => res.write(watchEventFrame(line)) : (line: string) => res.write(line);
   if (startError) {
     write(`{"type":"ERROR","object":${JSON.stringify(startError.toStatus())}}\n`);
     res.end();
     return;
   }
-  for (const o of initial) write(eventLine(t, 'ADDED', o.json));
+  for (const o of initial) write(eventLine(encode, 'ADDED', o.json));
   for (const ev of backlog) {
-    const line = eventFor(t, filter, ev);
+    const line = eventFor(encode, filter, ev);
     if (line) write(line);
   }
   const unsubscribe = cluster.store.onCommit((ev) => {
     if (ev.resource !== key) return;
     lastRv = ev.rv;
-    const line = eventFor(t, filter, ev);
+    const line = eventFor(encode, filter, ev);
     if (line) write(line);
   });
   const timers: NodeJS.Timeout[] = [];

@@ -223,8 +223,17 @@ describe('TokenRequest and ServiceAccount tokens', () => {
     opened.push(apiA);
     const token = (await apiA.token('default', 'default')).status.token;
     assert.equal(typeof (await as(token, apiA).whoami()), 'object');
-    assert.equal(await new Api(server, b.url, token).whoami(), 401, 'not in another cluster with a ServiceAccount of the same name');
-    assert.equal(await as(token).whoami(), 401, 'not in the default cluster');
+    const at = (url: string) => {
+      const api = new Api(server, url, token);
+      opened.push(api);
+      return api;
+    };
+    assert.equal(await at(b.url).whoami(), 401, 'not in another cluster with a ServiceAccount of the same name');
+    assert.equal(await at(`${server.url}/clusters/default`).whoami(), 401, 'not in the default cluster');
+    // Without the /clusters/<name> prefix the token goes to the cluster it was issued in.
+    const unprefixed = await at(server.url).ok('GET', '/api/v1/namespaces/default/serviceaccounts/default');
+    const inA = JSON.parse(server.cluster('tokens-a').store.get('/serviceaccounts', 'default', 'default')?.json ?? '{}') as ObjectWithMeta;
+    assert.equal((unprefixed.metadata as { uid: string }).uid, inA.metadata.uid);
     // A token with a byte of its signature changed is nobody.
     const sig = token.split('.')[2];
     const tampered = `${token.split('.').slice(0, 2).join('.')}.${sig[0] === 'A' ? 'B' : 'A'}${sig.slice(1)}`;

@@ -65,9 +65,9 @@ export class KubeClient {
   }
 
   /** Opens a streaming GET; resolves once the response headers arrived. */
-  watch(path: string, timeoutMs = 10_000): Promise<WatchStream> {
+  watch(path: string, timeoutMs = 10_000, accept?: string): Promise<WatchStream> {
     return new Promise((resolve, reject) => {
-      const req = https.request(this.options('GET', path, {}), (res) => resolve(new WatchStream(res, () => req.destroy())));
+      const req = https.request(this.options('GET', path, accept === undefined ? {} : { Accept: accept }), (res) => resolve(new WatchStream(res, () => req.destroy())));
       const timer = setTimeout(() => req.destroy(new Error(`watch ${path}: no response headers`)), timeoutMs);
       req.on('response', () => clearTimeout(timer));
       req.on('error', (err) => {

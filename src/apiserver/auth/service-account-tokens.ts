@@ -102,6 +102,20 @@ export class ServiceAccountTokens {
     return `${input}.${b64url(signature)}`;
   }
 
+  /**
+   * The logical cluster a ServiceAccount token says it belongs to, unverified: only for routing a
+   * request without the `/clusters/<name>` prefix, which `authenticate` then checks in full.
+   */
+  clusterNamed(token: string): string | undefined {
+    if (!looksLikeJwt(token)) return undefined;
+    try {
+      const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as unknown;
+      return isPlainObject(claims) && typeof claims.logicalCluster === 'string' ? claims.logicalCluster : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The claims of a token this server signed for `cluster` with the API server's audience; undefined otherwise. */
   private verified(token: string, cluster: string): ServiceAccountClaims | undefined {
     const parts = token.split('.');

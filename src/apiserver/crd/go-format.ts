@@ -23,6 +23,20 @@ export function goSharpV(v: unknown, nested = false): string {
   return String(v);
 }
 
+/** Go's %v (and %+v) of a decoded JSON value: map[a:1 b:[x y]], strings unquoted, nil as <nil>. */
+export function goV(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return goFloat(v);
+  if (typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[${v.map(goV).join(' ')}]`;
+  const rec = v as Record<string, unknown>;
+  return `map[${Object.keys(rec)
+    .sort()
+    .map((k) => `${k}:${goV(rec[k])}`)
+    .join(' ')}]`;
+}
+
 /** The text a field.Error puts after the type word for a bad value (simple types with %v / %q, others with %#v). */
 export function goBadValue(v: unknown): string {
   if (v === null || v === undefined) return '"null"';

@@ -150,6 +150,8 @@ const kinds: KindTable = {
       spec: zeroStruct({ scaleTargetRef: zeroStruct({}), metrics: atomicList, behavior: obj({}) }),
       status: zeroStruct({ currentMetrics: atomicList, conditions }),
     },
+    // autoscaling/v1 Scale, what the scale subresource of workloads and custom resources reads and writes.
+    Scale: { spec: zeroStruct({}), status: zeroStruct({}) },
   },
   'rbac.authorization.k8s.io': {
     Role: { rules: { ...atomicList, inZeroObject: true } },

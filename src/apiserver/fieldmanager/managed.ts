@@ -42,7 +42,7 @@ export interface ApplyParams {
 export const BEFORE_FIRST_APPLY = 'before-first-apply';
 
 /** One managedFields entry while it is being worked on. */
-interface Owner {
+export interface Owner {
   id: ManagerIdentity;
   time: string | undefined;
   fields: FieldSet;
@@ -54,7 +54,7 @@ function sameOwner(a: ManagerIdentity, b: ManagerIdentity): boolean {
   return a.operation === 'Apply' || a.apiVersion === b.apiVersion;
 }
 
-function readOwners(previous: readonly ManagedFieldsEntry[]): Owner[] {
+export function readOwners(previous: readonly ManagedFieldsEntry[]): Owner[] {
   const owners: Owner[] = [];
   for (const e of previous) {
     if (!isPlainObject(e) || typeof e.manager !== 'string') continue;
@@ -80,7 +80,8 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function writeOwners(owners: Owner[]): ManagedFieldsEntry[] {
+/** Entries of the non-empty owners, in upstream's order and key order. */
+export function writeOwners(owners: Owner[]): ManagedFieldsEntry[] {
   const out: ManagedFieldsEntry[] = [];
   for (const o of owners.filter((x) => !x.fields.isEmpty()).sort(entryOrder)) {
     // Key order as the server writes an entry.

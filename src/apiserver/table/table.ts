@@ -81,6 +81,11 @@ export interface TableOptions {
   /** ListMeta of the list being converted; absent for a single object. */
   listMeta?: Record<string, unknown>;
   includeObject?: 'None' | 'Metadata' | 'Object';
+  /**
+   * Leave out the column definitions (`"columnDefinitions": null`), as kube-apiserver does for every
+   * watch event after the first: clients keep the columns they were sent first.
+   */
+  noHeaders?: boolean;
   now: Date;
 }
 
@@ -106,7 +111,7 @@ export function toTable(columns: TableColumn[], objects: ObjectWithMeta[], opts:
   } else if (objects.length === 1 && objects[0].metadata.resourceVersion) {
     metadata.resourceVersion = objects[0].metadata.resourceVersion;
   }
-  return { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata, columnDefinitions: columns.map(stripJsonPath), rows };
+  return { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata, columnDefinitions: opts.noHeaders ? null : columns.map(stripJsonPath), rows };
 }
 
 function stripJsonPath(c: TableColumn): Record<string, unknown> {

@@ -5,11 +5,15 @@
 // definitions of /openapi/v2 and /openapi/v3.
 //
 // The data files next to this one describe a package each in a small Go-like notation, one field per
-// line: `<name> <number> <type> [omitempty]`, where <type> is
+// line: `<name> <number> <type> [omitempty] [inline] [json=<jsonName>]`, where <type> is
 //   string | bool | int32 | int64 | float64 | []byte        scalars
 //   Name | alias.Name                                      a message of this package or another
 //   *T   []T   map[string]T                                 pointer, slice, map (combined as in Go)
 // A type that is not a plain message (Time, Quantity, IntOrString, ...) is declared with `special`.
+// `<name>` is the protobuf field name; `json=<jsonName>` gives the JSON name where it differs
+// (JSONSchemaProps' `$ref`, `x-kubernetes-...`). `inline` marks a Go struct embedded with
+// `json:",inline"`: a message field on the wire whose own fields sit in the parent's JSON object
+// (Volume's volumeSource, Probe's handler, ...).
 
 /** The scalars of the notation, named as in Go. `[]byte` is `bytes`. */
 export type Scalar = 'string' | 'bool' | 'int32' | 'int64' | 'float64' | 'bytes';
@@ -27,13 +31,16 @@ export type Special =
   | 'rawExtension' // JSON: any value; proto: { raw bytes = 1 } holding the JSON text
   | 'fieldsV1' // JSON: an object (managedFields' fieldsV1); proto: { Raw bytes = 1 } holding the JSON text
   | 'json' // apiextensions JSON: any value; proto: { raw bytes = 1 } holding the JSON text
+  | 'stringList' // a named []string (authentication's and authorization's ExtraValue): JSON: a list of strings; proto: { items repeated string = 1 }
   | 'jsonSchemaPropsOrArray' // JSON: a schema or a list of schemas
   | 'jsonSchemaPropsOrBool' // JSON: a schema or a boolean
   | 'jsonSchemaPropsOrStringArray'; // JSON: a schema or a list of strings
 
 export interface FieldDef {
-  /** The JSON name, which is also the protobuf field name. */
+  /** The JSON name, which is also the protobuf field name unless `protoName` is set. */
   name: string;
+  /** The protobuf field name, only where it differs from the JSON name (`ref` for `$ref`). */
+  protoName?: string;
   /** The protobuf field number. */
   no: number;
   /** A scalar, or the full name of another TypeDef (`io.k8s.api.core.v1.PodSpec`). */
@@ -46,6 +53,8 @@ export interface FieldDef {
   pointer: boolean;
   /** The JSON tag has omitempty: a zero value is left out of the JSON form. */
   omitEmpty: boolean;
+  /** An embedded struct whose JSON fields are the parent's own (`json:",inline"`); `name` is its protobuf name. */
+  inline: boolean;
 }
 
 export interface TypeDef {
@@ -90,10 +99,14 @@ export interface PackageTypes {
 /** Parses one field line of the notation; `pkg` resolves unqualified references. */
 export function parseField(line: string, pkg: string): FieldDef {
   const parts = line.trim().split(/\s+/);
-  if (parts.length < 3 || parts.length > 4 || (parts.length === 4 && parts[3] !== 'omitempty')) {
-    throw new Error(`${pkg}: bad field line "${line.trim()}" (want: <name> <number> <type> [omitempty])`);
+  const options = parts.slice(3);
+  const jsonOption = options.find((o) => o.startsWith('json='));
+  const known = (o: string): boolean => o === 'omitempty' || o === 'inline' || (o === jsonOption && o.length > 'json='.length);
+  if (parts.length < 3 || !options.every(known) || new Set(options).size !== options.length) {
+    throw new Error(`${pkg}: bad field line "${line.trim()}" (want: <name> <number> <type> [omitempty] [inline] [json=<name>])`);
   }
-  const [name, noText, typeText] = parts;
+  const [protoName, noText, typeText] = parts;
+  const name = jsonOption === undefined ? protoName : jsonOption.slice('json='.length);
   const no = Number(noText);
   if (!Number.isInteger(no) || no < 1) throw new Error(`${pkg}: field ${name} has a bad number "${noText}"`);
   let rest = typeText;
@@ -113,7 +126,9 @@ export function parseField(line: string, pkg: string): FieldDef {
   }
   if (rest.startsWith('*')) rest = rest.slice(1); // []*T and map[string]*T encode as []T and map[string]T
   const type = SCALARS[rest] ?? resolveReference(rest, pkg);
-  return { name, no, type, list, map, pointer, omitEmpty: parts[3] === 'omitempty' };
+  const inline = options.includes('inline');
+  if (inline && (list || map || SCALARS[rest] !== undefined)) throw new Error(`${pkg}: inline field ${name} must be a struct`);
+  return { name, ...(name !== protoName ? { protoName } : {}), no, type, list, map, pointer, omitEmpty: options.includes('omitempty'), inline };
 }
 
 function resolveReference(ref: string, pkg: string): string {
@@ -147,6 +162,21 @@ export function typeDef(name: string): TypeDef | undefined {
 export function kindType(group: string, version: string, kind: string): TypeDef | undefined {
   const name = kinds.get(`${group}/${version}/${kind}`);
   return name === undefined ? undefined : types.get(name);
+}
+
+/** The catalog package of a group version, named as Kubernetes names them (k8s.io/api/<group's first label>/<version>). */
+function packageOf(group: string, version: string): string {
+  if (group === 'apiextensions.k8s.io') return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}`;
+  return `io.k8s.api.${group === '' ? 'core' : group.split('.')[0]}.${version}`;
+}
+
+/**
+ * A request body of a group version without a list of its own (Scale, TokenRequest, the access
+ * reviews), if the catalog describes it: described in the version's package, not declared as a kind.
+ */
+export function requestBodyType(group: string, version: string, kind: string): TypeDef | undefined {
+  const t = types.get(`${packageOf(group, version)}.${kind}`);
+  return t && !t.special ? t : undefined;
 }
 
 export function allTypes(): Iterable<TypeDef> {
