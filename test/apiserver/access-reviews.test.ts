@@ -1,6 +1,7 @@
 // SelfSubjectAccessReview, SelfSubjectRulesReview and SelfSubjectReview: who the caller is and
 // what it may do, answered as kube-apiserver answers them (create-only, nothing stored).
 import assert from 'node:assert/strict';
+import https from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { forbiddenRequest, requestVerb } from '../../src/apiserver/auth/authorizer.js';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
@@ -115,6 +116,40 @@ describe('access reviews', () => {
     } finally {
       c.close();
     }
+  });
+
+  it('answers for the impersonated user (kubectl --as), with the groups kube-apiserver gives', async () => {
+    const whoamiAs = (headers: Record<string, string | string[]>) =>
+      new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+        const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+        const req = https.request(
+          new URL(SSR, server.url),
+          { method: 'POST', ca: server.caPem, headers: { Authorization: `Bearer ${server.adminToken}`, 'Content-Type': 'application/json', ...headers } },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const userInfo = async (headers: Record<string, string | string[]>) => ((await whoamiAs(headers)).body.status as { userInfo: unknown }).userInfo;
+    assert.deepEqual(await userInfo({ 'Impersonate-User': 'bob', 'Impersonate-Group': ['devs', 'ops'] }), { username: 'bob', groups: ['devs', 'ops', 'system:authenticated'] });
+    assert.deepEqual(await userInfo({ 'Impersonate-User': 'system:serviceaccount:team:robot' }), {
+      username: 'system:serviceaccount:team:robot',
+      groups: ['system:serviceaccounts', 'system:serviceaccounts:team', 'system:authenticated'],
+    });
+    assert.deepEqual(await userInfo({ 'Impersonate-User': 'carol', 'Impersonate-Uid': 'u-7', 'Impersonate-Extra-Scopes': ['read', 'write'] }), {
+      username: 'carol',
+      uid: 'u-7',
+      groups: ['system:authenticated'],
+      extra: { scopes: ['read', 'write'] },
+    });
+    assert.deepEqual(await userInfo({ 'Impersonate-User': 'dave', 'Impersonate-Group': 'system:unauthenticated' }), { username: 'dave', groups: ['system:unauthenticated'] });
+    assert.deepEqual(await userInfo({ 'Impersonate-User': 'system:anonymous' }), { username: 'system:anonymous', groups: ['system:unauthenticated'] });
+    const groupOnly = await whoamiAs({ 'Impersonate-Group': 'devs' });
+    assert.deepEqual([groupOnly.status, groupOnly.body.reason], [500, 'InternalError']);
   });
 
   it('serves the reviews create-only, as discovery says: no list, no get, nothing stored', async () => {
