@@ -1,11 +1,12 @@
 // SelfSubjectAccessReview, SelfSubjectRulesReview and SelfSubjectReview: who the caller is and
 // what it may do, answered as kube-apiserver answers them (create-only, nothing stored).
 import assert from 'node:assert/strict';
-import https from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { forbiddenRequest, requestVerb } from '../../src/apiserver/auth/authorizer.js';
-import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
+import type { RunningApiServer } from '../../src/apiserver/server.js';
 import { KubeClient } from '../conformance/http.js';
+import { startServerWithAdmin } from '../support/apiserver.js';
+import { rawRequest } from '../support/https-raw.js';
 
 const SSAR = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
 const SSRR = '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews';
@@ -21,14 +22,11 @@ describe('access reviews', () => {
     return { status: r.status, body: JSON.parse(r.text) as Record<string, unknown> };
   };
 
+  let stop: () => Promise<void>;
   before(async () => {
-    server = await startApiServer({ port: 0 });
-    admin = new KubeClient({ url: server.url, token: server.adminToken, caPem: server.caPem });
+    ({ server, admin, stop } = await startServerWithAdmin());
   });
-  after(async () => {
-    admin.close();
-    await server.stop();
-  });
+  after(() => stop());
 
   it('answers a SelfSubjectAccessReview for a resource: allowed, with the attributes echoed', async () => {
     const r = await post(admin, SSAR, {
@@ -119,21 +117,11 @@ describe('access reviews', () => {
   });
 
   it('answers for the impersonated user (kubectl --as), with the groups kube-apiserver gives', async () => {
-    const whoamiAs = (headers: Record<string, string | string[]>) =>
-      new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
-        const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
-        const req = https.request(
-          new URL(SSR, server.url),
-          { method: 'POST', ca: server.caPem, headers: { Authorization: `Bearer ${server.adminToken}`, 'Content-Type': 'application/json', ...headers } },
-          (res) => {
-            let text = '';
-            res.on('data', (c: Buffer) => (text += c.toString()));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      });
+    const whoamiAs = async (headers: Record<string, string | string[]>) => {
+      const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+      const r = await rawRequest({ url: server.url, token: server.adminToken, caPem: server.caPem }, 'POST', SSR, { headers, body });
+      return { status: r.status, body: JSON.parse(r.body.toString()) as Record<string, unknown> };
+    };
     const userInfo = async (headers: Record<string, string | string[]>) => ((await whoamiAs(headers)).body.status as { userInfo: unknown }).userInfo;
     assert.deepEqual(await userInfo({ 'Impersonate-User': 'bob', 'Impersonate-Group': ['devs', 'ops'] }), { username: 'bob', groups: ['devs', 'ops', 'system:authenticated'] });
     assert.deepEqual(await userInfo({ 'Impersonate-User': 'system:serviceaccount:team:robot' }), {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import { kubectl, kubectlOk } from '../support/kubectl.js';
+import { kubectl, kubectlMinorVersion, kubectlOk } from '../support/kubectl.js';
 import { waitFor } from '../support/wait.js';
 
 /** `kubectl auth whoami` output as attribute -> value. */
@@ -31,8 +31,7 @@ describe('kubectl auth, tokens and namespace defaults', () => {
     dir = mkdtempSync(join(tmpdir(), 'kcp-kubectl-auth-'));
     server = await startApiServer({ port: 0, dataDir: dir });
     kc = join(dir, 'kubeconfig');
-    const version = JSON.parse(await kubectlOk(kc, ['version', '--client', '-o', 'json'])) as { clientVersion: { minor: string } };
-    minor = parseInt(version.clientVersion.minor, 10);
+    minor = await kubectlMinorVersion(kc);
     await kubectlOk(kc, ['create', '-f', '-'], 'apiVersion: v1\nkind: Namespace\nmetadata: { name: team }\n');
     await server.idle();
   });

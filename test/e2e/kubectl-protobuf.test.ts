@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import { kubectl, kubectlOk } from '../support/kubectl.js';
+import { kubectl, kubectlMinorVersion, kubectlOk } from '../support/kubectl.js';
 import { valueAt } from '../support/value-at.js';
 
 interface Generator {
@@ -151,8 +151,7 @@ describe('kubectl create generators (protobuf bodies)', () => {
     dir = mkdtempSync(join(tmpdir(), 'kcp-kubectl-pb-'));
     server = await startApiServer({ port: 0, dataDir: dir });
     kc = join(dir, 'kubeconfig');
-    const version = JSON.parse(await kubectlOk(kc, ['version', '--client', '-o', 'json'])) as { clientVersion: { minor: string } };
-    minor = parseInt(version.clientVersion.minor, 10);
+    minor = await kubectlMinorVersion(kc);
   });
 
   after(async () => {

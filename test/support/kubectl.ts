@@ -23,3 +23,9 @@ export async function kubectlOk(kubeconfig: string, args: string[], input?: stri
   if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}):\n${r.stderr}${r.stdout}`);
   return r.stdout;
 }
+
+/** kubectl's minor version (32 for 1.32; Debian's is 1.20), for commands older clients lack. */
+export async function kubectlMinorVersion(kubeconfig: string): Promise<number> {
+  const version = JSON.parse(await kubectlOk(kubeconfig, ['version', '--client', '-o', 'json'])) as { clientVersion: { minor: string } };
+  return parseInt(version.clientVersion.minor, 10);
+}
