@@ -787,6 +787,30 @@ export class LogicalCluster {
     this.commit(t, obj, ns);
   }
 
+  /**
+   * What the pods/binding subresource stores (kube's BindingREST.assignPod): the pod's
+   * spec.nodeName, which a pod update may not change, and its PodScheduled condition. A pod that is
+   * being deleted or already bound is refused with 409.
+   */
+  bindPod(namespace: string, name: string, nodeName: string): WriteResult {
+    const t = BUILTIN_TYPES.find((x) => x.group === '' && x.kind === 'Pod')!;
+    const old = this.get(t, namespace, name);
+    const ref = { group: '', resource: 'pods/binding' };
+    if (old.metadata.deletionTimestamp) throw conflict(ref, name, `pod ${name} is being deleted, cannot be assigned to a host`);
+    const spec = (old.spec ?? {}) as JsonObject;
+    if (spec.nodeName) throw conflict(ref, name, `pod ${name} is already assigned to node "${String(spec.nodeName)}"`);
+    const obj = deepClone(old);
+    (obj.spec as JsonObject).nodeName = nodeName;
+    const status = (isPlainObject(obj.status) ? obj.status : {}) as JsonObject;
+    const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as JsonObject[];
+    const scheduled: JsonObject = { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: nowRfc3339() };
+    const i = conditions.findIndex((c) => c.type === 'PodScheduled');
+    if (i >= 0) conditions[i] = scheduled;
+    else conditions.push(scheduled);
+    obj.status = { ...status, conditions };
+    return this.committed(201, t, obj, old);
+  }
+
   /** Server-internal update (controllers): no admission, manager as given. */
   async updateInternal(t: ResourceType, obj: ObjectWithMeta, manager: string): Promise<WriteResult> {
     return this.update(t, obj.metadata.namespace ?? '', obj.metadata.name ?? '', obj, { fieldManager: manager, internal: true });

@@ -61,6 +61,7 @@ const specs: Spec[] = [
   { g: '', v: 'v1', r: 'endpoints', k: 'Endpoints', ns: true, short: ['ep'] },
   { g: '', v: 'v1', r: 'events', k: 'Event', ns: true, short: ['ev'] },
   { g: '', v: 'v1', r: 'pods', k: 'Pod', ns: true, short: ['po'], cat: ['all'], status: true },
+  { g: '', v: 'v1', r: 'nodes', k: 'Node', ns: false, short: ['no'], status: true },
   { g: '', v: 'v1', r: 'persistentvolumeclaims', k: 'PersistentVolumeClaim', ns: true, short: ['pvc'], status: true },
   { g: 'apps', v: 'v1', r: 'deployments', k: 'Deployment', ns: true, short: ['deploy'], cat: ['all'], status: true, gen: true },
   { g: 'apps', v: 'v1', r: 'statefulsets', k: 'StatefulSet', ns: true, short: ['sts'], cat: ['all'], status: true, gen: true },

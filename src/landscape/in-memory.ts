@@ -1,9 +1,9 @@
 // A landscape in memory, for tests and benchmarks: the embedded API server without a data dir, the
 // KCP (default logical cluster: every control-plane CRD, namespace kcp-system), the garden cluster
-// (Shoot CRD, project namespace garden-<project>) played by the Gardener simulator, and the kubelet
-// simulation for shoot clusters. Unlike `startEmbeddedLandscape` (what `kcp up` runs) there is no
-// registry, no demo catalog and no persistence, and the simulator's durations are short by default
-// (a Shoot is ready about 1.2 s after creation). No controllers: point the control plane's
+// (Shoot CRD, project namespace garden-<project>) played by the Gardener simulator, and the workload
+// controllers and kubelets for shoot clusters. Unlike `startEmbeddedLandscape` (what `kcp up` runs)
+// there is no registry, no demo catalog and no persistence, and the simulator's durations are short
+// by default (a Shoot is ready about 1.2 s after creation). No controllers: point the control plane's
 // composition root (src/controlplane) at it.
 import { type RunningApiServer, startApiServer } from '../apiserver/server.js';
 import { type Client, clientFromKubeconfig, type ClientOptions } from '../runtime/client/index.js';
@@ -40,7 +40,7 @@ export interface Landscape {
   projectNamespace: string;
   simulator: GardenerSimulator;
   kubelet: KubeletSimulator;
-  /** Serves the runtime watcher's webhook of every runtime (the pods the landscape does not have). */
+  /** Serves the runtime watcher's webhook of every runtime (the landscape's pods run no containers). */
   skrWebhooks: SkrWebhookHost;
   /** Name of a shoot's logical cluster (`shoot--<project>--<shoot>`). */
   shootClusterName(shootName: string): string;

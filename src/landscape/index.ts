@@ -40,6 +40,8 @@ export async function startGardenLandscape(server: RunningApiServer, opts: Garde
   const kubelet = new KubeletSimulator(server, {
     ...opts.kubelet,
     clusters: (name) => name.startsWith('shoot--') || (extra?.(name) ?? false) || (opts.kubelet?.clusters?.(name) ?? false),
+    // A shoot cluster has the Nodes of its worker pools (the simulator registers them); other clusters get the kubelet's own.
+    registerNodes: (name) => !name.startsWith('shoot--') && (opts.kubelet?.registerNodes?.(name) ?? true),
   });
   const simulator = new GardenerSimulator(server, {
     ...opts.simulator,

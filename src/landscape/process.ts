@@ -68,7 +68,7 @@ export function landscapeInfo(land: EmbeddedLandscape): LandscapeInfo {
  * `<data-dir>/kcp.log`), no functions. `forwardLog`: the child also sends its log lines to the parent.
  */
 export type LandscapeProcessOptions = Omit<EmbeddedLandscapeOptions, 'logger' | 'echoLog' | 'signal' | 'kubelet'> & {
-  kubelet?: Omit<NonNullable<EmbeddedLandscapeOptions['kubelet']>, 'clusters' | 'onError'>;
+  kubelet?: Omit<NonNullable<EmbeddedLandscapeOptions['kubelet']>, 'clusters' | 'onError' | 'registerNodes'>;
 };
 
 type ParentMessage = { type: 'start'; options: LandscapeProcessOptions; forwardLog: boolean } | { type: 'stop' };

@@ -1,9 +1,9 @@
-// The runtime watcher's webhook, run for every runtime cluster of the embedded landscape. There are
-// no pods, so this host plays the kubelet for the `skr-webhook` Deployments: a runtime whose
-// kyma-system has the Deployment (replicas >= 1) and its Secret `skr-webhook-tls` gets its webhook
-// served here, with the runtime's own key pair both as serving certificate (what the runtime's API
-// server checks against the caBundle) and as client certificate towards the KCP listener, and with
-// the KCP address from the Deployment's KCP_ADDR. Nothing about the runtime is taken from
+// The runtime watcher's webhook, run for every runtime cluster of the embedded landscape. The
+// landscape's pods run no containers, so this host serves the `skr-webhook` Deployments: a runtime
+// whose kyma-system has the Deployment (replicas >= 1) and its Secret `skr-webhook-tls` gets its
+// webhook served here, with the runtime's own key pair both as serving certificate (what the
+// runtime's API server checks against the caBundle) and as client certificate towards the KCP
+// listener, and with the KCP address from the Deployment's KCP_ADDR. Nothing about the runtime is taken from
 // anywhere else, so each event carries only its own runtime's identity.
 //
 // One HTTPS port serves every runtime: the embedded API server resolves `skr-webhook.kyma-system`

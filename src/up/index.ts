@@ -150,7 +150,7 @@ async function landscapeInThisProcess(opts: UpOptions): Promise<RunningLandscape
 
 async function landscapeInProcessOfItsOwn(opts: UpOptions): Promise<RunningLandscape> {
   const { logger: given, echoLog, signal, landscapeMode: _mode, controlPlane: _cp, converterConfigPath: _cc, fetcher: _f, kcpClient: _k, gardenClient: _g, kubelet, ...options } = opts;
-  if (kubelet?.clusters || kubelet?.onError) throw new Error('the kubelet options clusters and onError cannot cross to the landscape process');
+  if (kubelet?.clusters || kubelet?.onError || kubelet?.registerNodes) throw new Error('the kubelet options clusters, onError and registerNodes cannot cross to the landscape process');
   const child = await startLandscapeProcess({ ...options, ...(kubelet ? { kubelet } : {}), echoLog, signal });
   // The controllers log into the same file as the landscape, unless given a logger.
   const dataDir = path.resolve(opts.dataDir);

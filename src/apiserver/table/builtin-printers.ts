@@ -238,10 +238,62 @@ function webhookPrinter(): Printer {
   };
 }
 
+/** STATUS of a node: its Ready condition (`Ready`, `NotReady`, else `Unknown`), `SchedulingDisabled` when cordoned. */
+function nodeStatus(o: Json): string {
+  const ready = arr(status(o).conditions).map(obj).find((c) => c.type === 'Ready');
+  const parts = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
+  if (spec(o).unschedulable === true) parts.push('SchedulingDisabled');
+  return parts.join(',');
+}
+
+/** ROLES of a node: `node-role.kubernetes.io/<role>` label keys and `kubernetes.io/role` values, sorted. */
+function nodeRoles(o: Json): string {
+  const roles = new Set<string>();
+  for (const [k, v] of Object.entries(obj(meta(o).labels))) {
+    if (k.startsWith('node-role.kubernetes.io/') && k.length > 'node-role.kubernetes.io/'.length) roles.add(k.slice('node-role.kubernetes.io/'.length));
+    else if (k === 'kubernetes.io/role' && str(v) !== '') roles.add(str(v));
+  }
+  return roles.size === 0 ? '<none>' : [...roles].sort().join(',');
+}
+
+function nodeAddress(o: Json, type: string): string {
+  const a = arr(status(o).addresses).map(obj).find((x) => x.type === type);
+  return a ? str(a.address) : '<none>';
+}
+
 const completedPod = { type: 'Completed', status: 'True' };
 
 export const printers: Record<string, Printer> = {
   '/Namespace': { columns: [nameCol, col('Status', 'string', 'The status of the namespace'), ageCol], cells: (o, now) => [name(o), str(status(o).phase), age(o, now)] },
+  '/Node': {
+    columns: [
+      nameCol,
+      col('Status', 'string', 'The status of the node'),
+      col('Roles', 'string', 'The roles of the node'),
+      ageCol,
+      col('Version', 'string', desc.nodeKubeletVersion),
+      col('Internal-IP', 'string', desc.nodeAddresses, 1),
+      col('External-IP', 'string', desc.nodeAddresses, 1),
+      col('OS-Image', 'string', desc.nodeOsImage, 1),
+      col('Kernel-Version', 'string', desc.nodeKernelVersion, 1),
+      col('Container-Runtime', 'string', desc.nodeContainerRuntime, 1),
+    ],
+    cells: (o, now) => {
+      const info = obj(status(o).nodeInfo);
+      return [
+        name(o),
+        nodeStatus(o),
+        nodeRoles(o),
+        age(o, now),
+        str(info.kubeletVersion),
+        nodeAddress(o, 'InternalIP'),
+        nodeAddress(o, 'ExternalIP'),
+        str(info.osImage) || '<unknown>',
+        str(info.kernelVersion) || '<unknown>',
+        str(info.containerRuntimeVersion) || '<unknown>',
+      ];
+    },
+  },
   '/ConfigMap': {
     columns: [nameCol, col('Data', 'string', desc.configMapData), ageCol],
     cells: (o, now) => [name(o), Object.keys(obj(o.data)).length + Object.keys(obj(o.binaryData)).length, age(o, now)],

@@ -5,3 +5,4 @@ export { injectedFailure, type ShootClusterHooks } from './shoot-operator.js';
 export { deletionRefusal, validateShoot } from './validation.js';
 export { ShootAdmissionWebhook, WEBHOOK_CONFIGURATION_NAME } from './webhook.js';
 export { cidrsOverlap, parseCidr } from './cidr.js';
+export { LabelWorkerPool, machineSize, machinesOf } from './machines.js';

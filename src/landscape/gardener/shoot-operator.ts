@@ -1,7 +1,8 @@
 // What gardenlet does for a Shoot, simulated: one level-triggered reconcile that reads the Shoot and
 // moves it one step along its operation (Create: Pending -> Processing -> Succeeded, Reconcile after
-// spec changes, Delete after deletion), creates and removes the shoot's logical cluster, and fails
-// on request (see options.ts). The pace (when the next step is due) is the only thing kept in memory.
+// spec changes, Delete after deletion), creates and removes the shoot's logical cluster (with a Node
+// per machine of its worker pools, see machines.ts), and fails on request (see options.ts). The
+// pace (when the next step is due) is the only thing kept in memory.
 import { randomUUID } from 'node:crypto';
 import {
   AnnotationGardenerOperation,
@@ -30,6 +31,7 @@ import type { RunningApiServer } from '../../apiserver/server.js';
 import type { ObjectWithMeta } from '../../kube/object.js';
 import { AnnotationFailMessage, AnnotationFailOperations, AnnotationFailRecover, AnnotationFailWith } from '../constants.js';
 import type { WorkResult } from '../keyed-loop.js';
+import { syncShootNodes } from './machines.js';
 import { type GardenerSimulatorOptions, shootClusterName, SIMULATOR_FIELD_MANAGER } from './options.js';
 import { healthLabel, lastOperation, shootConditions, shootConstraints } from './status.js';
 
@@ -267,6 +269,8 @@ export class ShootOperator {
     const name = shootClusterName(shoot.metadata.namespace ?? '', shoot.metadata.name ?? '');
     const existed = this.server.hasCluster(name);
     const access = await this.server.createCluster(name);
+    // The workers' machines join before the cluster is handed over, so its kubelets find them.
+    await syncShootNodes(this.server.cluster(name), shoot, name);
     if (!existed) this.hooks.clusterCreated?.(name);
     return access;
   }
