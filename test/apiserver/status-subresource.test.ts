@@ -4,8 +4,7 @@
 // changed). And a Deployment's generation moves with its annotations, a ReplicaSet's does not.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import { KubeClient } from '../conformance/http.js';
+import { type ApiTestEnv, startWithKinds } from '../support/api.js';
 
 interface Entry {
   manager: string;
@@ -73,20 +72,15 @@ function entryOf(o: Obj, manager: string, subresource?: string): Entry | undefin
 }
 
 describe('status subresource', () => {
-  let server: RunningApiServer;
-  let c: KubeClient;
+  let env: ApiTestEnv;
   before(async () => {
-    server = await startApiServer({ port: 0 });
-    c = new KubeClient({ url: server.url, token: server.adminToken, caPem: server.caPem });
-    assert.equal((await c.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: JSON.stringify(CRD) })).status, 201);
+    env = await startWithKinds([], []);
+    assert.equal((await env.client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: JSON.stringify(CRD) })).status, 201);
   });
-  after(async () => {
-    c.close();
-    await server.stop();
-  });
+  after(() => env.stop());
 
   const call = async <T = Obj>(method: string, path: string, body?: unknown, contentType?: string, status = 200): Promise<T> => {
-    const r = await c.request(method, path, body === undefined ? {} : { body: JSON.stringify(body), contentType });
+    const r = await env.client.request(method, path, body === undefined ? {} : { body: JSON.stringify(body), contentType });
     assert.equal(r.status, status, `${method} ${path}: ${r.text}`);
     return JSON.parse(r.text) as T;
   };
