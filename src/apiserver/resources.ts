@@ -12,7 +12,7 @@ export interface ResourceType {
   shortNames: string[];
   categories: string[];
   verbs: string[];
-  /** Has a /status subresource: the main resource ignores status, /status ignores everything else. */
+  /** Has a /status subresource: the main resource ignores status, /status the spec (builtin/metadata-rules.ts: and some metadata). */
   status: boolean;
   /** The server keeps metadata.generation (bumped when anything but metadata and status changes). */
   generation: boolean;
