@@ -2,7 +2,7 @@
 // The HTTP layer (handler.ts) and the in-process controllers (controllers.ts) both call these
 // operations, so garbage collection and namespace cleanup go through the same rules as clients.
 import type { AdmissionAttributes, Admitter } from './admission.js';
-import { applyBuiltinDefaults, dropEmptyFields, eventToCore, prepareForCreate, prepareForUpdate, toStorageVersion, validateBuiltin, validateName } from './builtin/index.js';
+import { applyBuiltinDefaults, dropEmptyFields, eventToCore, generationMetadata, prepareForCreate, prepareForUpdate, statusMetadataResets, toStorageVersion, validateBuiltin, validateName } from './builtin/index.js';
 import { acceptedStatus, defaultCrd, terminatingCondition, validateCrd } from './crd/definition.js';
 import { applyDefaults, prune, validateCustomResource } from './crd/schema.js';
 import { dropUnknownFields, type FieldValidation, strictApplyError, strictDecodingError, strictPatchError, unknownFieldWarnings } from './field-validation.js';
@@ -37,6 +37,8 @@ export interface UserInfo {
   username: string;
   uid: string;
   groups: string[];
+  /** Extra attributes of the authenticated user (e.g. the pod a ServiceAccount token is bound to). */
+  extra?: Record<string, string[]>;
 }
 
 export interface WriteOptions {
@@ -115,6 +117,54 @@ function refOf(t: ResourceType): ResourceRef {
 function specPart(o: ObjectWithMeta): Record<string, unknown> {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
   return rest;
+}
+
+/** What no update changes: identity, creation and deletion (kube's BeforeUpdate and ObjectMeta update rules). */
+function keepServerMetadata(t: ResourceType, m: ObjectWithMeta['metadata'], o: ObjectWithMeta['metadata']): void {
+  m.name = o.name;
+  if (t.namespaced) m.namespace = o.namespace;
+  else delete m.namespace;
+  m.uid = o.uid;
+  m.creationTimestamp = o.creationTimestamp;
+  if (o.deletionTimestamp) {
+    m.deletionTimestamp = o.deletionTimestamp;
+    m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
+  } else {
+    delete m.deletionTimestamp;
+    delete m.deletionGracePeriodSeconds;
+  }
+  if (o.generateName !== undefined && m.generateName === undefined) m.generateName = o.generateName;
+  delete m.selfLink;
+}
+
+/** Replaces everything of `obj` but metadata and status with the stored object's. */
+function keepSpec(obj: ObjectWithMeta, old: ObjectWithMeta): void {
+  for (const k of Object.keys(specPart(obj))) delete obj[k];
+  Object.assign(obj, deepClone(specPart(old)));
+}
+
+/** `target[key]` as in `source`, absent when absent there. */
+function copyField(target: object, source: object, key: string): void {
+  const value = (source as Record<string, unknown>)[key];
+  if (value === undefined) delete (target as Record<string, unknown>)[key];
+  else (target as Record<string, unknown>)[key] = value;
+}
+
+/**
+ * The metadata fields an update through `/status` takes from the stored object, the rest being the
+ * request's; `undefined` when it keeps only the request's status (custom resources, CRDs).
+ */
+function statusResetsOf(t: ResourceType): readonly string[] | undefined {
+  return t.crd ? undefined : statusMetadataResets(t.group, t.kind);
+}
+
+/** A main-resource update changed metadata that bumps the kind's generation (a Deployment's annotations). */
+function generationMetadataChanged(t: ResourceType, obj: ObjectWithMeta, old: ObjectWithMeta): boolean {
+  if (t.crd) return false;
+  const now = obj.metadata as Record<string, unknown>;
+  const before = old.metadata as Record<string, unknown>;
+  // As apimachinery's semantic equality: an empty map is no map.
+  return generationMetadata(t.group, t.kind).some((f) => !jsonEqual(now[f] ?? {}, before[f] ?? {}));
 }
 
 export class LogicalCluster {
@@ -500,38 +550,28 @@ export class LogicalCluster {
     next.kind = t.kind;
     if (!isPlainObject(next.metadata)) next.metadata = {};
     let obj: ObjectWithMeta;
-    if (subresource === 'status') {
+    const statusResets = subresource === 'status' ? statusResetsOf(t) : undefined;
+    if (subresource === 'status' && statusResets === undefined) {
+      // Custom resources: the stored object with the request's status, nothing else.
       obj = { ...deepClone(old), status: next.status };
       if (next.status === undefined) delete obj.status;
       obj.metadata.managedFields = next.metadata.managedFields ?? old.metadata.managedFields;
     } else {
       obj = next;
-      const m = obj.metadata;
-      const o = old.metadata;
-      m.name = o.name;
-      if (t.namespaced) m.namespace = o.namespace;
-      else delete m.namespace;
-      m.uid = o.uid;
-      m.creationTimestamp = o.creationTimestamp;
-      if (o.deletionTimestamp) {
-        m.deletionTimestamp = o.deletionTimestamp;
-        m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
+      keepServerMetadata(t, obj.metadata, old.metadata);
+      if (statusResets !== undefined) {
+        // A built-in kind's status strategy: the stored spec, the request's metadata but what it resets.
+        keepSpec(obj, old);
+        for (const f of statusResets) copyField(obj.metadata, old.metadata, f);
       } else {
-        delete m.deletionTimestamp;
-        delete m.deletionGracePeriodSeconds;
+        if (t.status) copyField(obj, old, 'status');
+        if (!t.crd) prepareForUpdate(t.group, t.kind, obj, old);
       }
-      if (o.generateName !== undefined && m.generateName === undefined) m.generateName = o.generateName;
-      delete m.selfLink;
-      if (t.status) {
-        if (old.status === undefined) delete obj.status;
-        else obj.status = old.status;
-      }
-      if (!t.crd) prepareForUpdate(t.group, t.kind, obj, old);
     }
     this.normalizeContent(t, obj);
     if (t.generation) {
-      const changed = !jsonEqual(specPart(obj), specPart(old));
-      obj.metadata.generation = (old.metadata.generation ?? 1) + (changed && subresource !== 'status' ? 1 : 0);
+      const changed = subresource !== 'status' && (!jsonEqual(specPart(obj), specPart(old)) || generationMetadataChanged(t, obj, old));
+      obj.metadata.generation = (old.metadata.generation ?? 1) + (changed ? 1 : 0);
     } else {
       delete obj.metadata.generation;
     }
@@ -547,6 +587,7 @@ export class LogicalCluster {
         time: nowRfc3339(),
         schema: this.schemaOf(t),
         statusSubresource: t.status,
+        statusMetadataResets: statusResets,
       });
       if (mf.length > 0) obj.metadata.managedFields = mf;
       else delete obj.metadata.managedFields;
@@ -659,6 +700,7 @@ export class LogicalCluster {
       force: opts.force ?? false,
       schema: this.schemaOf(t),
       statusSubresource: t.status,
+      statusMetadataResets: statusResetsOf(t),
     });
     if (!old) {
       if (opts.subresource) throw notFound(refOf(t), name);

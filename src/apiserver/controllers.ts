@@ -1,8 +1,10 @@
 // The work kube-controller-manager does that control planes rely on: garbage collection by
-// ownerReferences (background, foreground, orphan) and namespace deletion. Runs in-process per
+// ownerReferences (background, foreground, orphan), namespace deletion, and each namespace's
+// `default` ServiceAccount and `kube-root-ca.crt` (namespace-defaults.ts). Runs in-process per
 // logical cluster, reacting to committed changes on the next tick.
 import type { LogicalCluster } from './cluster.js';
 import { StatusError } from './errors.js';
+import { NamespaceDefaults, type NamespaceDefaultsOptions } from './namespace-defaults.js';
 import { nowRfc3339 } from './objects.js';
 import { BUILTIN_TYPES, type ResourceType } from './resources.js';
 import { deepClone, type JsonObject } from '../kube/json.js';
@@ -20,9 +22,21 @@ export class ClusterControllers {
   private running = false;
   private readonly pendingNamespaces = new Set<string>();
   private stopped = false;
+  private readonly defaults: NamespaceDefaults | undefined;
 
-  constructor(private readonly cluster: LogicalCluster) {
+  constructor(
+    private readonly cluster: LogicalCluster,
+    opts: { namespaceDefaults?: NamespaceDefaultsOptions } = {},
+  ) {
     cluster.afterCommit = (t, obj, old) => this.observe(t, obj, old);
+    if (opts.namespaceDefaults) this.defaults = new NamespaceDefaults(cluster, opts.namespaceDefaults);
+  }
+
+  /** Looks at every namespace's defaults once (after a restore from disk, as upstream's informers list at start). */
+  resyncNamespaceDefaults(): void {
+    const defaults = this.defaults;
+    if (!defaults) return;
+    for (const ns of defaults.namespaces()) this.enqueue(() => defaults.sync(ns));
   }
 
   stop(): void {
@@ -61,6 +75,8 @@ export class ClusterControllers {
   }
 
   private observe(t: ResourceType, obj: ObjectWithMeta | undefined, old: ObjectWithMeta | undefined): void {
+    const defaultsOf = this.defaults?.affected(t, obj, old);
+    if (defaultsOf) this.enqueue(() => this.defaults!.sync(defaultsOf));
     if (t.kind === 'Namespace' && t.group === '') {
       const ns = obj ?? old;
       if (obj?.metadata.deletionTimestamp) this.scheduleNamespace(obj.metadata.name ?? '');

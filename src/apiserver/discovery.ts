@@ -71,8 +71,8 @@ export function apiGroupList(c: LogicalCluster): unknown {
   return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...groupDiscovery(c).values()].map((g) => ({ name: g.group.name, versions: g.group.versions, preferredVersion: g.group.preferredVersion })) };
 }
 
-/** Verbs of extension subresources by `group/resource` (set by the server). */
-export type ExtensionVerbs = ReadonlyMap<string, { subresource: string; verbs: string[] }[]>;
+/** Verbs of extension subresources by `group/resource` (set by the server), and the kind they take if not the resource's. */
+export type ExtensionVerbs = ReadonlyMap<string, { subresource: string; verbs: string[]; kind?: { group: string; version: string; kind: string } }[]>;
 
 function resourceEntries(t: ResourceType, extensions?: ExtensionVerbs): Record<string, unknown>[] {
   const main: Record<string, unknown> = { name: t.resource, singularName: t.crd ? t.singular : '', namespaced: t.namespaced, kind: t.kind, verbs: t.verbs };
@@ -85,7 +85,10 @@ function resourceEntries(t: ResourceType, extensions?: ExtensionVerbs): Record<s
   if (t.status) out.push({ name: `${t.resource}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] });
   if (scale && t.crd) out.push(scale);
   if (t.kind === 'Namespace' && t.group === '') out.push({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
-  for (const e of extensions?.get(`${t.group}/${t.resource}`) ?? []) out.push({ name: `${t.resource}/${e.subresource}`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: e.verbs });
+  for (const e of extensions?.get(`${t.group}/${t.resource}`) ?? []) {
+    const kind = e.kind ? { group: e.kind.group, version: e.kind.version, kind: e.kind.kind } : { kind: t.kind };
+    out.push({ name: `${t.resource}/${e.subresource}`, singularName: '', namespaced: t.namespaced, ...kind, verbs: e.verbs });
+  }
   return out;
 }
 

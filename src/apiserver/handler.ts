@@ -3,6 +3,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import yaml from 'js-yaml';
 import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions } from './cluster.js';
+import { enforce, requestVerb } from './auth/authorizer.js';
+import { answerReview } from './auth/reviews.js';
 import { parseFieldValidation } from './field-validation.js';
 import { apiGroupList, apiResourceList, apiVersions, type ExtensionVerbs, groupDiscovery } from './discovery.js';
 import { badRequest, methodNotAllowed, resourceNotFound, StatusError } from './errors.js';
@@ -36,6 +38,11 @@ export interface RequestContext {
 export interface SubresourceHandler {
   /** HTTP methods it answers; discovery lists them as verbs (POST as `create`). */
   methods: ('GET' | 'POST' | 'PUT' | 'PATCH')[];
+  /**
+   * The kind of its request bodies when not the resource's own (`serviceaccounts/token` takes an
+   * authentication.k8s.io/v1 TokenRequest): discovery names it, and bodies are decoded as that kind.
+   */
+  kind?: { group: string; version: string; kind: string };
   handle(req: { cluster: LogicalCluster; namespace: string; name: string; method: string; body: unknown; user: UserInfo }): Promise<{ code: number; body: unknown }>;
 }
 
@@ -124,11 +131,11 @@ function route(ctx: RequestContext): Route {
 
 function extensionVerbs(ctx: RequestContext): ExtensionVerbs | undefined {
   if (!ctx.subresources || ctx.subresources.size === 0) return undefined;
-  const out = new Map<string, { subresource: string; verbs: string[] }[]>();
+  const out = new Map<string, { subresource: string; verbs: string[]; kind?: SubresourceHandler['kind'] }[]>();
   for (const [key, h] of ctx.subresources) {
     const [group, resource, subresource] = key.split('/');
     const verbs = h.methods.map((m) => (m === 'POST' ? 'create' : m === 'PUT' ? 'update' : m.toLowerCase()));
-    out.set(`${group}/${resource}`, [...(out.get(`${group}/${resource}`) ?? []), { subresource, verbs }]);
+    out.set(`${group}/${resource}`, [...(out.get(`${group}/${resource}`) ?? []), { subresource, verbs, kind: h.kind }]);
   }
   return out;
 }
@@ -272,13 +279,16 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   ctx.protobuf = answersInProtobuf(req.headers.accept, t);
   const send = sender(ctx);
   if (p.namespace !== undefined && !t.namespaced) throw resourceNotFound();
+  const q = ctx.query;
+  const isWatch = p.watchPrefix || q.get('watch') === '1' || q.get('watch') === 'true';
+  enforce(ctx.user, { resourceRequest: true, verb: requestVerb(method, p.name !== undefined, isWatch), namespace: p.namespace ?? '', apiGroup: t.group, apiVersion: t.version, resource: t.resource, subresource: p.subresource ?? '', name: p.name ?? '' });
+  if (t.createOnly) return serveReview(req, res, ctx, t, p);
   const extension = p.subresource ? ctx.subresources?.get(`${t.group}/${t.resource}/${p.subresource}`) : undefined;
-  if (extension && p.name !== undefined) return serveExtension(req, res, ctx, extension, p.namespace ?? '', p.name);
+  if (extension && p.name !== undefined) return serveExtension(req, res, ctx, extension, t, p.namespace ?? '', p.name);
   const scale = p.subresource === 'scale' && scaleSubresourceOf(t) !== undefined;
   if (p.subresource && !(p.subresource === 'status' && t.status) && !(t.kind === 'Namespace' && p.subresource === 'finalize') && !scale) throw resourceNotFound();
   const namespace = p.namespace ?? '';
   if (t.namespaced && p.name !== undefined && p.namespace === undefined) throw resourceNotFound();
-  const q = ctx.query;
   const writeOpts = (options?: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): WriteOptions => ({
     dryRun: parseDryRun(q),
     fieldManager: q.get('fieldManager') ?? managerFromUserAgent(req.headers['user-agent']),
@@ -286,7 +296,6 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
     user: ctx.user,
     ...(options ? { fieldValidation: parseFieldValidation(q.get('fieldValidation'), options), warnings: [] } : {}),
   });
-  const isWatch = p.watchPrefix || q.get('watch') === '1' || q.get('watch') === 'true';
 
   if (p.name === undefined) {
     if (method === 'GET' && isWatch) return serveWatch(req, res, ctx, t, p.namespace, watchEncoding(req, t, q));
@@ -374,18 +383,32 @@ function addWarnings(res: ServerResponse, warnings: string[]): void {
   res.setHeader('Warning', [...before, ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)]);
 }
 
-async function serveExtension(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, ext: SubresourceHandler, namespace: string, name: string): Promise<void> {
+/** A create-only kind (access reviews): answered from the request and the caller, nothing stored. */
+async function serveReview(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceType, p: ResourcePath): Promise<void> {
+  if (p.name !== undefined || p.watchPrefix) throw resourceNotFound();
+  if (req.method !== 'POST') throw methodNotAllowed();
+  const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
+  sender(ctx)(res, 201, answerReview(t, body, ctx.user));
+}
+
+async function serveExtension(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, ext: SubresourceHandler, t: ResourceType, namespace: string, name: string): Promise<void> {
   const method = req.method ?? 'GET';
   if (!(ext.methods as string[]).includes(method)) throw methodNotAllowed();
-  const raw = (await readBody(req)).toString('utf8').trim();
+  const bytes = await readBody(req);
   let body: unknown;
-  try {
-    body = raw ? JSON.parse(raw) : undefined;
-  } catch (e) {
-    throw badRequest(`the object provided is unrecognized: ${(e as Error).message}`);
+  if (ext.kind) {
+    body = decodeObject({ ...t, ...ext.kind }, bytes, req.headers['content-type'] ?? 'application/json');
+  } else {
+    const raw = bytes.toString('utf8').trim();
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch (e) {
+      throw badRequest(`the object provided is unrecognized: ${(e as Error).message}`);
+    }
   }
   const result = await ext.handle({ cluster: ctx.cluster, namespace, name, method, body, user: ctx.user });
-  sendJson(res, result.code, result.body);
+  // An answer of a declared built-in kind (a TokenRequest) is written as negotiated, protobuf included.
+  (ext.kind ? sender(ctx) : sendJson)(res, result.code, result.body);
 }
 
 function managerFromUserAgent(ua: string | undefined): string | undefined {

@@ -12,7 +12,7 @@ export interface ResourceType {
   shortNames: string[];
   categories: string[];
   verbs: string[];
-  /** Has a /status subresource: the main resource ignores status, /status ignores everything else. */
+  /** Has a /status subresource: the main resource ignores status, /status the spec (builtin/metadata-rules.ts: and some metadata). */
   status: boolean;
   /** The server keeps metadata.generation (bumped when anything but metadata and status changes). */
   generation: boolean;
@@ -22,6 +22,8 @@ export interface ResourceType {
   storageVersion?: string;
   /** The `Warning` kube-apiserver adds to every request for a deprecated version. */
   deprecation?: string;
+  /** Not stored: a POST is answered from the request and the caller (access reviews), nothing else is served. */
+  createOnly?: boolean;
   /** Set for custom resources: the CRD's name and the raw version entry. */
   crd?: { name: string; version: Record<string, unknown>; storageVersion: string };
 }
@@ -53,6 +55,7 @@ interface Spec {
   storedAs?: { group: string; resource: string };
   /** A deprecated beta version: the stable version it is stored as, and the releases of its deprecation and removal. */
   beta?: { stored: string; deprecated: string; removed: string };
+  createOnly?: boolean;
 }
 
 const specs: Spec[] = [
@@ -75,6 +78,9 @@ const specs: Spec[] = [
   { g: 'batch', v: 'v1beta1', r: 'cronjobs', k: 'CronJob', ns: true, short: ['cj'], cat: ['all'], status: true, gen: true, beta: { stored: 'v1', deprecated: '1.21', removed: '1.25' } },
   { g: 'coordination.k8s.io', v: 'v1', r: 'leases', k: 'Lease', ns: true },
   { g: 'events.k8s.io', v: 'v1', r: 'events', k: 'Event', ns: true, short: ['ev'], storedAs: { group: '', resource: 'events' } },
+  { g: 'authentication.k8s.io', v: 'v1', r: 'selfsubjectreviews', k: 'SelfSubjectReview', ns: false, verbs: ['create'], createOnly: true },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'selfsubjectaccessreviews', k: 'SelfSubjectAccessReview', ns: false, verbs: ['create'], createOnly: true },
+  { g: 'authorization.k8s.io', v: 'v1', r: 'selfsubjectrulesreviews', k: 'SelfSubjectRulesReview', ns: false, verbs: ['create'], createOnly: true },
   { g: 'networking.k8s.io', v: 'v1', r: 'networkpolicies', k: 'NetworkPolicy', ns: true, short: ['netpol'], gen: true },
   { g: 'networking.k8s.io', v: 'v1', r: 'ingresses', k: 'Ingress', ns: true, short: ['ing'], status: true, gen: true },
   { g: 'policy', v: 'v1', r: 'poddisruptionbudgets', k: 'PodDisruptionBudget', ns: true, short: ['pdb'], status: true, gen: true },
@@ -115,6 +121,7 @@ export const BUILTIN_TYPES: readonly ResourceType[] = specs.map((s) => ({
         deprecation: `${groupVersion({ group: s.g, version: s.v })} ${s.k} is deprecated in v${s.beta.deprecated}+, unavailable in v${s.beta.removed}+; use ${groupVersion({ group: s.g, version: s.beta.stored })} ${s.k}`,
       }
     : {}),
+  ...(s.createOnly ? { createOnly: true } : {}),
 }));
 
 /** The version a type's objects are stored in: a CRD's storage version, a built-in beta version's stable one, else its own. */

@@ -7,8 +7,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { type ServiceResolver, WebhookAdmitter } from './admission.js';
+import { asksImpersonation, impersonated } from './auth/impersonation.js';
+import { looksLikeJwt, ServiceAccountTokens } from './auth/service-account-tokens.js';
+import { tokenRequestSubresource } from './auth/token-request.js';
 import { LogicalCluster, type UserInfo } from './cluster.js';
 import { ClusterControllers } from './controllers.js';
+import type { NamespaceDefaultsController } from './namespace-defaults.js';
 import { SERVER_VERSION } from './discovery.js';
 import { StatusError } from './errors.js';
 import { type FaultConfig, FaultInjector } from './faults.js';
@@ -32,6 +36,11 @@ export interface ApiServerOptions {
   historyLimit?: number;
   /** Where admission webhooks given by `clientConfig.service` are served (see setServiceResolver). */
   serviceResolver?: ServiceResolver;
+  /**
+   * In-process controllers to leave off, as kube-controller-manager's `--controllers=*,-<name>`
+   * (the conformance corpus was recorded without these two).
+   */
+  disabledControllers?: NamespaceDefaultsController[];
 }
 
 export interface ClusterAccess {
@@ -121,6 +130,7 @@ class EmbeddedApiServer implements RunningApiServer {
   private readonly requestObservers = new Set<RequestObserver>();
   private persistence: Persistence | undefined;
   private secrets: Secrets = { adminToken: '', tokens: {} };
+  private serviceAccountTokens: ServiceAccountTokens | undefined;
 
   constructor(private readonly opts: ApiServerOptions) {
     this.admitter = new WebhookAdmitter(opts.serviceResolver);
@@ -132,11 +142,17 @@ class EmbeddedApiServer implements RunningApiServer {
     this.caPem = ca.certPem;
     this.loadSecrets();
     this.adminToken = this.secrets.adminToken;
+    const saTokens = ServiceAccountTokens.load(this.opts.dataDir);
+    this.serviceAccountTokens = saTokens;
+    this.registerSubresource('', 'serviceaccounts', 'token', tokenRequestSubresource(saTokens));
     if (this.opts.dataDir) {
       this.persistence = new Persistence(this.opts.dataDir);
       const persistence = this.persistence;
       persistence.restore((name, initialRv) => this.addCluster(name, initialRv));
-      for (const e of this.clusters.values()) persistence.attach(e.cluster);
+      for (const e of this.clusters.values()) {
+        persistence.attach(e.cluster);
+        e.controllers.resyncNamespaceDefaults();
+      }
       if (!this.clusters.has(DEFAULT_CLUSTER)) this.addCluster(DEFAULT_CLUSTER);
     } else {
       this.addCluster(DEFAULT_CLUSTER);
@@ -197,7 +213,10 @@ class EmbeddedApiServer implements RunningApiServer {
   private addCluster(name: string, initialRv?: number): LogicalCluster {
     const cluster = new LogicalCluster(name, { historyLimit: this.opts.historyLimit, initialRv });
     cluster.admitter = this.admitter;
-    const controllers = new ClusterControllers(cluster);
+    const disabled = this.opts.disabledControllers ?? [];
+    const controllers = new ClusterControllers(cluster, {
+      namespaceDefaults: { serviceAccount: !disabled.includes('serviceaccount'), rootCaPem: disabled.includes('root-ca-cert-publisher') ? undefined : this.caPem },
+    });
     let token = this.secrets.tokens[name];
     if (!token) {
       token = name === DEFAULT_CLUSTER ? this.secrets.adminToken : randomBytes(24).toString('hex');
@@ -325,6 +344,14 @@ class EmbeddedApiServer implements RunningApiServer {
     return this.clusterOfToken(token) === name;
   }
 
+  /** Who a bearer token is in a logical cluster: its admin, one of its ServiceAccounts, or nobody (401). */
+  private authenticate(token: string, entry: ClusterEntry): UserInfo | undefined {
+    if (!token) return undefined;
+    if (this.tokenOpens(token, entry.cluster.name)) return entry.user;
+    if (looksLikeJwt(token)) return this.serviceAccountTokens?.authenticate(token, entry.cluster);
+    return undefined;
+  }
+
   setFaults(name: string, faults: FaultConfig | undefined): void {
     const e = this.clusters.get(name);
     if (!e) throw new Error(`logical cluster ${name} does not exist`);
@@ -373,9 +400,10 @@ class EmbeddedApiServer implements RunningApiServer {
       name = slash < 0 ? rest : rest.slice(0, slash);
       path = slash < 0 ? '/' : rest.slice(slash);
     } else {
-      // Without the prefix, a logical cluster's token names its cluster (clients that rebuild URLs
-      // from the host, `kubectl get --raw /version`); the admin token and anything else mean `default`.
-      name = (token && this.clusterOfToken(token)) || DEFAULT_CLUSTER;
+      // Without the prefix, a logical cluster's token (or a ServiceAccount token issued there) names
+      // its cluster (clients that rebuild URLs from the host, `kubectl get --raw /version`); the
+      // admin token and anything else mean `default`.
+      name = (token && (this.clusterOfToken(token) ?? this.serviceAccountTokens?.clusterNamed(token))) || DEFAULT_CLUSTER;
     }
     if (path.startsWith('/_kcp/')) return this.onAdminRequest(req, res, path, url.searchParams);
     const entry = this.clusters.get(name);
@@ -393,14 +421,16 @@ class EmbeddedApiServer implements RunningApiServer {
     if (path === '/metrics') return this.serveMetrics(res, token, name);
     this.requests++;
     for (const observe of this.requestObservers) observe({ cluster: name, method: req.method ?? 'GET', path, query: url.search });
-    if (!token || !this.tokenOpens(token, name)) return unauthorized(res);
+    const authenticated = this.authenticate(token, entry);
+    if (!authenticated) return unauthorized(res);
+    const user = asksImpersonation(req.headers) ? impersonated(authenticated, req.headersDistinct) : authenticated;
     const fault = await entry.faults.before(req, res);
     if (fault === 'handled') return;
     if (path === '/version') return sendJson(res, 200, SERVER_VERSION);
     if (isOpenApiPath(path)) return serveOpenApi(req, res, entry.cluster, path, url.searchParams, url.pathname.slice(0, url.pathname.length - path.length));
     const ctx: RequestContext = {
       cluster: entry.cluster,
-      user: entry.user,
+      user,
       path,
       query: url.searchParams,
       onWatchOpen: (close) => entry.faults.trackWatch(close),

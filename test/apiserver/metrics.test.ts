@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { REQUEST_DURATION_BUCKETS } from '../../src/apiserver/metrics.js';
-import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
+import type { RunningApiServer } from '../../src/apiserver/server.js';
 import { KubeClient } from '../conformance/http.js';
+import { startServerWithAdmin } from '../support/apiserver.js';
 import { waitFor } from '../support/wait.js';
 
 /** Samples of a scrape: `name{labels}` (labels as written) -> value. */
@@ -43,14 +44,11 @@ const request = (verb: string, resource: string, scope: string, code: string, ex
 describe('API server /metrics', () => {
   let server: RunningApiServer;
   let admin: KubeClient;
+  let stop: () => Promise<void>;
   before(async () => {
-    server = await startApiServer({ port: 0 });
-    admin = new KubeClient({ url: server.url, token: server.adminToken, caPem: server.caPem });
+    ({ server, admin, stop } = await startServerWithAdmin());
   });
-  after(async () => {
-    admin.close();
-    await server.stop();
-  });
+  after(() => stop());
 
   const scrape = async () => {
     const r = await admin.request('GET', '/metrics');

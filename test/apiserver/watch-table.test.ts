@@ -86,10 +86,11 @@ describe('watch as Table', () => {
 
   it('sends the current state as ADDED Tables, with the whole object when includeObject=Object', async () => {
     const w = await c.watch('/api/v1/namespaces/default/configmaps?watch=1&includeObject=Object', 10_000, TABLE);
-    const events = (await w.take(1, 5000)) as unknown as Event[];
+    // The namespace's kube-root-ca.crt and w1, in name order.
+    const events = (await w.take(2, 5000)) as unknown as Event[];
     w.close();
-    assert.equal(events[0].type, 'ADDED');
-    const row = events[0].object.rows[0];
+    assert.deepEqual(events.map((e) => [e.type, e.object.rows[0].cells[0]]), [['ADDED', 'kube-root-ca.crt'], ['ADDED', 'w1']]);
+    const row = events[1].object.rows[0];
     assert.equal(row.object?.kind, 'ConfigMap');
     assert.equal(row.object?.apiVersion, 'v1');
     assert.deepEqual(row.object?.data, { a: '1', b: '2', c: '3' });

@@ -10,7 +10,7 @@ interface RunningApiServer {
 }
 
 interface ApiServerModule {
-  startApiServer(opts?: { port?: number; host?: string; dataDir?: string }): Promise<RunningApiServer>;
+  startApiServer(opts?: { port?: number; host?: string; dataDir?: string; disabledControllers?: string[] }): Promise<RunningApiServer>;
 }
 
 export interface EmbeddedTarget {
@@ -35,6 +35,8 @@ export async function startEmbeddedServer(): Promise<EmbeddedTarget> {
     throw err;
   }
   if (typeof mod.startApiServer !== 'function') throw new EmbeddedServerMissing('server.js does not export startApiServer');
-  const server = await mod.startApiServer({ host: '127.0.0.1', port: 0 });
+  // The corpus was recorded with kube-controller-manager running only its garbage-collector and
+  // namespace controllers: namespaces there get no default ServiceAccount nor kube-root-ca.crt.
+  const server = await mod.startApiServer({ host: '127.0.0.1', port: 0, disabledControllers: ['serviceaccount', 'root-ca-cert-publisher'] });
   return { target: { url: server.url, token: server.adminToken, caPem: server.caPem }, stop: () => server.stop() };
 }

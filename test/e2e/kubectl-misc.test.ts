@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import { kubectl, kubectlMinor, kubectlOk } from '../support/kubectl.js';
+import { kubectl, kubectlMinorVersion, kubectlOk } from '../support/kubectl.js';
 import { KubectlStream } from '../support/kubectl-stream.js';
 
 const CRD = `apiVersion: apiextensions.k8s.io/v1
@@ -68,6 +68,7 @@ describe('kubectl: watches, scale, paths and metrics', () => {
     await kubectlOk(kc, ['create', '-f', '-'], 'apiVersion: v1\nkind: Namespace\nmetadata: { name: misc }\n');
     await kubectlOk(kc, ['apply', '-f', '-'], CRD);
     await kubectlOk(kc, ['wait', '--for=condition=Established', 'crd/widgets.misc.example.com', '--timeout=20s']);
+    await server.idle(); // the namespace's kube-root-ca.crt is written
   });
 
   after(async () => {
@@ -85,15 +86,17 @@ describe('kubectl: watches, scale, paths and metrics', () => {
   it('get configmaps -w keeps NAME DATA AGE across the list and later events', async () => {
     await kubectlOk(kc, ['apply', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: first, namespace: misc }\ndata: { a: "1" }\n');
     const w = watch(['get', 'configmaps', '-n', 'misc', '-w']);
-    const listed = await w.waitForLines(2);
+    // The list: ours and the namespace's kube-root-ca.crt, by name.
+    const listed = await w.waitForLines(3);
     assert.deepEqual(columns(listed[0]), ['NAME', 'DATA', 'AGE']);
     assert.deepEqual(columns(listed[1]).slice(0, 2), ['first', '1']);
+    assert.deepEqual(columns(listed[2]).slice(0, 2), ['kube-root-ca.crt', '1']);
     await kubectlOk(kc, ['apply', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: second, namespace: misc }\ndata: { a: "1", b: "2" }\n');
     await kubectlOk(kc, ['patch', 'configmap', 'first', '-n', 'misc', '--type=merge', '-p', '{"data":{"x":"1","y":"2"}}']);
-    const lines = await w.waitForLines(4);
+    const lines = await w.waitForLines(5);
     assert.equal(lines.filter((l) => l.startsWith('NAME')).length, 1, 'the header is printed once');
-    assert.deepEqual(columns(lines[2]).slice(0, 2), ['second', '2']);
-    assert.deepEqual(columns(lines[3]).slice(0, 2), ['first', '3']);
+    assert.deepEqual(columns(lines[3]).slice(0, 2), ['second', '2']);
+    assert.deepEqual(columns(lines[4]).slice(0, 2), ['first', '3']);
     for (const l of lines.slice(1)) assert.equal(columns(l).length, 3, `three columns in ${JSON.stringify(l)}`);
   });
 
@@ -126,7 +129,7 @@ describe('kubectl: watches, scale, paths and metrics', () => {
     const version = JSON.parse(await kubectlOk(rt, ['get', '--raw', '/version'])) as { gitVersion: string };
     assert.match(version.gitVersion, /^v1\./);
     const list = JSON.parse(await kubectlOk(rt, ['get', '--raw', '/api/v1/namespaces/default/configmaps'])) as { items: { metadata: { name: string } }[] };
-    assert.deepEqual(list.items.map((i) => i.metadata.name), ['only-in-runtime']);
+    assert.deepEqual(list.items.map((i) => i.metadata.name), ['kube-root-ca.crt', 'only-in-runtime'], "the runtime's own ConfigMaps");
     const fromDefault = JSON.parse(await kubectlOk(kc, ['get', '--raw', '/api/v1/namespaces/default/configmaps'])) as { items: { metadata: { name: string } }[] };
     assert.ok(!fromDefault.items.some((i) => i.metadata.name === 'only-in-runtime'), 'the admin kubeconfig still reads the default cluster');
   });
@@ -149,7 +152,7 @@ describe('kubectl: watches, scale, paths and metrics', () => {
     assert.match(out, /^deployment.apps\/scaled scaled$/m);
     assert.equal(await kubectlOk(kc, ['get', 'deploy', 'scaled', '-n', 'misc', '-o', 'jsonpath={.spec.replicas}']), '3');
     // kubectl 1.21+ hides managedFields unless asked; 1.20 always prints them (and has no such flag).
-    const showManagedFields = (await kubectlMinor()) >= 21 ? ['--show-managed-fields'] : [];
+    const showManagedFields = (await kubectlMinorVersion(kc)) >= 21 ? ['--show-managed-fields'] : [];
     const owners = JSON.parse(await kubectlOk(kc, ['get', 'deploy', 'scaled', '-n', 'misc', '-o', 'json', ...showManagedFields])) as { metadata: { managedFields: { manager: string; subresource?: string; fieldsV1: { 'f:spec'?: Record<string, unknown> } }[] } };
     const scaler = owners.metadata.managedFields.filter((e) => e.fieldsV1['f:spec']?.['f:replicas'] !== undefined);
     assert.deepEqual(scaler.map((e) => [e.manager, e.subresource]), [['kubectl', 'scale']]);

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import { gadgetCrd } from '../support/gadget-crd.js';
-import { kubectlMinor, kubectl as run, kubectlOk as runOk } from '../support/kubectl.js';
+import { kubectlMinorVersion, kubectl as run, kubectlOk as runOk } from '../support/kubectl.js';
 
 /** The field names of an explain output's FIELDS section. */
 function fieldNames(explain: string): string[] {
@@ -35,7 +35,7 @@ describe('kubectl explain and field validation through the OpenAPI documents', (
   const explainV2 = (path: string) => kubectlOk(v3 ? ['explain', path, '--output=plaintext-openapiv2'] : ['explain', path]);
 
   before(async () => {
-    v3 = (await kubectlMinor()) >= 27;
+    v3 = (await kubectlMinorVersion('/dev/null')) >= 27;
     dir = mkdtempSync(join(tmpdir(), 'kcp-kubectl-openapi-'));
     server = await startApiServer({ port: 0, dataDir: dir });
     kc = join(dir, 'kubeconfig');

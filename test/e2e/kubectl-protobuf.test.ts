@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import { kubectl, kubectlMinor, kubectlOk } from '../support/kubectl.js';
+import { kubectl, kubectlMinorVersion, kubectlOk } from '../support/kubectl.js';
 import { valueAt } from '../support/value-at.js';
 
 interface Generator {
@@ -153,7 +153,7 @@ describe('kubectl create generators (protobuf bodies)', () => {
     dir = mkdtempSync(join(tmpdir(), 'kcp-kubectl-pb-'));
     server = await startApiServer({ port: 0, dataDir: dir });
     kc = join(dir, 'kubeconfig');
-    minor = await kubectlMinor();
+    minor = await kubectlMinorVersion(kc);
   });
 
   after(async () => {

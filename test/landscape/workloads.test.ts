@@ -94,6 +94,12 @@ describe('simulated deployment controller, replica set controller and kubelets',
       'deployment.kubernetes.io/max-replicas': '3',
     });
     assert.equal(d.metadata.annotations?.['deployment.kubernetes.io/revision'], '1');
+    // Written with the status through /status, as kube's controller does: the generation stays (an
+    // annotation change through the main resource would bump it), the status entry owns the revision.
+    assert.equal(d.metadata.generation, 1);
+    const statusEntry = d.metadata.managedFields?.find((e) => e.manager === 'kube-controller-manager' && e.subresource === 'status');
+    assert.deepEqual((statusEntry?.fieldsV1 as { 'f:metadata'?: unknown } | undefined)?.['f:metadata'], { 'f:annotations': { 'f:deployment.kubernetes.io/revision': {} } });
+    assert.equal(d.metadata.managedFields?.find((e) => e.manager === 'kube-controller-manager' && e.subresource === undefined), undefined, 'no write through the main resource');
     assert.deepEqual(rs.status, { replicas: 2, fullyLabeledReplicas: 2, readyReplicas: 2, availableReplicas: 2, observedGeneration: 1 });
     assert.deepEqual(
       d.status?.conditions?.map((x) => [x.type, x.status, x.reason, x.message]),

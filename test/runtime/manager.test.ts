@@ -51,7 +51,9 @@ describe('manager', () => {
     assert.equal(ready.status, 200);
     assert.match(ready.text, /\[\+\]informers ok/);
     await client.create({ ...CONFIGMAP, metadata: { name: 'x', namespace: 'default' } });
-    await waitFor('a reconcile', () => manager.registry.render().includes('controller_runtime_reconcile_total{controller="ops-controller",result="success"} 1'));
+    // One reconcile per ConfigMap: x and the kube-root-ca.crt of each namespace.
+    const configMaps = (await client.list(CONFIGMAP)).items.length;
+    await waitFor('a reconcile of each', () => manager.registry.render().includes(`controller_runtime_reconcile_total{controller="ops-controller",result="success"} ${configMaps}`));
     const metrics = await httpGet(`${base}/metrics`);
     assert.equal(metrics.status, 200);
     assert.match(metrics.type, /^text\/plain; version=0\.0\.4/);

@@ -13,7 +13,7 @@ export function rawRequest(
   target: { url: string; token: string; caPem: string },
   method: string,
   path: string,
-  opts: { headers?: Record<string, string>; body?: string | Buffer } = {},
+  opts: { headers?: Record<string, string | string[]>; body?: string | Buffer } = {},
 ): Promise<RawAnswer> {
   const base = new URL(target.url);
   return new Promise((resolve, reject) => {

@@ -24,17 +24,8 @@ export async function kubectlOk(kubeconfig: string, args: string[], input?: stri
   return r.stdout;
 }
 
-let minorVersion: Promise<number> | undefined;
-
-/**
- * The minor version of the kubectl on PATH (32 for 1.32, 20 for Debian's 1.20), for the tests that
- * assert what an older kubectl does instead of what it cannot do.
- */
-export function kubectlMinor(): Promise<number> {
-  minorVersion ??= kubectlOk('/dev/null', ['version', '--client', '-o', 'json']).then((out) => {
-    const minor = Number.parseInt((JSON.parse(out) as { clientVersion: { minor: string } }).clientVersion.minor, 10);
-    if (!Number.isInteger(minor)) throw new Error(`no minor version in kubectl version output: ${out}`);
-    return minor;
-  });
-  return minorVersion;
+/** kubectl's minor version (32 for 1.32; Debian's is 1.20), for commands older clients lack. */
+export async function kubectlMinorVersion(kubeconfig: string): Promise<number> {
+  const version = JSON.parse(await kubectlOk(kubeconfig, ['version', '--client', '-o', 'json'])) as { clientVersion: { minor: string } };
+  return parseInt(version.clientVersion.minor, 10);
 }

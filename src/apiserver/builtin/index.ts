@@ -15,6 +15,7 @@ import { cronJob, daemonSet, deployment, job, replicaSet, statefulSet } from './
 
 export type { CreateContext } from './kinds.js';
 export { eventFromCore, eventToCore } from './events.js';
+export { generationMetadata, statusMetadataResets } from './metadata-rules.js';
 
 const KINDS = new Map<string, KindBehaviour>([
   ['/Namespace', namespace],

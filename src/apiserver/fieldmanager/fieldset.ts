@@ -117,13 +117,18 @@ export function restrictTo(set: FieldSet, name: string): FieldSet {
   return out;
 }
 
-/** `set` without anything below the top-level field `name`. */
-export function without(set: FieldSet, name: string): FieldSet {
-  if (set.child(`f:${name}`) === undefined) return set;
+/** `set` without the field at `path` (field names from the top: `['metadata', 'labels']`) and anything below it. */
+export function without(set: FieldSet, path: readonly string[]): FieldSet {
+  const key = `f:${path[0]}`;
+  const c = set.child(key);
+  if (c === undefined) return set;
+  const rest = path.length > 1 ? without(c, path.slice(1)) : undefined;
+  if (rest === c) return set;
   const out = new FieldSet();
   out.member = set.member;
   out.children = new Map(set.children);
-  out.children.delete(`f:${name}`);
+  if (rest === undefined || rest.isEmpty()) out.children.delete(key);
+  else out.children.set(key, rest);
   return out;
 }
 

@@ -22,7 +22,16 @@ export interface UpdateParams {
   schema: SchemaNode;
   /** The kind has a status subresource: writes to the main resource neither own nor change `status`. */
   statusSubresource?: boolean;
+  /**
+   * Set for built-in kinds: writes to `/status` own the metadata they change except these fields
+   * (below `metadata`, e.g. `labels`), which the kind's status strategy resets. Unset: writes to
+   * `/status` own only status (custom resources).
+   */
+  statusMetadataResets?: readonly string[];
 }
+
+/** What a write may own: the endpoint and the kind's reset fields (upstream's GetResetFields). */
+type Scope = Pick<UpdateParams, 'subresource' | 'statusSubresource' | 'statusMetadataResets'>;
 
 export interface ApplyParams {
   live: ObjectWithMeta | undefined; // current object, undefined when apply creates it
@@ -36,6 +45,8 @@ export interface ApplyParams {
   schema: SchemaNode;
   /** As in UpdateParams: `status` in a configuration sent to the main resource is ignored. */
   statusSubresource?: boolean;
+  /** As in UpdateParams. */
+  statusMetadataResets?: readonly string[];
 }
 
 /** The manager that owns the fields of an untracked object when it is first applied to. */
@@ -96,24 +107,26 @@ export function writeOwners(owners: Owner[]): ManagedFieldsEntry[] {
 }
 
 /** Keeps a comparison or set to what a write through this endpoint may own. */
-function scopeSet(set: FieldSet, subresource: string | undefined, statusSubresource: boolean | undefined): FieldSet {
-  if (subresource === 'status') return restrictTo(set, 'status');
-  if (statusSubresource) return without(set, 'status');
+function scopeSet(set: FieldSet, scope: Scope): FieldSet {
+  if (scope.subresource === 'status') {
+    const status = restrictTo(set, 'status');
+    if (scope.statusMetadataResets === undefined) return status;
+    let meta = restrictTo(set, 'metadata');
+    for (const f of scope.statusMetadataResets) meta = without(meta, ['metadata', f]);
+    return union(status, meta);
+  }
+  if (scope.statusSubresource) return without(set, ['status']);
   return set;
 }
 
-function scopeComparison(c: Comparison, subresource: string | undefined, statusSubresource: boolean | undefined): Comparison {
-  return {
-    added: scopeSet(c.added, subresource, statusSubresource),
-    modified: scopeSet(c.modified, subresource, statusSubresource),
-    removed: scopeSet(c.removed, subresource, statusSubresource),
-  };
+function scopeComparison(c: Comparison, scope: Scope): Comparison {
+  return { added: scopeSet(c.added, scope), modified: scopeSet(c.modified, scope), removed: scopeSet(c.removed, scope) };
 }
 
 /** managedFields after a create/update/patch (operation Update): the manager takes ownership of the fields it changed, others lose them; fields gone from the object leave every set. */
 export function recordUpdate(p: UpdateParams): ManagedFieldsEntry[] {
   const oldObj = (p.oldObject ?? zeroObject(p.schema)) as Record<string, unknown>;
-  const diff = scopeComparison(compare(oldObj, p.newObject as Record<string, unknown>, p.schema), p.subresource, p.statusSubresource);
+  const diff = scopeComparison(compare(oldObj, p.newObject as Record<string, unknown>, p.schema), p);
   const owners = readOwners(p.previous);
   if (isSame(diff)) return p.oldObject === undefined ? writeOwners(owners) : p.previous;
 
@@ -143,7 +156,7 @@ export function recordUpdate(p: UpdateParams): ManagedFieldsEntry[] {
 /** Server-side apply. Returns the merged object with its new managedFields, or throws a 409 Conflict listing every conflicting field when force is false. */
 export function applyPatch(p: ApplyParams): ObjectWithMeta {
   const config = scopeConfig(p.applied as Record<string, unknown>, p.subresource, p.statusSubresource);
-  const claimed = scopeSet(toFieldSet(config, p.schema), p.subresource, p.statusSubresource);
+  const claimed = scopeSet(toFieldSet(config, p.schema), p);
   const owners = readOwners(p.previous);
   if (p.live !== undefined && owners.length === 0) {
     // An object nobody tracked yet (written without managedFields): its fields count as one updater's, as upstream does.
@@ -165,7 +178,7 @@ export function applyPatch(p: ApplyParams): ObjectWithMeta {
 
   let objectChanged = p.live === undefined;
   if (p.live !== undefined) {
-    const diff = scopeComparison(compare(live, merged, p.schema), p.subresource, p.statusSubresource);
+    const diff = scopeComparison(compare(live, merged, p.schema), p);
     objectChanged = !isSame(diff);
     const changed = union(diff.modified, diff.added);
     const conflicts: Conflict[] = [];

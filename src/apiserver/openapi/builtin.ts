@@ -5,7 +5,7 @@
 import { builtinKindSchema } from '../fieldmanager/builtin-kinds.js';
 import type { SchemaNode } from '../fieldmanager/schema.js';
 import { BUILTIN_TYPES, groupVersion } from '../resources.js';
-import { allKinds, allTypes, type FieldDef, isScalar, kindType, type Scalar, type TypeDef, typeDef } from '../types/index.js';
+import { allKinds, allTypes, type FieldDef, isScalar, kindType, requestBodyType, type Scalar, type TypeDef, typeDef } from '../types/index.js';
 import { jsonFields } from '../types/json-fields.js';
 import { DELETE_OPTIONS, type Flavor, GVK_EXTENSION, type Gvk, PATCH, refWith, type Schema, STATUS, WATCH_EVENT } from './schema.js';
 
@@ -88,6 +88,8 @@ function kindsByType(): Map<string, Gvk[]> {
     add(k.type, { group: k.group, version: k.version, kind: k.kind });
     if (typeDef(`${k.type}List`)) add(`${k.type}List`, { group: k.group, version: k.version, kind: `${k.kind}List` });
   }
+  // The create-only kinds (access reviews) are request bodies, served without lists.
+  for (const t of BUILTIN_TYPES) if (t.createOnly) add(builtinTypeName(t), { group: t.group, version: t.version, kind: t.kind });
   add(STATUS, { group: '', version: 'v1', kind: 'Status' });
   // DeleteOptions and WatchEvent are registered in every group version the server serves.
   const gvs = [...new Map(BUILTIN_TYPES.map((t) => [groupVersion(t), { group: t.group, version: t.version }])).values()];
@@ -163,8 +165,8 @@ export function builtinDefinitions(flavor: Flavor): ReadonlyMap<string, Schema> 
 const cache = new Map<Flavor, ReadonlyMap<string, Schema>>();
 
 /** The definition name of a served built-in kind (or its list). The catalog describes every served kind (its tests say so). */
-export function builtinTypeName(t: { group: string; version: string; kind: string }, list = false): string {
-  const def = kindType(t.group, t.version, t.kind);
+export function builtinTypeName(t: { group: string; version: string; kind: string; createOnly?: boolean }, list = false): string {
+  const def = kindType(t.group, t.version, t.kind) ?? (t.createOnly ? requestBodyType(t.group, t.version, t.kind) : undefined);
   if (!def) throw new Error(`${t.group}/${t.version} ${t.kind} is served but not in the type catalog`);
   return list ? `${def.name}List` : def.name;
 }

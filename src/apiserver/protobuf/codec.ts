@@ -13,7 +13,7 @@
 import protobuf from 'protobufjs';
 import { isPlainObject } from '../../kube/json.js';
 import { splitApiVersion } from '../../kube/object.js';
-import { type FieldDef, isScalar, kindType, META_KINDS, type Scalar, type TypeDef, typeDef } from '../types/index.js';
+import { type FieldDef, isScalar, kindType, META_KINDS, requestBodyType, type Scalar, type TypeDef, typeDef } from '../types/index.js';
 import { formatGoDuration, parseGoDuration } from './duration.js';
 import { hasMagic, unwrap, wrap } from './envelope.js';
 import { facts, messageType, protoFieldName } from './messages.js';
@@ -36,14 +36,7 @@ export function typeNameOf(apiVersion: string, kind: string): string | undefined
     if (item && typeDef(`${item.name}List`)) return `${item.name}List`;
   }
   if (META_KINDS[kind]) return META_KINDS[kind];
-  const body = typeDef(`${packageOf(group, version)}.${kind}`);
-  return body && !body.special ? body.name : undefined;
-}
-
-/** The catalog package of a group version, named as Kubernetes names them (k8s.io/api/<group's first label>/<version>). */
-function packageOf(group: string, version: string): string {
-  if (group === 'apiextensions.k8s.io') return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}`;
-  return `io.k8s.api.${group === '' ? 'core' : group.split('.')[0]}.${version}`;
+  return requestBodyType(group, version, kind)?.name;
 }
 
 /**

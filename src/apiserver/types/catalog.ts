@@ -166,6 +166,21 @@ export function kindType(group: string, version: string, kind: string): TypeDef 
   return name === undefined ? undefined : types.get(name);
 }
 
+/** The catalog package of a group version, named as Kubernetes names them (k8s.io/api/<group's first label>/<version>). */
+function packageOf(group: string, version: string): string {
+  if (group === 'apiextensions.k8s.io') return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}`;
+  return `io.k8s.api.${group === '' ? 'core' : group.split('.')[0]}.${version}`;
+}
+
+/**
+ * A request body of a group version without a list of its own (Scale, TokenRequest, the access
+ * reviews), if the catalog describes it: described in the version's package, not declared as a kind.
+ */
+export function requestBodyType(group: string, version: string, kind: string): TypeDef | undefined {
+  const t = types.get(`${packageOf(group, version)}.${kind}`);
+  return t && !t.special ? t : undefined;
+}
+
 export function allTypes(): Iterable<TypeDef> {
   return types.values();
 }

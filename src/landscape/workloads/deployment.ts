@@ -9,9 +9,9 @@
 // ReplicaSet to the full count in one step and the old ones to 0 once it is available (as with
 // maxSurge 100%, maxUnavailable 0); Recreate scales the old ones to 0 first, then creates the new
 // one. No Events are recorded, orphaned ReplicaSets are not adopted, and ProgressDeadlineExceeded is
-// never reported (there is no timer). The Deployment's own revision annotation is written through
-// the main resource: kube writes it along with the status, but this server's /status lets no
-// metadata through; and `kubectl rollout undo` needs it (its JSON patch replaces
+// never reported (there is no timer). The Deployment's own revision annotation is written with its
+// status through `/status`, as kube's controller does (SetDeploymentRevision, then UpdateStatus), in
+// the pass that writes the status; `kubectl rollout undo` needs it (its JSON patch replaces
 // /metadata/annotations, which must exist).
 import { nowRfc3339 } from '../../apiserver/objects.js';
 import { StatusError } from '../../apiserver/errors.js';
@@ -35,14 +35,14 @@ const NO_DEADLINE = 2147483647;
 
 /** One pass of the deployment controller over a Deployment; returns nothing (every change comes back as an event). */
 export async function syncDeployment(view: ClusterView, namespace: string, name: string): Promise<void> {
-  let d = view.get<Deployment>('deployments', namespace, name);
+  const d = view.get<Deployment>('deployments', namespace, name);
   if (!d) return;
   const all = view.controlledBy<ReplicaSet>('replicasets', d).sort(byCreation);
-  let newRS = all.find((rs) => equalIgnoreHash(rs.spec.template, d!.spec.template));
+  let newRS = all.find((rs) => equalIgnoreHash(rs.spec.template, d.spec.template));
   let old = all.filter((rs) => rs !== newRS);
   const status = { ...(d.status ?? {}), conditions: [...(d.status?.conditions ?? [])] };
   if (d.metadata.deletionTimestamp) {
-    await writeStatus(view, d, calculateStatus(d, status, all, newRS));
+    await writeStatus(view, d, calculateStatus(d, status, all, newRS), newRS);
     return;
   }
   pausedCondition(d, status);
@@ -52,10 +52,9 @@ export async function syncDeployment(view: ClusterView, namespace: string, name:
     const active = newRS ?? [...old].reverse().find((rs) => replicasOf(rs) > 0) ?? old[old.length - 1];
     if (active) await scale(view, d, active, replicasOf(d));
     await cleanup(view, d, old);
-    d = await syncRevisionAnnotation(view, d, newRS);
     const rss = refreshed(view, all);
     const current = newRS && rss.find((rs) => rs.metadata.uid === newRS!.metadata.uid);
-    if (dueNow(d, status, rss)) await writeStatus(view, d, calculateStatus(d, status, rss, current));
+    if (dueNow(d, status, rss)) await writeStatus(view, d, calculateStatus(d, status, rss, current), newRS);
     return;
   }
   const recreate = d.spec.strategy?.type === 'Recreate';
@@ -76,14 +75,13 @@ export async function syncDeployment(view: ClusterView, namespace: string, name:
     for (const rs of old) await scale(view, d, rs, 0);
   }
   if (deploymentComplete(d, d.status ?? {})) await cleanup(view, d, old);
-  d = await syncRevisionAnnotation(view, d, newRS);
   old = refreshed(view, old);
   const current = newRS && view.get<ReplicaSet>('replicasets', namespace, newRS.metadata.name ?? '');
   const rss = current ? [...old, current] : old;
   if (!dueNow(d, status, rss)) return;
   const next = calculateStatus(d, status, rss, current);
   rolloutProgress(d, next, current);
-  await writeStatus(view, d, next);
+  await writeStatus(view, d, next, newRS);
 }
 
 /**
@@ -235,14 +233,6 @@ function newReplicaSetAvailable(d: Deployment, rs: ReplicaSet): boolean {
   return replicasOf(rs) === replicasOf(d) && (fresh.observedGeneration ?? 0) >= (rs.metadata.generation ?? 1) && (fresh.availableReplicas ?? 0) >= replicasOf(d);
 }
 
-/** The Deployment carries its new ReplicaSet's revision (SetDeploymentRevision). */
-async function syncRevisionAnnotation(view: ClusterView, d: Deployment, newRS: ReplicaSet | undefined): Promise<Deployment> {
-  const revision = newRS?.metadata.annotations?.[REVISION];
-  if (revision === undefined || d.metadata.annotations?.[REVISION] === revision) return d;
-  const next: Deployment = { ...d, metadata: { ...d.metadata, annotations: { ...(d.metadata.annotations ?? {}), [REVISION]: revision } } };
-  return (await view.update('deployments', next, CONTROLLER_MANAGER)) as Deployment;
-}
-
 // ---- status --------------------------------------------------------------------------------
 
 /** An int-or-percent of the replica count, rounded up or down (intstr.GetScaledValueFromIntOrPercent). */
@@ -366,10 +356,17 @@ function rolloutProgress(d: Deployment, next: Status, newRS: ReplicaSet | undefi
   }
 }
 
-/** Writes the status when it differs by value from the stored one. */
-async function writeStatus(view: ClusterView, d: Deployment, status: Status): Promise<void> {
+/**
+ * Writes the status, and with it the new ReplicaSet's revision on the Deployment (SetDeploymentRevision),
+ * when either differs by value from the stored one: one write through `/status`, which keeps the
+ * annotations sent.
+ */
+async function writeStatus(view: ClusterView, d: Deployment, status: Status, newRS?: ReplicaSet): Promise<void> {
   const next = { ...status };
   if ((next.conditions ?? []).length === 0) delete next.conditions;
-  if (jsonEqual(d.status ?? {}, next)) return;
-  await view.update('deployments', { ...d, status: next }, CONTROLLER_MANAGER, 'status');
+  const revision = newRS?.metadata.annotations?.[REVISION];
+  const revised = revision !== undefined && d.metadata.annotations?.[REVISION] !== revision;
+  if (jsonEqual(d.status ?? {}, next) && !revised) return;
+  const metadata = revised ? { ...d.metadata, annotations: { ...(d.metadata.annotations ?? {}), [REVISION]: revision } } : d.metadata;
+  await view.update('deployments', { ...d, metadata, status: next }, CONTROLLER_MANAGER, 'status');
 }

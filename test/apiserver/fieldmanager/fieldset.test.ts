@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { difference, forEachMember, fromFieldsV1, intersection, listMapKey, renderPath, toFieldsV1, union } from '../../../src/apiserver/fieldmanager/fieldset.js';
+import { difference, forEachMember, fromFieldsV1, intersection, listMapKey, renderPath, toFieldsV1, union, without } from '../../../src/apiserver/fieldmanager/fieldset.js';
 
 const sample = {
   'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
@@ -24,6 +24,14 @@ test('union, difference and intersection work on exact paths', () => {
   assert.deepStrictEqual(toFieldsV1(union(a, b)), { 'f:data': { 'f:a': {}, 'f:b': {}, 'f:c': {} } });
   assert.deepStrictEqual(toFieldsV1(difference(a, b)), { 'f:data': { 'f:a': {} } });
   assert.deepStrictEqual(toFieldsV1(intersection(a, b)), { 'f:data': { 'f:b': {} } });
+});
+
+test('without drops a field and everything below it, and a parent it leaves empty', () => {
+  const set = fromFieldsV1(sample);
+  assert.deepStrictEqual(toFieldsV1(without(set, ['spec'])), { 'f:metadata': sample['f:metadata'] });
+  assert.deepStrictEqual(toFieldsV1(without(set, ['metadata', 'labels'])), { 'f:spec': sample['f:spec'] });
+  assert.deepStrictEqual(toFieldsV1(without(set, ['spec', 'finalizers'])), { ...sample, 'f:spec': { 'f:containers': sample['f:spec']['f:containers'] } });
+  assert.equal(without(set, ['metadata', 'annotations']), set, 'a field the set lacks leaves it as it is');
 });
 
 test('list-map keys are JSON with sorted key names; defaults fill missing keys', () => {

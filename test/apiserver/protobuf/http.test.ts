@@ -55,6 +55,7 @@ describe('protobuf over HTTP', () => {
     server = await startApiServer({ port: 0 });
     const ns = await call('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'pb' } }) });
     assert.equal(ns.status, 201, ns.body.toString());
+    await server.idle(); // its kube-root-ca.crt is written
   });
 
   after(async () => {
@@ -97,7 +98,7 @@ describe('protobuf over HTTP', () => {
     const obj = decodeObject(list.body) as { kind: string; metadata: { resourceVersion: string }; items: { metadata: { name: string } }[] };
     assert.equal(obj.kind, 'ConfigMapList');
     assert.match(obj.metadata.resourceVersion, /^\d+$/);
-    assert.deepEqual(obj.items.map((i) => i.metadata.name), ['one', 'two']);
+    assert.deepEqual(obj.items.map((i) => i.metadata.name), ['kube-root-ca.crt', 'one', 'two'], "the namespace's kube-root-ca.crt and ours");
     const json = JSON.parse((await call('GET', '/api/v1/namespaces/pb/configmaps')).body.toString()) as { items: unknown[] };
     assert.deepEqual(obj.items, json.items);
   });
@@ -153,14 +154,18 @@ describe('protobuf over HTTP', () => {
     });
     req.end();
     try {
-      // The current state first (one ConfigMap), then a change made while watching.
-      await waitFor('the initial ADDED event', () => frames.length >= 1);
+      // The current state first (the namespace's kube-root-ca.crt and one), then a change made while watching.
+      await waitFor('the initial ADDED events', () => frames.length >= 2);
       const created = await call('POST', '/api/v1/namespaces/pb/configmaps', { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched' }, data: { k: 'v' } }) });
       assert.equal(created.status, 201);
-      await waitFor('the ADDED event of the new ConfigMap', () => frames.length >= 2);
+      await waitFor('the ADDED event of the new ConfigMap', () => frames.length >= 3);
       assert.equal(contentType, `${PROTOBUF};stream=watch`);
-      assert.deepEqual(frames.map((f) => [f.type, f.object.kind, (f.object.metadata as { name: string }).name]), [['ADDED', 'ConfigMap', 'one'], ['ADDED', 'ConfigMap', 'watched']]);
-      assert.deepEqual(frames[1].object.data, { k: 'v' });
+      assert.deepEqual(frames.map((f) => [f.type, f.object.kind, (f.object.metadata as { name: string }).name]), [
+        ['ADDED', 'ConfigMap', 'kube-root-ca.crt'],
+        ['ADDED', 'ConfigMap', 'one'],
+        ['ADDED', 'ConfigMap', 'watched'],
+      ]);
+      assert.deepEqual(frames[2].object.data, { k: 'v' });
     } finally {
       response?.destroy();
       req.destroy();

@@ -1,0 +1,103 @@
+// Authorization: the one place that decides what a user may do in a logical cluster. Every
+// resource request (handler.ts) and every access review (reviews.ts) asks `authorize`; the
+// rules review asks `rulesFor`. Today the server answers as kube-apiserver does with
+// `--authorization-mode=AlwaysAllow`: every authenticated user may do everything in the
+// logical cluster its token belongs to. RBAC (Roles and bindings read from the cluster)
+// replaces these two functions and nothing else.
+import type { UserInfo } from '../cluster.js';
+import { forbidden, StatusError } from '../errors.js';
+
+/** What a request does, as kube's authorizer.Attributes: a resource request or a non-resource path. */
+export type RequestAttributes =
+  | {
+      resourceRequest: true;
+      verb: string;
+      namespace: string;
+      apiGroup: string;
+      /** `*` when the question is about every version. */
+      apiVersion: string;
+      resource: string;
+      subresource: string;
+      name: string;
+    }
+  | { resourceRequest: false; verb: string; path: string };
+
+export interface Decision {
+  allowed: boolean;
+  /** An explicit denial (an authorizer said no, rather than nobody said yes). */
+  denied: boolean;
+  reason: string;
+}
+
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups: string[];
+  resources: string[];
+  resourceNames?: string[];
+}
+
+export interface NonResourceRule {
+  verbs: string[];
+  nonResourceURLs: string[];
+}
+
+export interface Rules {
+  resourceRules: ResourceRule[];
+  nonResourceRules: NonResourceRule[];
+  /** True when the rules could not all be listed (e.g. an authorizer that cannot enumerate). */
+  incomplete: boolean;
+}
+
+/** May `user` do what `attributes` describe? */
+export function authorize(_user: UserInfo, _attributes: RequestAttributes): Decision {
+  return { allowed: true, denied: false, reason: '' };
+}
+
+/** Everything `user` may do in `namespace` (and cluster-wide), for SelfSubjectRulesReview. */
+export function rulesFor(_user: UserInfo, _namespace: string): Rules {
+  return {
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+    incomplete: false,
+  };
+}
+
+/** The verb of a resource request, as kube's request info derives it from method and path. */
+export function requestVerb(method: string, named: boolean, watch: boolean): string {
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      return watch ? 'watch' : named ? 'get' : 'list';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return named ? 'delete' : 'deletecollection';
+    default:
+      return method.toLowerCase();
+  }
+}
+
+/** Throws kube-apiserver's 403 when the authorizer does not allow the request. */
+export function enforce(user: UserInfo, attributes: RequestAttributes): void {
+  const decision = authorize(user, attributes);
+  if (!decision.allowed) throw forbiddenRequest(user, attributes, decision.reason);
+}
+
+/** The 403 kube-apiserver answers a request its authorizer did not allow, message for message. */
+export function forbiddenRequest(user: UserInfo, a: RequestAttributes, reason: string): StatusError {
+  let why: string;
+  if (!a.resourceRequest) {
+    why = `User ${JSON.stringify(user.username)} cannot ${a.verb} path ${JSON.stringify(a.path)}`;
+    if (reason) why += `: ${reason}`;
+    return new StatusError(403, 'Forbidden', `forbidden: ${why}`, {});
+  }
+  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  const scope = a.namespace ? `in the namespace ${JSON.stringify(a.namespace)}` : 'at the cluster scope';
+  why = `User ${JSON.stringify(user.username)} cannot ${a.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(a.apiGroup)} ${scope}`;
+  if (reason) why += `: ${reason}`;
+  return forbidden({ group: a.apiGroup, resource: a.resource }, a.name, why);
+}
