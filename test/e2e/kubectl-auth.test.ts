@@ -1,7 +1,8 @@
 // kubectl against the embedded API server: `auth can-i` (also `--list`), `auth whoami`, `--as`,
 // `create token` and what the token then is, and each namespace's default ServiceAccount and
 // kube-root-ca.crt. kubectl 1.32 sends these bodies as protobuf; Debian's 1.20 has neither
-// `auth whoami` (1.27+) nor `create token` (1.24+), which the tests then say instead.
+// `auth whoami` (1.27+) nor `create token` (1.24+): with it, the tests check that it says so and
+// send the same SelfSubjectReview and TokenRequest through `kubectl create --raw`.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,14 @@ function attributes(text: string): Record<string, string> {
   }
   return out;
 }
+
+interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+}
+
+const SELF_SUBJECT_REVIEW = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
 
 describe('kubectl auth, tokens and namespace defaults', () => {
   let server: RunningApiServer;
@@ -41,6 +50,26 @@ describe('kubectl auth, tokens and namespace defaults', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** Who the server says the caller is: `auth whoami` (1.27+), or its SelfSubjectReview sent with `create --raw`, shown as whoami shows it. */
+  const whoami = async (kubeconfig: string, flags: string[] = []): Promise<Record<string, string>> => {
+    if (minor >= 27) return attributes(await kubectlOk(kubeconfig, ['auth', 'whoami', ...flags]));
+    const review = JSON.parse(await kubectlOk(kubeconfig, ['create', '--raw', '/apis/authentication.k8s.io/v1/selfsubjectreviews', '-f', '-', ...flags], SELF_SUBJECT_REVIEW)) as { kind: string; status: { userInfo: UserInfo } };
+    assert.equal(review.kind, 'SelfSubjectReview');
+    const u = review.status.userInfo;
+    return { Username: u.username, ...(u.uid === undefined ? {} : { UID: u.uid }), Groups: `[${u.groups.join(' ')}]` };
+  };
+
+  /** A token for a ServiceAccount: `create token` (1.24+), or its TokenRequest sent with `create --raw`; stdout is the token either way. */
+  const createToken = async (name: string, namespace: string, expirationSeconds?: number) => {
+    if (minor >= 24) return kubectl(kc, ['create', 'token', name, '-n', namespace, ...(expirationSeconds === undefined ? [] : [`--duration=${expirationSeconds}s`])]);
+    const request = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: expirationSeconds === undefined ? {} : { expirationSeconds } };
+    const r = await kubectl(kc, ['create', '--raw', `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, '-f', '-'], JSON.stringify(request));
+    if (r.code !== 0) return r;
+    const answer = JSON.parse(r.stdout) as { kind: string; status: { token: string } };
+    assert.equal(answer.kind, 'TokenRequest');
+    return { ...r, stdout: `${answer.status.token}\n` };
+  };
+
   it('auth can-i answers yes for the admin, and --list shows every verb on everything', async () => {
     const create = await kubectl(kc, ['auth', 'can-i', 'create', 'pods']);
     assert.deepEqual([create.code, create.stdout.trim()], [0, 'yes']);
@@ -55,17 +84,16 @@ describe('kubectl auth, tokens and namespace defaults', () => {
   });
 
   it('auth whoami shows the admin; --as shows the impersonated user', async () => {
-    const r = await kubectl(kc, ['auth', 'whoami']);
     if (minor < 27) {
-      assert.notEqual(r.code, 0, `kubectl 1.${minor} has no auth whoami`);
-      return;
+      const r = await kubectl(kc, ['auth', 'whoami']);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /^error: unknown command "whoami"/m, `kubectl 1.${minor} has no auth whoami`);
     }
-    assert.equal(r.code, 0, r.stderr);
-    const me = attributes(r.stdout);
+    const me = await whoami(kc);
     assert.equal(me.Username, 'admin');
     assert.equal(me.Groups, '[system:masters system:authenticated]');
     assert.match(me.UID, /^[0-9a-f-]{36}$/);
-    const bob = attributes(await kubectlOk(kc, ['auth', 'whoami', '--as=bob', '--as-group=devs']));
+    const bob = await whoami(kc, ['--as=bob', '--as-group=devs']);
     assert.deepEqual(bob, { Username: 'bob', Groups: '[devs system:authenticated]' });
     const asSa = await kubectl(kc, ['auth', 'can-i', 'create', 'pods', '--as=system:serviceaccount:team:default']);
     assert.deepEqual([asSa.code, asSa.stdout.trim()], [0, 'yes']);
@@ -85,11 +113,12 @@ describe('kubectl auth, tokens and namespace defaults', () => {
   });
 
   it('create token default gives a token that is the ServiceAccount', async () => {
-    const r = await kubectl(kc, ['create', 'token', 'default', '-n', 'team']);
     if (minor < 24) {
-      assert.notEqual(r.code, 0, `kubectl 1.${minor} has no create token`);
-      return;
+      const old = await kubectl(kc, ['create', 'token', 'default', '-n', 'team']);
+      assert.notEqual(old.code, 0);
+      assert.match(old.stderr, /^error: unknown command "token default"/m, `kubectl 1.${minor} has no create token`);
     }
+    const r = await createToken('default', 'team');
     assert.equal(r.code, 0, r.stderr);
     const token = r.stdout.trim();
     assert.match(token, /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
@@ -97,15 +126,13 @@ describe('kubectl auth, tokens and namespace defaults', () => {
     writeFileSync(saKc, server.kubeconfigWithToken('default', token), { mode: 0o600 });
     const cms = await kubectlOk(saKc, ['get', 'configmaps', '-n', 'team', '-o', 'name']);
     assert.equal(cms.trim(), 'configmap/kube-root-ca.crt', 'the token opens the cluster');
-    if (minor >= 27) {
-      const me = attributes(await kubectlOk(saKc, ['auth', 'whoami']));
-      assert.equal(me.Username, 'system:serviceaccount:team:default');
-      assert.equal(me.Groups, '[system:serviceaccounts system:serviceaccounts:team system:authenticated]');
-    }
-    const short = await kubectl(kc, ['create', 'token', 'default', '-n', 'team', '--duration=5m']);
+    const me = await whoami(saKc);
+    assert.equal(me.Username, 'system:serviceaccount:team:default');
+    assert.equal(me.Groups, '[system:serviceaccounts system:serviceaccounts:team system:authenticated]');
+    const short = await createToken('default', 'team', 300);
     assert.notEqual(short.code, 0);
     assert.match(short.stderr, /spec\.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes/);
-    const missing = await kubectl(kc, ['create', 'token', 'nobody', '-n', 'team']);
+    const missing = await createToken('nobody', 'team');
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /serviceaccounts "nobody" not found/);
     // The ServiceAccount deleted: its token is refused.
