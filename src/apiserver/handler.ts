@@ -274,7 +274,11 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const p = r.path;
   const t = ctx.cluster.resolve(p.group, p.version, p.resource);
   if (!t) throw resourceNotFound();
-  ctx.route = p;
+  const extension = p.subresource ? ctx.subresources?.get(`${t.group}/${t.resource}/${p.subresource}`) : undefined;
+  const scale = p.subresource === 'scale' && scaleSubresourceOf(t) !== undefined;
+  const servedSubresource = (p.subresource === 'status' && t.status) || (t.kind === 'Namespace' && p.subresource === 'finalize') || scale;
+  // /metrics labels requests by route: only a served path gets one, so no client can mint new series.
+  if (!p.subresource || servedSubresource || (extension && p.name !== undefined)) ctx.route = p;
   if (t.deprecation) addWarnings(res, [t.deprecation]);
   ctx.protobuf = answersInProtobuf(req.headers.accept, t);
   const send = sender(ctx);
@@ -283,10 +287,8 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   const isWatch = p.watchPrefix || q.get('watch') === '1' || q.get('watch') === 'true';
   enforce(ctx.user, { resourceRequest: true, verb: requestVerb(method, p.name !== undefined, isWatch), namespace: p.namespace ?? '', apiGroup: t.group, apiVersion: t.version, resource: t.resource, subresource: p.subresource ?? '', name: p.name ?? '' });
   if (t.createOnly) return serveReview(req, res, ctx, t, p);
-  const extension = p.subresource ? ctx.subresources?.get(`${t.group}/${t.resource}/${p.subresource}`) : undefined;
   if (extension && p.name !== undefined) return serveExtension(req, res, ctx, extension, t, p.namespace ?? '', p.name);
-  const scale = p.subresource === 'scale' && scaleSubresourceOf(t) !== undefined;
-  if (p.subresource && !(p.subresource === 'status' && t.status) && !(t.kind === 'Namespace' && p.subresource === 'finalize') && !scale) throw resourceNotFound();
+  if (p.subresource && !servedSubresource) throw resourceNotFound();
   const namespace = p.namespace ?? '';
   if (t.namespaced && p.name !== undefined && p.namespace === undefined) throw resourceNotFound();
   const writeOpts = (options?: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): WriteOptions => ({

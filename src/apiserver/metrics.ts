@@ -54,7 +54,7 @@ export class ApiServerMetrics {
   recordResource(method: string, route: ResourcePath, query: URLSearchParams, contentType: string | undefined, code: number, seconds: number): void {
     const scope = route.name !== undefined || method === 'POST' ? 'resource' : route.namespace !== undefined ? 'namespace' : 'cluster';
     const verb = verbOf(method, route, query, contentType, scope);
-    const dryRun = query.has('dryRun') ? [...new Set(query.getAll('dryRun'))].sort().join(',') : '';
+    const dryRun = dryRunLabel(query);
     const key = `apiserver${SEP}${dryRun}${SEP}${route.group}${SEP}${route.resource}${SEP}${scope}${SEP}${route.subresource ?? ''}${SEP}${verb}${SEP}${route.version}`;
     this.requests.incSeries(`${code}${SEP}${key}`);
     this.latencies.observeSeries(key, seconds);
@@ -71,6 +71,12 @@ export class ApiServerMetrics {
   render(): string {
     return this.registry.render();
   }
+}
+
+/** Upstream's cleanDryRun: `All` (the only valid value) or `invalid`, so the label has three values at most. */
+function dryRunLabel(query: URLSearchParams): string {
+  if (!query.has('dryRun')) return '';
+  return query.getAll('dryRun').every((v) => v === 'All') ? 'All' : 'invalid';
 }
 
 function verbOf(method: string, route: ResourcePath, query: URLSearchParams, contentType: string | undefined, scope: string): string {

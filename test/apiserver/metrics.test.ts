@@ -111,6 +111,22 @@ describe('API server /metrics', () => {
     b.close();
   });
 
+  it('mints no series for made-up subresources or dryRun values: a client cannot grow the series without bound', async () => {
+    const first = await scrape();
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await admin.request('GET', `/api/v1/namespaces/default/configmaps/x/junk${i}`)).status, 404);
+      assert.equal((await admin.request('POST', `/api/v1/namespaces/default/configmaps?dryRun=zz${i}`, { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `dry-${i}` } }) })).status, 400);
+    }
+    // A served request in the same window proves the requests were being counted.
+    assert.equal((await admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
+    const last = await scrape();
+    const added = [...last.keys()].filter((k) => !first.has(k) && k.startsWith('apiserver_request_total'));
+    assert.ok(!added.some((k) => /junk|zz/.test(k)), added.join('\n'));
+    const invalid = series('apiserver_request_total', request('POST', 'configmaps', 'resource', '400', { dry_run: 'invalid' }));
+    assert.equal(delta(first, last, invalid), 3, 'invalid dryRun values share one label value, as upstream cleanDryRun does');
+    assert.equal(delta(first, last, series('apiserver_request_total', request('LIST', 'configmaps', 'namespace', '200'))), 1);
+  });
+
   it('reports stored objects by resource, summed over logical clusters', async () => {
     const s = await scrape();
     const objects = (resource: string) => s.get(series('apiserver_storage_objects', { resource }));
