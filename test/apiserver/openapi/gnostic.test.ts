@@ -1,7 +1,8 @@
-// The v2 document's protobuf form, read back with a minimal protobuf reader: gnostic's field
+// The v2 document's protobuf form, read back field by field with protobufjs's Reader: gnostic's field
 // numbers (google/gnostic openapiv2/OpenAPIv2.proto) carry what kubectl reads.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import protobuf from 'protobufjs';
 import { encodeDefinitions, encodeHead, encodePaths } from '../../../src/apiserver/openapi/gnostic.js';
 import { resourcePaths } from '../../../src/apiserver/openapi/paths.js';
 import { BUILTIN_TYPES } from '../../../src/apiserver/resources.js';
@@ -9,32 +10,19 @@ import { BUILTIN_TYPES } from '../../../src/apiserver/resources.js';
 type Fields = Map<number, (Buffer | bigint)[]>;
 
 /** Splits a message into its fields: length-delimited values as bytes, varints and fixed64 as bigint. */
-function read(buf: Buffer): Fields {
+function read(buf: Uint8Array): Fields {
   const out: Fields = new Map();
-  let i = 0;
-  const varint = () => {
-    let v = 0n;
-    let shift = 0n;
-    for (;;) {
-      const b = buf[i++];
-      v |= BigInt(b & 0x7f) << shift;
-      if ((b & 0x80) === 0) return v;
-      shift += 7n;
-    }
-  };
-  while (i < buf.length) {
-    const key = Number(varint());
-    const no = key >> 3;
+  const r = protobuf.Reader.create(buf);
+  while (r.pos < r.len) {
+    const key = r.uint32();
     let value: Buffer | bigint;
-    if ((key & 7) === 0) value = varint();
+    if ((key & 7) === 0) value = BigInt(r.uint64().toString());
     else if ((key & 7) === 2) {
-      const n = Number(varint());
-      value = buf.subarray(i, i + n);
-      i += n;
-    } else if ((key & 7) === 1) {
-      value = buf.readBigUInt64LE(i);
-      i += 8;
-    } else throw new Error(`wire type ${key & 7}`);
+      const b = r.bytes();
+      value = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+    } else if ((key & 7) === 1) value = BigInt(r.fixed64().toString());
+    else throw new Error(`wire type ${key & 7}`);
+    const no = key >>> 3;
     out.set(no, [...(out.get(no) ?? []), value]);
   }
   return out;
@@ -82,6 +70,14 @@ describe('gnostic openapi_v2.Document encoding', () => {
     const [ext] = bytes(thing, 31).map(read);
     assert.equal(text(ext, 1), 'x-kubernetes-group-version-kind');
     assert.deepEqual(JSON.parse(text(read(bytes(ext, 2)[0]), 2) ?? ''), [{ group: 'x', version: 'v1', kind: 'Thing' }], 'Any.yaml holds the value');
+  });
+
+  it('writes strings as valid UTF-8, a lone surrogate as U+FFFD (kubectl rejects a document with invalid UTF-8)', () => {
+    const defs = namedEntries(bytes(read(bytes(read(encodeDefinitions({ 'x.Odd': { description: 'a\ud800b', title: 'pair \u{1F600}' } })), 9)[0]), 1));
+    const odd = defs.get('x.Odd');
+    assert.ok(odd);
+    assert.deepEqual(bytes(odd, 4)[0], Buffer.from('a\ufffdb', 'utf8'));
+    assert.deepEqual(bytes(odd, 3)[0], Buffer.from('pair \u{1F600}', 'utf8'), 'a surrogate pair stays one code point');
   });
 
   it('writes a PATCH operation with its query parameters and group-version-kind', () => {
