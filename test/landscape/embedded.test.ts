@@ -33,27 +33,16 @@ import { type EmbeddedLandscape, type EmbeddedLandscapeOptions, startEmbeddedLan
 import { DemoModuleGroups, shootClusterName } from '../../src/landscape/index.js';
 import { freePort } from '../../src/landscape/registry.js';
 import { clientFromKubeconfig, findObject, isNotFound } from '../../src/runtime/client/index.js';
-import { silentLogger } from '../../src/runtime/log.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { DEFAULT_CONVERTER_CONFIG, startUp } from '../../src/up/index.js';
 import { FAST_FLAGS, httpGet } from '../cli/run-env.js';
+import { fastLandscapeOptions } from '../support/fast-landscape.js';
 import { testRuntime } from '../infrastructure/runtime-harness.js';
 import { waitFor } from '../support/wait.js';
 
 const NS = Namespaces.ControlPlane;
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' };
 const AUTOSCALER = { apiVersion: `${DemoModuleGroups.autoscaler}/v1alpha1`, kind: 'Autoscaler' };
-
-/** Short simulated durations; everything else as `kcp up` runs it. */
-function fastOptions(dataDir: string): EmbeddedLandscapeOptions {
-  return {
-    dataDir,
-    simulator: { pendingMs: 100, createMs: 400, reconcileMs: 200, deleteMs: 200, progressSteps: 2, recoverAfterMs: 500 },
-    kubelet: { readyDelayMs: 50, scanIntervalMs: 100 },
-    moduleOperatorDelayMs: 50,
-    logger: silentLogger,
-  };
-}
 
 /** The same short requeues for both ways, given as flags (metrics and probes on loopback, any port). */
 const CONTROLLER_FLAGS = [...FAST_FLAGS, '--kubeconfig-expiration-time=10m'];
@@ -145,7 +134,7 @@ for (const way of waysToRun) describe(`embedded landscape, controllers as ${way.
   });
 
   it('publishes the demo catalog, provisions a Runtime and installs a demo module pulled from its registry', async () => {
-    land = await start({ ...fastOptions(dataDir), port: 0 });
+    land = await start({ ...fastLandscapeOptions(dataDir), port: 0 });
     assert.equal(land.catalog.publishedNow, true);
     assert.ok(existsSync(land.files.kcpKubeconfig) && existsSync(land.files.gardenKubeconfig));
 
@@ -187,7 +176,7 @@ for (const way of waysToRun) describe(`embedded landscape, controllers as ${way.
     const metaVersion = (await land.kcp.get(ModuleReleaseMeta, { namespace: NS, name: 'gateway' })).metadata.resourceVersion;
     await stop();
 
-    land = await start(fastOptions(dataDir));
+    land = await start(fastLandscapeOptions(dataDir));
     assert.equal(land.catalog.publishedNow, false);
     assert.equal(land.server.url, url, 'the previous port is reused');
     assert.equal(land.urlChanged, false);
@@ -214,7 +203,7 @@ for (const way of waysToRun) describe(`embedded landscape, controllers as ${way.
   it('when the API server comes back on another port, runtime kubeconfigs are rotated to the new URL', async () => {
     assert.ok(land, 'the earlier tests started the landscape');
     await stop();
-    land = await start({ ...fastOptions(dataDir), port: await freePort() });
+    land = await start({ ...fastLandscapeOptions(dataDir), port: await freePort() });
     assert.equal(land.urlChanged, true);
     const url = land.server.url;
     await waitFor('the kubeconfig Secret to name the new URL', async () => {

@@ -12,15 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
 import { Namespaces } from '../../src/api/operator/index.js';
-import { parseArgs } from '../../src/cli/args.js';
-import { clientLimitsFrom, controlPlaneConfigFrom, FlagReader } from '../../src/cli/controller-flags.js';
-import { UP_FLAGS } from '../../src/cli/up.js';
 import { processRss } from '../../src/landscape/process.js';
 import { clientFromKubeconfig } from '../../src/runtime/client/index.js';
-import { silentLogger } from '../../src/runtime/log.js';
 import { startUp, type UpOptions } from '../../src/up/index.js';
-import { FAST_FLAGS } from '../cli/run-env.js';
 import { testRuntime } from '../infrastructure/runtime-harness.js';
+import { fastUpOptions } from '../support/fast-landscape.js';
 import { descendants, processRunning } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
 
@@ -37,19 +33,7 @@ function tempDir(): string {
 
 /** The landscape in its own process with short simulated durations and fast controllers; no catalog. */
 function processOptions(dataDir: string): UpOptions {
-  const flags = new FlagReader(parseArgs(FAST_FLAGS, new Set()), UP_FLAGS, 'kcp up');
-  return {
-    dataDir,
-    port: 0,
-    landscapeMode: 'process',
-    catalogDir: null,
-    simulator: { pendingMs: 100, createMs: 400, reconcileMs: 200, deleteMs: 200, progressSteps: 2, recoverAfterMs: 500 },
-    kubelet: { readyDelayMs: 50, scanIntervalMs: 100 },
-    moduleOperatorDelayMs: 50,
-    logger: silentLogger,
-    controlPlane: controlPlaneConfigFrom(flags, NS),
-    ...clientLimitsFrom(flags),
-  };
+  return { ...fastUpOptions(dataDir), landscapeMode: 'process', catalogDir: null };
 }
 
 function listen(): Promise<{ server: Server; port: number }> {

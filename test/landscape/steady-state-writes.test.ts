@@ -10,15 +10,11 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
 import { Kyma, type KymaObject, Labels, Namespaces } from '../../src/api/operator/index.js';
-import { parseArgs } from '../../src/cli/args.js';
-import { clientLimitsFrom, controlPlaneConfigFrom, FlagReader } from '../../src/cli/controller-flags.js';
-import { UP_FLAGS } from '../../src/cli/up.js';
 import { GARDEN_CLUSTER } from '../../src/landscape/gardener/index.js';
 import { shootClusterName } from '../../src/landscape/index.js';
-import { silentLogger } from '../../src/runtime/log.js';
 import { type InProcessUp, startUp } from '../../src/up/index.js';
-import { FAST_FLAGS } from '../cli/run-env.js';
 import { testRuntime } from '../infrastructure/runtime-harness.js';
+import { fastUpOptions } from '../support/fast-landscape.js';
 import { waitFor } from '../support/wait.js';
 
 const NS = Namespaces.ControlPlane;
@@ -36,17 +32,7 @@ describe('steady state: no writes when nothing changed', () => {
   });
 
   it('periodic passes of the Kyma, Manifest, Runtime and GardenerCluster controllers write nothing once all is Ready', async () => {
-    const flags = new FlagReader(parseArgs([...FAST_FLAGS, '--kubeconfig-expiration-time=10m'], new Set()), UP_FLAGS, 'kcp up');
-    up = await startUp({
-      dataDir,
-      port: 0,
-      simulator: { pendingMs: 100, createMs: 400, reconcileMs: 200, deleteMs: 200, progressSteps: 2, recoverAfterMs: 500 },
-      kubelet: { readyDelayMs: 50, scanIntervalMs: 100 },
-      moduleOperatorDelayMs: 50,
-      logger: silentLogger,
-      controlPlane: controlPlaneConfigFrom(flags, NS),
-      ...clientLimitsFrom(flags),
-    });
+    up = await startUp(fastUpOptions(dataDir, ['--kubeconfig-expiration-time=10m']));
     const land = up.landscape;
     const passes = new Map<string, number>();
     up.controlPlane.manager.setGate((controller) => {

@@ -1,0 +1,27 @@
+// The embedded landscape as `kcp up` runs it, with short simulated durations and fast controllers,
+// for tests that need the whole thing to settle in seconds.
+import { Namespaces } from '../../src/api/operator/index.js';
+import { parseArgs } from '../../src/cli/args.js';
+import { clientLimitsFrom, controlPlaneConfigFrom, FlagReader } from '../../src/cli/controller-flags.js';
+import { UP_FLAGS } from '../../src/cli/up.js';
+import type { EmbeddedLandscapeOptions } from '../../src/landscape/embedded.js';
+import { silentLogger } from '../../src/runtime/log.js';
+import type { UpOptions } from '../../src/up/index.js';
+import { FAST_FLAGS } from '../cli/run-env.js';
+
+/** Short simulated durations (a Shoot is ready in about half a second); no logs. */
+export function fastLandscapeOptions(dataDir: string): EmbeddedLandscapeOptions {
+  return {
+    dataDir,
+    simulator: { pendingMs: 100, createMs: 400, reconcileMs: 200, deleteMs: 200, progressSteps: 2, recoverAfterMs: 500 },
+    kubelet: { readyDelayMs: 50, scanIntervalMs: 100 },
+    moduleOperatorDelayMs: 50,
+    logger: silentLogger,
+  };
+}
+
+/** `kcp up`'s options: the fast landscape on any port, its controllers configured from FAST_FLAGS plus `extraFlags`. */
+export function fastUpOptions(dataDir: string, extraFlags: string[] = []): UpOptions & { landscapeMode?: 'in-process' } {
+  const flags = new FlagReader(parseArgs([...FAST_FLAGS, ...extraFlags], new Set()), UP_FLAGS, 'kcp up');
+  return { ...fastLandscapeOptions(dataDir), port: 0, controlPlane: controlPlaneConfigFrom(flags, Namespaces.ControlPlane), ...clientLimitsFrom(flags) };
+}
