@@ -9,16 +9,10 @@
 // labels have kube's alphabet and length (6 to 10 characters of `bcdfghjklmnpqrstvwxz2456789`) and
 // are stable for a given template, but differ from the ones a real cluster computes.
 import { canonicalJson } from '../../kube/json.js';
+import { fnv1a32, fnv1a32Bytes } from '../../util/fnv.js';
 
 /** rand.SafeEncodeString's alphabet (no vowels, no 0/1/3, so that no word is spelled). */
 const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-
-/** FNV-1a, 32 bits (Go's hash/fnv New32a). */
-export function fnv32a(bytes: Uint8Array, seed = 0x811c9dc5): number {
-  let h = seed;
-  for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
-  return h;
-}
 
 /** rand.SafeEncodeString: every character replaced by the alphabet's entry at its code modulo 27. */
 export function safeEncode(s: string): string {
@@ -29,12 +23,11 @@ export function safeEncode(s: string): string {
 
 /** The `pod-template-hash` of a pod template, with the Deployment's `status.collisionCount` when it has one. */
 export function podTemplateHash(template: unknown, collisionCount?: number): string {
-  const text = new TextEncoder().encode(canonicalJson(template ?? {}));
-  let h = fnv32a(text);
+  let h = fnv1a32(canonicalJson(template ?? {}));
   if (collisionCount !== undefined) {
     const extra = new Uint8Array(8);
     new DataView(extra.buffer).setUint32(0, collisionCount >>> 0, true);
-    h = fnv32a(extra, h);
+    h = fnv1a32Bytes(extra, h);
   }
   return safeEncode(String(h));
 }
@@ -42,10 +35,10 @@ export function podTemplateHash(template: unknown, collisionCount?: number): str
 /** A stable name suffix of `length` safe characters derived from `seed` (for names that must not change between passes). */
 export function stableSuffix(seed: string, length = 5): string {
   let out = '';
-  let h = fnv32a(new TextEncoder().encode(seed));
+  let h = fnv1a32(seed);
   while (out.length < length) {
     out += SAFE_ALPHABET[h % SAFE_ALPHABET.length];
-    h = Math.floor(h / SAFE_ALPHABET.length) || fnv32a(new TextEncoder().encode(`${seed}/${out}`));
+    h = Math.floor(h / SAFE_ALPHABET.length) || fnv1a32(`${seed}/${out}`);
   }
   return out;
 }

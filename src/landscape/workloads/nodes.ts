@@ -7,7 +7,7 @@
 // and no Lease objects in kube-node-lease.
 import { SERVER_VERSION } from '../../apiserver/discovery.js';
 import { nowRfc3339 } from '../../apiserver/objects.js';
-import { fnv32a } from './hash.js';
+import { fnv1a32 } from '../../util/fnv.js';
 import type { Node, Taint } from './types.js';
 
 export interface NodeShape {
@@ -42,7 +42,7 @@ const EVICTION_DISK_FRACTION = 0.1;
 /** A stable, uuid-shaped identifier derived from a seed (machine ID, system UUID, boot ID). */
 function pseudoId(seed: string, dashes: boolean): string {
   let hex = '';
-  for (let i = 0; hex.length < 32; i++) hex += fnv32a(new TextEncoder().encode(`${seed}#${i}`)).toString(16).padStart(8, '0');
+  for (let i = 0; hex.length < 32; i++) hex += fnv1a32(`${seed}#${i}`).toString(16).padStart(8, '0');
   return dashes ? `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}` : hex;
 }
 

@@ -2,19 +2,9 @@
 // the order in which a replica prefers shards. Documented in docs/sharding.md; changing any of it
 // moves keys between shards, so it is versioned by never changing it.
 
-const FNV_OFFSET_BASIS = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-const encoder = new TextEncoder();
+import { fnv1a32 } from '../../util/fnv.js';
 
-/** 32-bit FNV-1a of the UTF-8 bytes of `text`, as an unsigned integer. */
-export function fnv1a32(text: string): number {
-  let hash = FNV_OFFSET_BASIS;
-  for (const byte of encoder.encode(text)) {
-    hash ^= byte;
-    hash = Math.imul(hash, FNV_PRIME);
-  }
-  return hash >>> 0;
-}
+export { fnv1a32 };
 
 /** The shard of a work-queue key (`namespace/name`, or `name` for cluster-scoped objects). */
 export function shardOf(key: string, shardCount: number): number {
