@@ -8,3 +8,11 @@
  * follows the granted validity, with the same ratios.
  */
 export const AnnotationKubeconfigExpiration = 'infrastructuremanager.kyma-project.io/kubeconfig-expiration';
+
+/**
+ * Runtime annotation: a person (`kcp runtime retry`) asks the infrastructure manager to retry a Runtime
+ * whose Shoot operation Gardener gave up on. The value is when it was asked (RFC 3339). The manager asks
+ * Gardener to retry the Shoot (`gardener.cloud/operation: retry`), follows the operation again and
+ * removes the annotation.
+ */
+export const AnnotationRetryRequested = 'infrastructuremanager.kyma-project.io/retry';
