@@ -19,7 +19,7 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import { parseArgs } from '../src/cli/args.js';
-import { clientLimitsFrom, controlPlaneConfigFrom, FlagReader, switchesOf } from '../src/cli/controller-flags.js';
+import { clientLimitsFrom, controlPlaneConfigFrom, FlagReader, flagTableOf } from '../src/cli/controller-flags.js';
 import { UP_FLAGS } from '../src/cli/up.js';
 import { type Client, clientFromKubeconfig } from '../src/runtime/client/index.js';
 import { sleep } from '../src/util/sleep.js';
@@ -63,7 +63,7 @@ function seriesByMetric(text: string): string {
 
 async function main(): Promise<void> {
   const { argv, deviations } = controllerFlags(BENCH_OPTIONS);
-  const flags = new FlagReader(parseArgs(argv, switchesOf(UP_FLAGS)), UP_FLAGS, 'bench:fleet');
+  const flags = new FlagReader(parseArgs(argv, flagTableOf(UP_FLAGS), { lastWins: true }), UP_FLAGS, 'bench:fleet');
   const config = controlPlaneConfigFrom(flags, NS);
   if (!config.watcher) throw new Error('bench:fleet runs with the runtime watcher (kcp up\'s default); do not pass --enable-kcp-watcher=false');
   const clientLimits = clientLimitsFrom(flags);

@@ -20,7 +20,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from '../src/cli/args.js';
-import { parseRunConfig, RUN_SWITCHES } from '../src/cli/run.js';
+import { parseRunConfig, RUN_FLAG_TABLE } from '../src/cli/run.js';
 import { startLandscapeProcess } from '../src/landscape/process.js';
 import { freePort } from '../src/landscape/registry.js';
 import { LEASE_KIND, type Lease } from '../src/runtime/leader/lease.js';
@@ -170,7 +170,7 @@ async function main(): Promise<void> {
     ...extra,
   ];
   // The same checks kcp run makes, here, before anything is spawned.
-  if (!parseRunConfig(parseArgs([...runArgv, '--metrics-bind-address=127.0.0.1:0'], RUN_SWITCHES)).watcher) throw new Error('bench:shards runs with the watcher');
+  if (!parseRunConfig(parseArgs([...runArgv, '--metrics-bind-address=127.0.0.1:0'], RUN_FLAG_TABLE, { lastWins: true })).watcher) throw new Error('bench:shards runs with the watcher');
 
   const kcpKubeconfig = readFileSync(info.files.kcpKubeconfig, 'utf8');
   const kcp = clientFromKubeconfig(kcpKubeconfig, { qps: 0 });

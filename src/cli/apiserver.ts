@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { adminCall } from '../apiserver/admin-client.js';
 import { startApiServer } from '../apiserver/server.js';
-import { flagInt, flagString, type ParsedArgs, UsageError } from './args.js';
+import { type FlagTable, flagInt, flagString, type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
 
 export const APISERVER_USAGE = `Usage:
@@ -15,6 +15,8 @@ export const APISERVER_USAGE = `Usage:
   kcp apiserver cluster list --data-dir DIR
       Manage logical clusters of the server running with DIR; create writes DIR/clusters/NAME.kubeconfig.`;
 
+const APISERVER_FLAGS: FlagTable = { port: 'value', 'data-dir': 'value', host: 'value' };
+
 interface RunInfo {
   url: string;
   pid: number;
@@ -22,7 +24,7 @@ interface RunInfo {
 
 export async function runApiServer(args: ParsedArgs): Promise<void> {
   if (args.positionals[0] === 'cluster') return clusterCommand(args);
-  if (args.positionals.length > 0) throw new UsageError(`unknown argument ${args.positionals[0]}\n${APISERVER_USAGE}`);
+  if (args.positionals.length > 0) throw new UsageError(`unknown argument ${args.positionals[0]} (see kcp apiserver --help)`);
   const dataDir = flagString(args, 'data-dir');
   const server = await startApiServer({ port: flagInt(args, 'port', 6443), host: flagString(args, 'host', '127.0.0.1'), dataDir: dataDir ? resolve(dataDir) : undefined });
   if (dataDir) writeFileSync(join(dataDir, 'apiserver.json'), JSON.stringify({ url: server.url, pid: process.pid } satisfies RunInfo));
@@ -57,7 +59,7 @@ async function clusterCommand(args: ParsedArgs): Promise<void> {
     process.stdout.write(`${out.clusters.join('\n')}\n`);
     return;
   }
-  if (!name) throw new UsageError(`a cluster name is required\n${APISERVER_USAGE}`);
+  if (!name) throw new UsageError(`a cluster name is required (see kcp apiserver --help)`);
   if (verb === 'create') {
     const out = (await call('PUT', `/_kcp/clusters/${encodeURIComponent(name)}`)) as { url: string; kubeconfigPath: string };
     process.stdout.write(`logical cluster ${name} at ${out.url}\nkubeconfig: ${out.kubeconfigPath}\n`);
@@ -68,11 +70,12 @@ async function clusterCommand(args: ParsedArgs): Promise<void> {
     process.stdout.write(`logical cluster ${name} deleted\n`);
     return;
   }
-  throw new UsageError(`unknown cluster command ${verb ?? ''}\n${APISERVER_USAGE}`);
+  throw new UsageError(`unknown cluster command ${verb ?? ''} (see kcp apiserver --help)`);
 }
 
 export const command: Command = {
   summary: 'the embedded Kubernetes API server alone, and its logical clusters',
   usage: APISERVER_USAGE,
+  flags: () => APISERVER_FLAGS,
   run: runApiServer,
 };

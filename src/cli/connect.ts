@@ -5,13 +5,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { Namespaces } from '../api/operator/index.js';
 import { type Client, clientFromKubeconfig, isUnreachable } from '../runtime/client/index.js';
-import { flagString, type ParsedArgs, UsageError } from './args.js';
-import { type CliOutput, processOutput } from './output.js';
+import { type FlagTable, flagString, type ParsedArgs, UsageError } from './args.js';
+import { type CliOutput, processOutput, takeOutputFormat } from './output.js';
 
 /** Data directory of `kcp up` when --data-dir is not given. */
 export const DEFAULT_DATA_DIR = '.kcp';
 /** File in the data directory holding the KCP's kubeconfig. */
 export const KCP_KUBECONFIG_FILE = 'kcp.kubeconfig';
+
+/** Flags of every command that talks to the control plane: where it is, the namespace, the output format. */
+export const KCP_FLAGS: FlagTable = { kubeconfig: 'value', 'data-dir': 'value', namespace: 'value', output: 'value' };
 
 /** What every command of the CLI for people works with. */
 export interface CliContext {
@@ -32,9 +35,12 @@ export function kcpKubeconfigPath(args: ParsedArgs, env: NodeJS.ProcessEnv = pro
   if (explicit) return resolve(explicit);
   const dataDir = flagString(args, 'data-dir');
   if (dataDir) return resolve(join(dataDir, KCP_KUBECONFIG_FILE));
-  // Like kubectl, the first file of a KUBECONFIG list that exists.
-  const fromEnv = (env.KUBECONFIG ?? '').split(delimiter).find((p) => p !== '' && existsSync(p));
+  // Like kubectl, the first file of a KUBECONFIG list that exists; a KUBECONFIG naming no file is an
+  // error rather than a silent fall-back to another control plane.
+  const listed = (env.KUBECONFIG ?? '').split(delimiter).filter((p) => p !== '');
+  const fromEnv = listed.find((p) => existsSync(p));
   if (fromEnv) return resolve(fromEnv);
+  if (listed.length > 0) throw new UsageError(`KUBECONFIG=${env.KUBECONFIG ?? ''} names no existing file (unset it, or pass --kubeconfig FILE or --data-dir DIR)`);
   return resolve(join(DEFAULT_DATA_DIR, KCP_KUBECONFIG_FILE));
 }
 
@@ -64,6 +70,7 @@ export function connect(args: ParsedArgs): CliContext & { close(): void } {
 
 /** Runs `fn` with a context from the flags and closes it afterwards. */
 export async function withKcp<T>(args: ParsedArgs, fn: (ctx: CliContext) => Promise<T>): Promise<T> {
+  takeOutputFormat(args); // a bad -o is a usage error before anything is asked of the control plane
   const ctx = connect(args);
   try {
     return await fn(ctx);

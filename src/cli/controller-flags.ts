@@ -5,7 +5,7 @@ import { type BindAddress, type ControlPlaneConfig, DEFAULT_LEASE, DEFAULT_MODUL
 import type { WatcherConfig } from '../controlplane/watcher.js';
 import { DEFAULT_MANIFEST_WORKERS } from '../lifecycle/index.js';
 import type { LogLevel } from '../runtime/log.js';
-import { type ParsedArgs, UsageError } from './args.js';
+import { type FlagTable, type ParsedArgs, UsageError } from './args.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { DEFAULT_WATCHER_PKI_SETTINGS } from '../watcher/certificates.js';
 import { DEFAULT_RUNTIME_RATE } from '../watcher/listener.js';
@@ -107,9 +107,9 @@ export function withDefaults(table: readonly Flag[], overrides: Record<string, s
   return table.map((f) => (f.name in overrides ? { ...f, default: overrides[f.name] } : f));
 }
 
-/** The switches of a table (flags that take no value), for parseArgs. */
-export function switchesOf(table: readonly Flag[]): Set<string> {
-  return new Set(['help', ...table.filter((f) => f.type === 'bool').map((f) => f.name)]);
+/** What parseArgs needs of a table: every name and alias, bool flags as switches. */
+export function flagTableOf(table: readonly Flag[]): FlagTable {
+  return Object.fromEntries(table.flatMap((f) => [f.name, ...(f.aliases ?? [])].map((n) => [n, f.type === 'bool' ? 'switch' : 'value'] as const)));
 }
 
 /** The "Flags:" part of a usage text. */

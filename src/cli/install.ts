@@ -10,7 +10,7 @@ import { Kyma, Manifest, ModuleConfig, ModuleReleaseMeta, ModuleTemplate, Namesp
 import { renderCrds } from '../api/render.js';
 import type { Client } from '../runtime/client/index.js';
 import type { KubeObject } from '../kube/object.js';
-import { flagString, type ParsedArgs, UsageError } from './args.js';
+import { type FlagTable, flagString, type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
 import { clientFromKubeconfigFlag } from './run.js';
 import { sleep } from '../util/sleep.js';
@@ -28,7 +28,7 @@ export const INSTALL_USAGE = `Usage:
       CRDs), then waits until the CRDs are Established. Idempotent. --dry-run prints the objects as
       YAML instead and needs no cluster.`;
 
-export const INSTALL_SWITCHES: ReadonlySet<string> = new Set(['dry-run', 'skip-crds', 'help']);
+export const INSTALL_FLAGS: FlagTable = { 'dry-run': 'switch', 'skip-crds': 'switch', kubeconfig: 'value', namespace: 'value', output: 'value' };
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -187,9 +187,7 @@ export async function install(client: Client, opts: InstallOptions = {}): Promis
 }
 
 export async function runInstall(args: ParsedArgs, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<void> {
-  // `-o yaml` (kubectl's spelling) arrives as positionals: parseArgs knows only --flags.
-  const positionals = args.positionals.join(' ');
-  if (positionals !== '' && positionals !== '-o yaml' && positionals !== '-oyaml') throw new UsageError(`unknown argument ${args.positionals[0]} (see kcp install --help)`);
+  if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}: kcp install takes only flags (see kcp install --help)`);
   const namespace = flagString(args, 'namespace', Namespaces.ControlPlane) ?? Namespaces.ControlPlane;
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63) throw new UsageError(`--namespace must be a DNS label, got ${JSON.stringify(namespace)}`);
   const output = flagString(args, 'output');
@@ -200,7 +198,7 @@ export async function runInstall(args: ParsedArgs, out: (text: string) => void =
     return;
   }
   const kubeconfig = flagString(args, 'kubeconfig') ?? process.env.KUBECONFIG;
-  if (!kubeconfig) throw new UsageError(`--kubeconfig is required (or --dry-run)\n${INSTALL_USAGE}`);
+  if (!kubeconfig) throw new UsageError(`--kubeconfig is required (or --dry-run) (see kcp install --help)`);
   const client = clientFromKubeconfigFlag('kubeconfig', kubeconfig, { qps: 0 });
   try {
     await install(client, { namespace, skipCrds, log: (line) => out(`${line}\n`) });
@@ -212,6 +210,6 @@ export async function runInstall(args: ParsedArgs, out: (text: string) => void =
 export const command: Command = {
   summary: 'install the CRDs, namespace, ServiceAccount and RBAC of `kcp run` into a KCP',
   usage: INSTALL_USAGE,
-  switches: INSTALL_SWITCHES,
+  flags: () => INSTALL_FLAGS,
   run: (args) => runInstall(args),
 };

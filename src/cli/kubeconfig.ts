@@ -7,18 +7,24 @@ import { DefaultKubeconfigSecretKey, kubeconfigSecretName, LabelKymaRuntimeID, R
 import { Kyma, type KymaObject } from '../api/operator/index.js';
 import { findObject, isNoKindMatch } from '../runtime/client/index.js';
 import type { KindRef, KubeObject } from '../kube/object.js';
-import { type ParsedArgs, UsageError } from './args.js';
+import { type FlagTable, type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
-import { type CliContext, kcpKubeconfigPath, withKcp } from './connect.js';
+import { type CliContext, KCP_FLAGS, kcpKubeconfigPath, withKcp } from './connect.js';
+import { renderData, takeOutputFormat } from './output.js';
+import yaml from 'js-yaml';
 
 export const KUBECONFIG_USAGE = `Usage:
-  kcp kubeconfig RUNTIME [--path] [--kubeconfig KCP_FILE | --data-dir DIR]
+  kcp kubeconfig RUNTIME [--path] [-o yaml|json|name] [--kubeconfig KCP_FILE | --data-dir DIR]
       Prints the admin kubeconfig of the runtime cluster (from the KCP Secret kubeconfig-<runtime id>,
       which the infrastructure manager keeps and rotates). --path writes it to
       <dir of the KCP kubeconfig>/runtimes/RUNTIME.kubeconfig (mode 600) and prints that path instead:
         kubectl --kubeconfig "$(kcp kubeconfig r1 --path)" get namespaces
         kcp kubeconfig r1 > r1.kubeconfig
-      (kubectl reads its kubeconfig more than once, so \`--kubeconfig <(kcp kubeconfig r1)\` does not work.)`;
+      (kubectl reads its kubeconfig more than once, so \`--kubeconfig <(kcp kubeconfig r1)\` does not work.)
+      -o yaml (the default, as stored) or json prints the kubeconfig in that form; -o name prints the
+      Secret it comes from (secret/kubeconfig-<runtime id>).`;
+
+const KUBECONFIG_FLAGS: FlagTable = { ...KCP_FLAGS, path: 'switch' };
 
 const SECRET: KindRef = { apiVersion: 'v1', kind: 'Secret' };
 
@@ -94,10 +100,17 @@ export function runtimeKubeconfigFile(kcpKubeconfig: string, runtime: string): s
 }
 
 export async function runKubeconfig(args: ParsedArgs, ctx: CliContext): Promise<string> {
-  if (args.positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[1])}: kcp kubeconfig takes one runtime name`);
-  const record = await requireRuntime(ctx, args.positionals[0], 'kcp kubeconfig RUNTIME');
+  const { format, positionals } = takeOutputFormat(args);
+  if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}: kcp kubeconfig takes one runtime name`);
+  if (format === 'name' && args.flags.has('path')) throw new UsageError('--path and -o name exclude each other');
+  const record = await requireRuntime(ctx, positionals[0], 'kcp kubeconfig RUNTIME');
   const raw = await runtimeKubeconfig(ctx, record);
-  const text = raw.endsWith('\n') ? raw : `${raw}\n`;
+  if (format === 'name') {
+    ctx.output.out(`secret/${kubeconfigSecretName(record.runtimeID)}\n`);
+    return raw;
+  }
+  const asText = raw.endsWith('\n') ? raw : `${raw}\n`;
+  const text = format === 'json' ? renderData(yaml.load(raw), 'json') : asText;
   if (args.flags.has('path')) {
     const file = runtimeKubeconfigFile(kcpKubeconfigPath(args), record.name);
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -112,6 +125,6 @@ export async function runKubeconfig(args: ParsedArgs, ctx: CliContext): Promise<
 export const command: Command = {
   summary: 'print the kubeconfig of a runtime cluster',
   usage: KUBECONFIG_USAGE,
-  switches: new Set(['path', 'help']),
+  flags: () => KUBECONFIG_FLAGS,
   run: (args) => withKcp(args, (ctx) => runKubeconfig(args, ctx)),
 };

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The kcp command: the embedded landscape, the controllers for real clusters, and the CLI for people.
 // Each command lives in its own module, loaded when used (a command-line call starts fast).
-import { parseArgs, UsageError } from './args.js';
-import type { Command } from './command.js';
+import { closestFlag, UsageError } from './args.js';
+import { type Command, parseCommandArgs } from './command.js';
 
 const commands: Record<string, () => Promise<{ command: Command }>> = {
   up: () => import('./up.js'),
@@ -10,6 +10,8 @@ const commands: Record<string, () => Promise<{ command: Command }>> = {
   kubeconfig: () => import('./kubeconfig.js'),
   module: () => import('./module.js'),
   status: () => import('./status.js'),
+  events: () => import('./events.js'),
+  version: () => import('./version.js'),
   run: () => import('./run.js'),
   install: () => import('./install.js'),
   apiserver: () => import('./apiserver.js'),
@@ -32,11 +34,15 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${await overview()}\n`);
     return;
   }
+  if (name === '--version') return main(['version', ...rest]);
   const load = commands[name];
-  if (!load) throw new UsageError(`unknown command ${JSON.stringify(name)}\n\n${await overview()}`);
+  if (!load) {
+    const near = closestFlag(name, Object.keys(commands));
+    throw new UsageError(`unknown command ${JSON.stringify(name)}: ${near ? `did you mean \`kcp ${near}\`?` : 'run `kcp --help` for the commands'}`);
+  }
   const { command } = await load();
-  const args = parseArgs(rest, command.switches);
-  if (args.flags.has('help') || args.flags.has('h')) {
+  const args = parseCommandArgs(command, name, rest);
+  if (args.flags.has('help')) {
     process.stdout.write(`${command.usage}\n`);
     return;
   }

@@ -7,7 +7,7 @@ import { defaultRepository, moduleReleaseMetaFor, moduleTemplateFor, packageModu
 import { hostOf, isLoopbackHost } from '../lifecycle/artifacts/reference.js';
 import { clientFromKubeconfig, findObject } from '../runtime/client/index.js';
 import type { KubeObject } from '../kube/object.js';
-import { flagString, type ParsedArgs, UsageError } from './args.js';
+import { type FlagTable, flagString, type ParsedArgs, switchOn, UsageError } from './args.js';
 
 export const MODULE_PUSH_USAGE = `Usage:
   kcp module push DIR --registry HOST[:PORT] [--repository kyma-modules/<name>] [--insecure]
@@ -19,8 +19,19 @@ export const MODULE_PUSH_USAGE = `Usage:
       Loopback registries and --insecure ones are reached over http. The password may also come
       from KCP_REGISTRY_PASSWORD.`;
 
-/** Flags that take no value (for parseArgs). */
-export const MODULE_PUSH_SWITCHES: ReadonlySet<string> = new Set(['insecure', 'apply', 'help']);
+/** The flags of `kcp module push`. */
+export const MODULE_PUSH_FLAGS: FlagTable = {
+  registry: 'value',
+  repository: 'value',
+  insecure: 'switch',
+  username: 'value',
+  password: 'value',
+  'ca-file': 'value',
+  apply: 'switch',
+  kubeconfig: 'value',
+  namespace: 'value',
+  output: 'value',
+};
 
 /** Field manager of the objects `--apply` writes. */
 export const MODULE_PUSH_FIELD_MANAGER = 'kcp-module-push';
@@ -38,30 +49,15 @@ export interface ModulePushResult {
   objects: KubeObject[];
 }
 
-/**
- * Runs `kcp module push`. `args` holds what follows `module` (`push DIR ...`) or `push` (`DIR ...`).
- * Parse with MODULE_PUSH_SWITCHES; a switch that swallowed the directory is tolerated.
- */
+/** Runs `kcp module push`. `args` holds what follows `module` (`push DIR ...`) or `push` (`DIR ...`), parsed with MODULE_PUSH_FLAGS. */
 export async function runModulePush(args: ParsedArgs, output: CommandOutput = processOutput, signal?: AbortSignal): Promise<ModulePushResult> {
   const positionals = [...args.positionals];
   if (positionals[0] === 'push') positionals.shift();
-  // parseArgs knows only --long flags; take `-o FORMAT` out of the positionals.
-  let shortOutput: string | undefined;
-  const dashO = positionals.indexOf('-o');
-  if (dashO >= 0) {
-    shortOutput = positionals[dashO + 1];
-    if (shortOutput === undefined) throw new UsageError('-o needs a value (yaml or json)');
-    positionals.splice(dashO, 2);
-  }
-  for (const s of MODULE_PUSH_SWITCHES) {
-    const v = args.flags.get(s);
-    if (typeof v === 'string' && v !== 'true' && v !== 'false') positionals.push(v);
-  }
-  if (positionals.length !== 1) throw new UsageError(`exactly one module directory is required\n${MODULE_PUSH_USAGE}`);
+  if (positionals.length !== 1) throw new UsageError(`exactly one module directory is required (see kcp module --help)`);
   const registry = flagString(args, 'registry');
-  if (!registry) throw new UsageError(`--registry HOST[:PORT] is required\n${MODULE_PUSH_USAGE}`);
+  if (!registry) throw new UsageError(`--registry HOST[:PORT] is required (see kcp module --help)`);
   if (/^[a-z]+:\/\//i.test(registry) || registry.includes('/')) throw new UsageError(`--registry takes HOST[:PORT] without scheme or path, not ${JSON.stringify(registry)}`);
-  const format = shortOutput ?? flagString(args, 'output', 'yaml');
+  const format = flagString(args, 'output', 'yaml');
   if (format !== 'yaml' && format !== 'json') throw new UsageError(`-o must be yaml or json, not ${JSON.stringify(format)}`);
   const apply = switchOn(args, 'apply');
   const kubeconfigPath = flagString(args, 'kubeconfig') ?? process.env.KUBECONFIG;
@@ -107,11 +103,6 @@ export async function runModulePush(args: ParsedArgs, output: CommandOutput = pr
   }
   output.out(format === 'json' ? `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n` : objects.map((o) => yaml.dump(o, { noRefs: true, lineWidth: -1 })).join('---\n'));
   return { link: pushed.link, digest: pushed.digest, objects };
-}
-
-function switchOn(args: ParsedArgs, name: string): boolean {
-  const v = args.flags.get(name);
-  return v !== undefined && v !== 'false';
 }
 
 async function getReleaseMeta(client: ReturnType<typeof clientFromKubeconfig>, namespace: string, name: string, signal?: AbortSignal): Promise<ModuleReleaseMetaObject | undefined> {

@@ -3,6 +3,7 @@
 // runtime's kubeconfig); the lifecycle manager carries the change into the KCP Kyma and installs or
 // removes the module. `push` is for module teams (src/cli/module-push.ts).
 import {
+  DEFAULT_CHANNEL,
   DEFAULT_REMOTE_KYMA_NAME,
   isEnabled,
   Kyma,
@@ -22,12 +23,13 @@ import {
   States,
 } from '../api/operator/index.js';
 import { type Client, clientFromKubeconfig, findObject, isConflict } from '../runtime/client/index.js';
-import { flagString, type ParsedArgs, UsageError } from './args.js';
+import { type FlagTable, flagString, type ParsedArgs, switchOn, UsageError } from './args.js';
 import type { Command } from './command.js';
-import { type CliContext, withKcp } from './connect.js';
+import { type CliContext, KCP_FLAGS, withKcp } from './connect.js';
 import { requireRuntime, runtimeKubeconfig, type RuntimeRecord } from './kubeconfig.js';
-import { MODULE_PUSH_SWITCHES, MODULE_PUSH_USAGE, runModulePush } from './module-push.js';
-import { type OutputFormat, renderData, renderTable, takeOutputFormat } from './output.js';
+import { MODULE_PUSH_FLAGS, MODULE_PUSH_USAGE, runModulePush } from './module-push.js';
+import { isTable, type OutputFormat, renderData, renderNames, renderTable, takeOutputFormat } from './output.js';
+import { kymaObserved } from './runtime.js';
 import { timeoutFlag } from './duration.js';
 import { waitWithProgress } from './progress.js';
 
@@ -44,14 +46,15 @@ ${MODULE_PUSH_USAGE.replace(/^Usage:\n/, '')}
   Common flags: -o json|yaml, --namespace kcp-system; the control plane: --kubeconfig KCP_FILE, else
   --data-dir DIR (DIR/kcp.kubeconfig), else $KUBECONFIG, else .kcp/kcp.kubeconfig.`;
 
-const SWITCHES: ReadonlySet<string> = new Set(['wait', 'help', ...MODULE_PUSH_SWITCHES]);
+const VERB_FLAGS: Record<string, FlagTable> = {
+  list: { ...KCP_FLAGS, runtime: 'value' },
+  enable: { ...KCP_FLAGS, channel: 'value', version: 'value', wait: 'switch', timeout: 'value' },
+  disable: { ...KCP_FLAGS, wait: 'switch', timeout: 'value' },
+  push: MODULE_PUSH_FLAGS,
+};
+const ALIASES: Record<string, string> = { ls: 'list' };
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 const REMOTE_KYMA_KEY = { namespace: Namespaces.Remote, name: DEFAULT_REMOTE_KYMA_NAME };
-
-function switchOn(args: ParsedArgs, name: string): boolean {
-  const v = args.flags.get(name);
-  return v !== undefined && v !== 'false';
-}
 
 // ---------------------------------------------------------------------------------------------
 // The catalog: ModuleReleaseMetas and ModuleTemplates of the KCP.
@@ -115,7 +118,8 @@ function flagsOf(e: CatalogEntry): string {
 }
 
 function printCatalog(catalog: CatalogEntry[], format: OutputFormat, ctx: CliContext): void {
-  if (format !== 'table') return ctx.output.out(renderData(catalog, format));
+  if (format === 'name') return ctx.output.out(renderNames('module', catalog.map((e) => e.name)));
+  if (!isTable(format)) return ctx.output.out(renderData(catalog, format));
   if (catalog.length === 0) return ctx.output.out(`No modules in the catalog (${ctx.namespace}); publish one with \`kcp module push\`.\n`);
   const rows = catalog.map((e) => [
     e.name,
@@ -192,7 +196,8 @@ function syncCell(m: RuntimeModule): string {
 async function printRuntimeModules(record: RuntimeRecord, format: OutputFormat, ctx: CliContext): Promise<void> {
   const modules = runtimeModules(record.kyma);
   if (record.kyma?.metadata.name) await withSyncState(ctx, record.kyma.metadata.name, modules);
-  if (format !== 'table') return ctx.output.out(renderData(modules, format));
+  if (format === 'name') return ctx.output.out(renderNames('module', modules.map((m) => m.name)));
+  if (!isTable(format)) return ctx.output.out(renderData(modules, format));
   if (modules.length === 0) return ctx.output.out(`No modules enabled in runtime ${record.name}.\n`);
   ctx.output.out(
     renderTable(
@@ -303,8 +308,10 @@ async function enable(args: ParsedArgs, positionals: string[], format: OutputFor
   } finally {
     remote.close();
   }
-  const how = version ? `version ${version}` : `channel ${effectiveChannel ?? 'regular'}`;
-  if (format === 'table') ctx.output.out(changed ? `module ${module} enabled in runtime ${runtimeName} (${how})\n` : `module ${module} is already enabled in runtime ${runtimeName} (${how})\n`);
+  const how = version ? `version ${version}` : `channel ${effectiveChannel ?? DEFAULT_CHANNEL}`;
+  if (isTable(format)) ctx.output.out(changed ? `module ${module} enabled in runtime ${runtimeName} (${how})\n` : `module ${module} is already enabled in runtime ${runtimeName} (${how})\n`);
+  // What the change asks for: the pinned version, or the version its channel offers now.
+  const targetVersion = version ?? entry.channels[effectiveChannel ?? DEFAULT_CHANNEL];
 
   let final: RuntimeModule | undefined;
   if (wait) {
@@ -319,17 +326,27 @@ async function enable(args: ParsedArgs, positionals: string[], format: OutputFor
         const kyma = await kcpKyma(ctx, record.name, signal);
         if (!kyma) return { status: `Kyma ${record.name} not found`, failed: `runtime ${runtimeName} has no Kyma in the control plane any more` };
         const inSpec = (kyma.spec?.modules ?? []).find((m) => m.name === module);
-        if (!inSpec) return { status: `module ${module}: waiting for the lifecycle manager to pick up the change` };
+        // The change reached the KCP Kyma, and its status speaks of that spec (observed generation).
+        if (!inSpec || inSpec.channel !== wanted.channel || inSpec.version !== wanted.version || !kymaObserved(kyma)) {
+          return { status: `module ${module}: waiting for the lifecycle manager to pick up the change` };
+        }
         const st = kyma.status?.modules?.find((m) => m.name === module);
-        final = st && { name: st.name, channel: st.channel, version: st.version, state: st.state || States.Processing, message: st.message };
-        const versionOk = !version || st?.version === version;
-        const state = st?.state || States.Processing;
-        return { status: `module ${module} ${state}${st?.version ? ` ${st.version}` : ''}${st?.message ? `: ${st.message}` : ''}`, done: state === States.Ready && versionOk };
+        if (!st) return { status: `module ${module} Processing` };
+        final = { name: st.name, channel: st.channel, version: st.version, state: st.state || States.Processing, message: st.message };
+        const state = final.state;
+        const status = `module ${module} ${state}${st.version ? ` ${st.version}` : ''}${st.message ? `: ${st.message}` : ''}`;
+        const arrived = st.version === targetVersion && (version !== undefined || st.channel === (effectiveChannel ?? DEFAULT_CHANNEL));
+        if (arrived && state === States.Ready) return { status, done: true };
+        if (state === States.Error) return { status, failed: `module ${module} in runtime ${runtimeName} is in Error: ${st.message ?? 'no reason given'}` };
+        // The lifecycle manager keeps the installed version and says why (a downgrade, for one).
+        if (!arrived && state === States.Warning) return { status, failed: `module ${module} in runtime ${runtimeName}: the change to ${how} was refused: ${st.message ?? `version ${st.version ?? '?'} kept`}` };
+        return { status };
       },
     });
-    if (format === 'table') ctx.output.out(`module ${module} is Ready in runtime ${runtimeName}${final?.version ? ` (version ${final.version})` : ''}\n`);
+    if (isTable(format)) ctx.output.out(`module ${module} is Ready in runtime ${runtimeName}${final?.version ? ` (version ${final.version})` : ''}\n`);
   }
-  if (format !== 'table') ctx.output.out(renderData({ runtime: runtimeName, module, enabled: true, changed, ...(final ? { status: final } : {}) }, format));
+  if (format === 'name') ctx.output.out(renderNames('module', [module]));
+  else if (!isTable(format)) ctx.output.out(renderData({ runtime: runtimeName, module, enabled: true, changed, ...(final ? { status: final } : {}) }, format));
 }
 
 async function disable(args: ParsedArgs, positionals: string[], format: OutputFormat, ctx: CliContext): Promise<void> {
@@ -360,7 +377,7 @@ async function disable(args: ParsedArgs, positionals: string[], format: OutputFo
   } finally {
     remote.close();
   }
-  if (format === 'table') ctx.output.out(`module ${module} disabled in runtime ${runtimeName}\n`);
+  if (isTable(format)) ctx.output.out(`module ${module} disabled in runtime ${runtimeName}\n`);
   if (wait) {
     await waitWithProgress({
       what: `module ${module} to be removed from runtime ${runtimeName}`,
@@ -380,9 +397,10 @@ async function disable(args: ParsedArgs, positionals: string[], format: OutputFo
         return { status: `module ${module} ${st?.state || States.Deleting}${st?.message ? `: ${st.message}` : ''}` };
       },
     });
-    if (format === 'table') ctx.output.out(`module ${module} removed from runtime ${runtimeName}\n`);
+    if (isTable(format)) ctx.output.out(`module ${module} removed from runtime ${runtimeName}\n`);
   }
-  if (format !== 'table') ctx.output.out(renderData({ runtime: runtimeName, module, enabled: false, removed: wait }, format));
+  if (format === 'name') ctx.output.out(renderNames('module', [module]));
+  else if (!isTable(format)) ctx.output.out(renderData({ runtime: runtimeName, module, enabled: false, removed: wait }, format));
 }
 
 /** Errors from the runtime cluster say which runtime they come from; usage errors pass unchanged. */
@@ -419,7 +437,7 @@ export async function runModule(args: ParsedArgs, ctx: CliContext): Promise<void
 export const command: Command = {
   summary: 'the module catalog; enable and disable modules in runtimes; push module versions',
   usage: MODULE_USAGE,
-  switches: SWITCHES,
+  flags: (verb) => (verb === undefined ? undefined : VERB_FLAGS[ALIASES[verb] ?? verb]),
   async run(args) {
     // `push` talks to a registry (and only optionally to the KCP): it keeps its own flags and connection.
     if (args.positionals[0] === 'push') {

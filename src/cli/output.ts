@@ -3,7 +3,7 @@
 import yaml from 'js-yaml';
 import { type ParsedArgs, UsageError } from './args.js';
 
-export type OutputFormat = 'table' | 'json' | 'yaml';
+export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'name';
 
 /** Where a command writes: results to `out`, progress and notes to `err` (so `-o json` stays parseable). */
 export interface CliOutput {
@@ -24,33 +24,35 @@ export const processOutput: CliOutput = {
   },
 };
 
+/** The output formats every command of the CLI for people takes with `-o`/`--output`. */
+export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'name'] as const;
+
 /**
- * Takes the output format from `-o FORMAT`, `-oFORMAT`, `-o=FORMAT` or `--output FORMAT` and returns the
- * positionals without it (parseArgs knows only `--long` flags, so `-o json` arrives as two positionals).
+ * The output format from `-o FORMAT`, `-oFORMAT`, `-o=FORMAT` or `--output FORMAT` (the parser maps
+ * `-o` to `output`), and the positionals. `table` (the default) and `wide` are tables, `wide` with
+ * more columns; `name` prints `kind/name` per object, as kubectl does.
  */
 export function takeOutputFormat(args: ParsedArgs): { format: OutputFormat; positionals: string[] } {
-  const positionals: string[] = [];
-  let format: string | undefined;
-  for (let i = 0; i < args.positionals.length; i++) {
-    const p = args.positionals[i];
-    if (p === '-o') {
-      format = args.positionals[i + 1];
-      if (format === undefined) throw new UsageError('-o needs a value: json or yaml');
-      i++;
-    } else if (p.startsWith('-o')) {
-      format = p.slice(p.startsWith('-o=') ? 3 : 2);
-    } else positionals.push(p);
-  }
-  const long = args.flags.get('output');
-  if (long === true) throw new UsageError('--output needs a value: json or yaml');
-  format ??= long;
-  if (format === undefined || format === 'table' || format === 'wide') return { format: 'table', positionals };
-  if (format !== 'json' && format !== 'yaml') throw new UsageError(`unknown output format ${JSON.stringify(format)}: use json or yaml`);
-  return { format, positionals };
+  const given = args.flags.get('output');
+  if (given === true || given === '') throw new UsageError(`-o needs a value: ${OUTPUT_FORMATS.join(', ')}`);
+  const format = given ?? 'table';
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) throw new UsageError(`unknown output format ${JSON.stringify(format)}: use ${OUTPUT_FORMATS.join(', ')}`);
+  return { format: format as OutputFormat, positionals: args.positionals };
+}
+
+/** Whether the format is a table (`table` or `wide`). */
+export function isTable(format: OutputFormat): format is 'table' | 'wide' {
+  return format === 'table' || format === 'wide';
+}
+
+/** `-o name`: one `kind/name` a line. */
+export function renderNames(kind: string, names: readonly string[]): string {
+  return names.map((n) => `${kind}/${n}\n`).join('');
 }
 
 /** A JSON or YAML document of `value`. */
-export function renderData(value: unknown, format: 'json' | 'yaml'): string {
+export function renderData(value: unknown, format: OutputFormat): string {
+  if (format !== 'json' && format !== 'yaml') throw new Error(`renderData: ${format} is not a data format`);
   return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : yaml.dump(value, { noRefs: true, lineWidth: -1 });
 }
 

@@ -14,9 +14,9 @@ import type { ArtifactFetcher } from '../lifecycle/artifacts/types.js';
 import { type Client, type ClientOptions, createClient, inClusterConfig, isForbidden, isNotFound, isUnauthorized, loadKubeconfigFile } from '../runtime/client/index.js';
 import { createLogger, type Logger, type LogLevel, type LogSink } from '../runtime/log.js';
 import { type Manager, signalHandler } from '../runtime/manager.js';
-import { type ParsedArgs, UsageError } from './args.js';
+import { type FlagTable, type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
-import { type ClientLimits, clientLimitsFrom, CONTROLLER_FLAGS, controlPlaneConfigFrom, type Flag, FlagReader, flagsUsage, switchesOf } from './controller-flags.js';
+import { type ClientLimits, clientLimitsFrom, CONTROLLER_FLAGS, controlPlaneConfigFrom, type Flag, FlagReader, flagsUsage, flagTableOf } from './controller-flags.js';
 
 // ---------------------------------------------------------------------------------------------
 // Flags: where the clusters are, plus the controller flags `kcp up` takes as well.
@@ -32,7 +32,7 @@ export const CONNECTION_FLAGS: readonly Flag[] = [
 
 export const RUN_FLAGS: readonly Flag[] = [...CONNECTION_FLAGS, ...CONTROLLER_FLAGS];
 
-export const RUN_SWITCHES: ReadonlySet<string> = switchesOf(RUN_FLAGS);
+export const RUN_FLAG_TABLE: FlagTable = flagTableOf(RUN_FLAGS);
 
 export const RUN_USAGE = [
   'Usage:',
@@ -261,6 +261,7 @@ export async function runControllers(args: ParsedArgs): Promise<void> {
 export const command: Command = {
   summary: 'the controllers alone against real clusters (KCP and garden), for production',
   usage: RUN_USAGE,
-  switches: RUN_SWITCHES,
+  flags: () => RUN_FLAG_TABLE,
+  lastFlagWins: true,
   run: runControllers,
 };

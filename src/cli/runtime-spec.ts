@@ -31,7 +31,10 @@ interface ProviderProfile {
   regions: readonly string[];
   /** Availability zone `i` (0-based) of a region, in the provider's naming scheme. */
   zone(region: string, i: number): string;
+  /** The default machine type of the plan. */
   machineType: string;
+  /** Machine types the plan offers (KEB's lists, abridged). */
+  machineTypes: readonly string[];
 }
 
 const letter = (i: number) => String.fromCharCode(97 + i);
@@ -44,6 +47,7 @@ export const providerProfiles: Record<RuntimeProviderType, ProviderProfile> = {
     regions: ['eu-central-1', 'eu-west-2', 'eu-north-1', 'ca-central-1', 'sa-east-1', 'us-east-1', 'us-west-2', 'ap-northeast-1', 'ap-northeast-2', 'ap-south-1', 'ap-southeast-1', 'ap-southeast-2'],
     zone: (region, i) => `${region}${letter(i)}`,
     machineType: 'm6i.large',
+    machineTypes: ['m6i.large', 'm6i.xlarge', 'm6i.2xlarge', 'm6i.4xlarge', 'm6i.8xlarge', 'm6i.12xlarge', 'm5.large', 'm5.xlarge', 'm5.2xlarge', 'm5.4xlarge', 'm5.8xlarge', 'm5.12xlarge', 'c7i.large', 'c7i.xlarge', 'c7i.2xlarge', 'r7i.large', 'r7i.xlarge', 'r7i.2xlarge'],
   },
   azure: {
     planName: 'azure',
@@ -51,6 +55,7 @@ export const providerProfiles: Record<RuntimeProviderType, ProviderProfile> = {
     regions: ['westeurope', 'northeurope', 'switzerlandnorth', 'uksouth', 'eastus', 'centralus', 'westus2', 'canadacentral', 'brazilsouth', 'japaneast', 'southeastasia', 'australiaeast'],
     zone: (_region, i) => String(i + 1),
     machineType: 'Standard_D2s_v5',
+    machineTypes: ['Standard_D2s_v5', 'Standard_D4s_v5', 'Standard_D8s_v5', 'Standard_D16s_v5', 'Standard_D32s_v5', 'Standard_D48s_v5', 'Standard_D64s_v5', 'Standard_D4_v3', 'Standard_D8_v3', 'Standard_D16_v3'],
   },
   gcp: {
     planName: 'gcp',
@@ -58,6 +63,7 @@ export const providerProfiles: Record<RuntimeProviderType, ProviderProfile> = {
     regions: ['europe-west3', 'europe-west4', 'us-central1', 'us-east4', 'us-west1', 'southamerica-east1', 'asia-south1', 'asia-northeast1', 'asia-northeast2', 'asia-southeast1', 'australia-southeast1', 'me-central2'],
     zone: (region, i) => `${region}-${letter(i)}`,
     machineType: 'n2-standard-2',
+    machineTypes: ['n2-standard-2', 'n2-standard-4', 'n2-standard-8', 'n2-standard-16', 'n2-standard-32', 'n2-standard-48', 'c2d-highcpu-2', 'c2d-highcpu-4', 'c2d-highcpu-8'],
   },
   openstack: {
     planName: 'sap-converged-cloud',
@@ -65,6 +71,7 @@ export const providerProfiles: Record<RuntimeProviderType, ProviderProfile> = {
     regions: ['eu-de-1', 'eu-de-2', 'ap-jp-1', 'ap-au-1', 'na-us-1', 'na-ca-1', 'ap-sa-1'],
     zone: (region, i) => `${region}${letter(i)}`,
     machineType: 'g_c2_m8',
+    machineTypes: ['g_c2_m8', 'g_c4_m16', 'g_c6_m24', 'g_c8_m32', 'g_c12_m48', 'g_c16_m64', 'g_c32_m128', 'g_c64_m256'],
   },
   alicloud: {
     planName: 'alicloud',
@@ -72,6 +79,7 @@ export const providerProfiles: Record<RuntimeProviderType, ProviderProfile> = {
     regions: ['cn-beijing', 'cn-shanghai', 'eu-central-1', 'ap-southeast-1'],
     zone: (region, i) => `${region}-${letter(i)}`,
     machineType: 'ecs.g8i.large',
+    machineTypes: ['ecs.g8i.large', 'ecs.g8i.xlarge', 'ecs.g8i.2xlarge', 'ecs.g8i.4xlarge', 'ecs.g8i.6xlarge', 'ecs.g8i.8xlarge', 'ecs.g8i.16xlarge'],
   },
 };
 
@@ -98,6 +106,7 @@ export interface RuntimeRequest {
   globalAccountID: string;
   subaccountID: string;
   channel: string;
+  kubernetesVersion?: string;
 }
 
 export interface ValidRuntimeRequest extends RuntimeRequest {
@@ -126,12 +135,25 @@ export function validateRuntimeRequest(req: RuntimeRequest): ValidRuntimeRequest
     throw new UsageError(`unknown ${req.provider} region ${JSON.stringify(req.region)}: use one of ${someOf(profile.regions)}`);
   }
   if (!isPurpose(req.purpose)) throw new UsageError(`unknown purpose ${JSON.stringify(req.purpose)}: use one of ${shootPurposes.join(', ')}`);
+  if (req.machineType !== undefined) checkMachineType(req.provider, req.machineType);
+  if (req.kubernetesVersion !== undefined) checkKubernetesVersion(req.kubernetesVersion);
   if (req.maximum < 1) throw new UsageError(`--max must be at least 1, got ${req.maximum}`);
   if (req.minimum > req.maximum) throw new UsageError(`--min ${req.minimum} is greater than --max ${req.maximum}`);
   if (req.administrators.length === 0) throw new UsageError('at least one --admin EMAIL is required');
   const badAdmin = req.administrators.find((a) => !EMAIL.test(a));
   if (badAdmin !== undefined) throw new UsageError(`invalid administrator ${JSON.stringify(badAdmin)}: expected an e-mail address`);
   return { ...req, provider: req.provider, purpose: req.purpose };
+}
+
+/** A machine type the provider's plan offers; a one-line UsageError listing them otherwise. */
+export function checkMachineType(provider: RuntimeProviderType, machineType: string): void {
+  const offered = providerProfiles[provider].machineTypes;
+  if (!offered.includes(machineType)) throw new UsageError(`unknown ${provider} machine type ${JSON.stringify(machineType)}: use one of ${someOf(offered, 8)}`);
+}
+
+/** `X.Y` or `X.Y.Z`, as the Runtime's `spec.shoot.kubernetes.version` takes it. */
+export function checkKubernetesVersion(version: string): void {
+  if (!/^\d+\.\d+(\.\d+)?$/.test(version)) throw new UsageError(`invalid Kubernetes version ${JSON.stringify(version)}: use X.Y or X.Y.Z, e.g. 1.32`);
 }
 
 /** A Shoot name as KEB generates them: `c-` and seven random characters (Gardener allows 21 with the project). */
@@ -197,6 +219,7 @@ export function buildRuntimeAndKyma(req: ValidRuntimeRequest, namespace: string,
           ],
         },
         networking: { ...defaultNetworking },
+        ...(req.kubernetesVersion ? { kubernetes: { version: req.kubernetesVersion } } : {}),
       },
       security: { administrators: req.administrators, networking: { filter: { egress: { enabled: false } } } },
     },

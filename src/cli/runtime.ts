@@ -1,45 +1,92 @@
 // `kcp runtime create|list|describe|delete`: runtimes for people. A runtime is a Runtime (the cluster,
 // provisioned by the infrastructure manager) plus its Kyma (the modules, managed by the lifecycle
 // manager), both in `kcp-system` and named after the runtime ID, as the environment broker creates them.
-import { Runtime, RuntimeStateFailed, RuntimeStateReady, type RuntimeObject } from '../api/infrastructuremanager/index.js';
+import { isDeepStrictEqual } from 'node:util';
+import { oidcSigningAlgorithms } from '../api/gardener/index.js';
+import { AnnotationRetryRequested, Runtime, RuntimeStateFailed, RuntimeStateReady, type RuntimeObject } from '../api/infrastructuremanager/index.js';
 import { DEFAULT_CHANNEL, Kyma, type KymaObject, type ModuleStatus, States } from '../api/operator/index.js';
-import { findObject, isAlreadyExists, isNoKindMatch, isNotFound } from '../runtime/client/index.js';
-import { flagInt, flagString, type ParsedArgs, UsageError } from './args.js';
+import { findObject, isAlreadyExists, isConflict, isNoKindMatch, isNotFound } from '../runtime/client/index.js';
+import { type FlagTable, flagInt, flagString, type ParsedArgs, rejectExtra, switchOn, UsageError } from './args.js';
 import type { Command } from './command.js';
-import { type CliContext, withKcp } from './connect.js';
+import { type CliContext, KCP_FLAGS, withKcp } from './connect.js';
 import { lookupRuntime, requireRuntime, type RuntimeRecord } from './kubeconfig.js';
-import { age, forDisplay, type OutputFormat, renderData, renderTable, takeOutputFormat } from './output.js';
+import { age, forDisplay, isTable, type OutputFormat, renderData, renderNames, renderTable, takeOutputFormat } from './output.js';
 import { timeoutFlag } from './duration.js';
 import { waitWithProgress } from './progress.js';
-import { buildRuntimeAndKyma, providerProfiles, validateRuntimeRequest } from './runtime-spec.js';
+import { buildRuntimeAndKyma, checkKubernetesVersion, checkMachineType, providerProfiles, validateRuntimeRequest } from './runtime-spec.js';
 
 export const RUNTIME_USAGE = `Usage:
   kcp runtime create NAME --provider aws|azure|gcp|openstack|alicloud --region REGION
                      [--admin EMAIL[,EMAIL...]] [--machine-type TYPE] [--min N] [--max N]
+                     [--kubernetes-version X.Y[.Z]]
                      [--purpose evaluation|testing|development|production|infrastructure]
                      [--platform-region cf-eu10] [--global-account ID] [--subaccount ID]
                      [--channel regular] [--wait [--timeout 10m]]
       Creates the Runtime and its Kyma as the environment broker would. --wait shows progress until
-      the runtime is Ready (cluster provisioned, modules reconciled) or Failed.
-  kcp runtime list
+      the runtime is Ready (cluster provisioned, modules reconciled); it ends with exit 1 at once when
+      the runtime fails.
+  kcp runtime list [--state STATE]
+      Runtimes with their state, the Kyma's state and channel, modules, and what is wrong if anything.
+      --state keeps those whose Runtime or Kyma is in STATE (Pending, Ready, Failed, Terminating,
+      Processing, Warning, Error, Deleting).
   kcp runtime describe NAME
+  kcp runtime update NAME [--machine-type TYPE] [--min N] [--max N] [--kubernetes-version X.Y[.Z]]
+                     [--admin EMAIL[,EMAIL...]] [--channel C]
+                     [--oidc-issuer-url URL --oidc-client-id ID [--oidc-groups-claim C]
+                      [--oidc-username-claim C] [--oidc-username-prefix P] [--oidc-signing-algs RS256,...]]
+                     [--wait [--timeout 10m]]
+      Changes the cluster (first worker pool, Kubernetes version, administrators, OIDC) and the
+      Kyma's channel. --wait: until the control plane has applied this change and the runtime is Ready.
+  kcp runtime retry NAME [--wait [--timeout 10m]]
+      Asks Gardener, through the infrastructure manager, to retry the operation it gave up on for a
+      Failed runtime (after the cause is fixed).
+  kcp runtime wait NAME [--for ready|deleted] [--timeout 10m]
+      Follows a runtime until it is Ready (the default) or gone, with progress lines.
   kcp runtime delete NAME [--wait [--timeout 10m]]
-      Deletes the Kyma (its modules are removed from the cluster) and the Runtime (the cluster goes).
-  Common flags: -o json|yaml, --namespace kcp-system; the control plane: --kubeconfig KCP_FILE, else
-  --data-dir DIR (DIR/kcp.kubeconfig), else $KUBECONFIG, else .kcp/kcp.kubeconfig.`;
+      Deletes the Kyma (its modules are removed from the cluster first) and the Runtime (then the
+      cluster goes). Without --wait it returns at once; \`kcp runtime wait NAME --for deleted\` follows it.
+  Common flags: -o table|wide|json|yaml|name, --namespace kcp-system; the control plane:
+  --kubeconfig KCP_FILE, else --data-dir DIR (DIR/kcp.kubeconfig), else $KUBECONFIG, else
+  .kcp/kcp.kubeconfig.`;
 
-const SWITCHES: ReadonlySet<string> = new Set(['wait', 'help']);
+const WAIT_FLAGS: FlagTable = { wait: 'switch', timeout: 'value' };
+const CLUSTER_FLAGS: FlagTable = { 'machine-type': 'value', min: 'value', max: 'value', 'kubernetes-version': 'value', admin: 'value', channel: 'value' };
+const OIDC_FLAGS: FlagTable = {
+  'oidc-issuer-url': 'value',
+  'oidc-client-id': 'value',
+  'oidc-groups-claim': 'value',
+  'oidc-username-claim': 'value',
+  'oidc-username-prefix': 'value',
+  'oidc-signing-algs': 'value',
+};
+
+/** The flags of each subcommand (aliases share their verb's table). */
+const VERB_FLAGS: Record<string, FlagTable> = {
+  create: {
+    ...KCP_FLAGS,
+    ...WAIT_FLAGS,
+    ...CLUSTER_FLAGS,
+    provider: 'value',
+    region: 'value',
+    purpose: 'value',
+    'platform-region': 'value',
+    'global-account': 'value',
+    subaccount: 'value',
+  },
+  list: { ...KCP_FLAGS, state: 'value' },
+  describe: KCP_FLAGS,
+  update: { ...KCP_FLAGS, ...WAIT_FLAGS, ...CLUSTER_FLAGS, ...OIDC_FLAGS },
+  retry: { ...KCP_FLAGS, ...WAIT_FLAGS },
+  wait: { ...KCP_FLAGS, for: 'value', timeout: 'value' },
+  delete: { ...KCP_FLAGS, ...WAIT_FLAGS },
+};
+const ALIASES: Record<string, string> = { ls: 'list', get: 'describe', rm: 'delete' };
+const VERBS = 'create, list, describe, update, retry, wait or delete';
+
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 const DEFAULT_ADMIN = 'admin@example.com';
-
-function switchOn(args: ParsedArgs, name: string): boolean {
-  const v = args.flags.get(name);
-  return v !== undefined && v !== 'false';
-}
-
-function rejectExtra(positionals: string[], from: number, synopsis: string): void {
-  if (positionals.length > from) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[from])}: ${synopsis}`);
-}
+const RUNTIME_STATES = ['Pending', 'Ready', 'Failed', 'Terminating'];
+const KYMA_STATES = [States.Processing, States.Ready, States.Warning, States.Error, States.Deleting];
 
 // ---------------------------------------------------------------------------------------------
 // Status summaries shared by list, describe and the progress lines.
@@ -83,13 +130,46 @@ export function modulesSummary(kyma: KymaObject | undefined): string {
     .join(', ');
 }
 
+/** The Runtime's state as a person reads it (`Terminating` once deleted). */
+export function runtimeState(rt: RuntimeObject): string {
+  return rt.metadata.deletionTimestamp ? 'Terminating' : (rt.status?.state ?? 'Pending');
+}
+
+/** The Kyma's state as a person reads it (`Deleting` once deleted, `Processing` before its first status). */
+export function kymaState(kyma: KymaObject): string {
+  return kyma.metadata.deletionTimestamp ? States.Deleting : kyma.status?.state || States.Processing;
+}
+
+/** What needs a person's eye: the Runtime's latest condition unless it is Ready, else the Kyma's operation unless Ready. */
+export function runtimeMessage(rt: RuntimeObject | undefined, kyma: KymaObject | undefined): string {
+  if (rt && runtimeState(rt) !== RuntimeStateReady) return latestCondition(rt.status?.conditions)?.message ?? '';
+  if (kyma && kymaState(kyma) !== States.Ready) return kyma.status?.lastOperation?.operation ?? '';
+  return '';
+}
+
+/** Whether a Runtime's status speaks of its current spec (the conditions observed its generation). */
+export function runtimeObserved(rt: RuntimeObject): boolean {
+  const generation = rt.metadata.generation ?? 0;
+  return (rt.status?.conditions ?? []).some((c) => (c.observedGeneration ?? 0) >= generation);
+}
+
+/** Whether a Kyma's status speaks of its current spec (the conditions observed its generation). */
+export function kymaObserved(kyma: KymaObject): boolean {
+  const generation = kyma.metadata.generation ?? 0;
+  return (kyma.status?.conditions ?? []).some((c) => (c.observedGeneration ?? 0) >= generation);
+}
+
 export interface RuntimeSummary {
   name: string;
   provider: string;
   region: string;
   state: string;
-  created?: string;
   kymaState: string;
+  channel: string;
+  message: string;
+  shoot?: string;
+  kubernetesVersion?: string;
+  created?: string;
   modules: { name: string; state: string; channel?: string; version?: string }[];
 }
 
@@ -98,9 +178,13 @@ function summarize(rt: RuntimeObject | undefined, kyma: KymaObject | undefined, 
     name,
     provider: rt?.spec.shoot.provider.type ?? '-',
     region: rt?.spec.shoot.region ?? '-',
-    state: rt ? (rt.metadata.deletionTimestamp ? 'Terminating' : (rt.status?.state ?? 'Pending')) : '-',
+    state: rt ? runtimeState(rt) : '-',
+    kymaState: kyma ? kymaState(kyma) : '-',
+    channel: kyma ? (kyma.spec?.channel ?? DEFAULT_CHANNEL) : '-',
+    message: runtimeMessage(rt, kyma),
+    shoot: rt?.spec.shoot.name,
+    kubernetesVersion: rt?.spec.shoot.kubernetes?.version,
     created: rt?.metadata.creationTimestamp ?? kyma?.metadata.creationTimestamp,
-    kymaState: kyma ? (kyma.metadata.deletionTimestamp ? States.Deleting : kyma.status?.state || States.Processing) : '-',
     modules: (kyma?.status?.modules ?? []).map((m: ModuleStatus) => ({ name: m.name, state: m.state || States.Processing, channel: m.channel, version: m.version })),
   };
 }
@@ -131,6 +215,7 @@ async function create(args: ParsedArgs, positionals: string[], format: OutputFor
     globalAccountID: flagString(args, 'global-account', 'local-global-account') ?? 'local-global-account',
     subaccountID: flagString(args, 'subaccount', `local-subaccount-${name}`) ?? name,
     channel: flagString(args, 'channel', DEFAULT_CHANNEL) ?? DEFAULT_CHANNEL,
+    kubernetesVersion: flagString(args, 'kubernetes-version'),
   });
   const wait = switchOn(args, 'wait');
   const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
@@ -152,23 +237,41 @@ async function create(args: ParsedArgs, positionals: string[], format: OutputFor
     await ctx.kcp.delete(Runtime, { namespace: ctx.namespace, name }).catch(() => undefined);
     throw new Error(`creating Kyma ${name} failed: ${(e as Error).message}`, { cause: e });
   }
-  if (format === 'table') {
-    ctx.output.out(`runtime ${name} created: ${request.provider} ${request.region}, shoot ${runtime.spec.shoot.name}, channel ${kyma.spec.channel}\n`);
-  }
-  if (!wait) {
-    if (format !== 'table') ctx.output.out(renderData({ apiVersion: 'v1', kind: 'List', items: [forDisplay(createdRuntime), forDisplay(createdKyma)] }, format));
-    return;
-  }
+  const objects = () => [createdRuntime, createdKyma];
+  if (!wait) return printResult(format, ctx, `runtime ${name} created: ${request.provider} ${request.region}, shoot ${runtime.spec.shoot.name}, channel ${kyma.spec.channel}`, name, objects());
+  if (isTable(format)) ctx.output.out(`runtime ${name} created: ${request.provider} ${request.region}, shoot ${runtime.spec.shoot.name}, channel ${kyma.spec.channel}\n`);
   await waitRuntimeReady(ctx, name, timeoutMs);
-  if (format === 'table') ctx.output.out(`runtime ${name} is Ready\n`);
-  else {
-    const record = await lookupRuntime(ctx, name);
-    ctx.output.out(renderData({ apiVersion: 'v1', kind: 'List', items: [record?.runtime, record?.kyma].filter((o) => o !== undefined).map(forDisplay) }, format));
-  }
+  const record = await lookupRuntime(ctx, name);
+  printResult(format, ctx, `runtime ${name} is Ready`, name, [record?.runtime, record?.kyma]);
 }
 
-/** Waits until the Runtime is Ready and its Kyma has reconciled (Ready or Warning); fails when the Runtime fails. */
-export async function waitRuntimeReady(ctx: CliContext, name: string, timeoutMs: number): Promise<void> {
+/** What a command that changed a runtime prints: a line for a person, `runtime/NAME` for `-o name`, or the objects for `-o json|yaml`. */
+function printResult(format: OutputFormat, ctx: CliContext, line: string, name: string, objects: (RuntimeObject | KymaObject | undefined)[]): void {
+  if (isTable(format)) ctx.output.out(`${line}\n`);
+  else if (format === 'name') ctx.output.out(renderNames('runtime', [name]));
+  else ctx.output.out(renderData({ apiVersion: 'v1', kind: 'List', items: objects.filter((o) => o !== undefined).map(forDisplay) }, format));
+}
+
+/** A wait's observation of a runtime: Ready once the current spec is applied and the Kyma settled; Failed ends it. */
+async function observeRuntime(ctx: CliContext, name: string, signal: AbortSignal | undefined, since?: number): Promise<{ status: string; done?: boolean; failed?: string }> {
+  const rt = await findObject<RuntimeObject>(ctx.kcp, Runtime, { namespace: ctx.namespace, name }, { signal });
+  if (!rt) return { status: 'Runtime not found', failed: `runtime ${name} disappeared while waiting for it` };
+  const latest = latestCondition(rt.status?.conditions);
+  // A failure counts when it speaks of the current spec and, after a retry, of the time since it was asked.
+  const current = runtimeObserved(rt) && (since === undefined || (latest !== undefined && Date.parse(latest.lastTransitionTime) >= Math.floor(since / 1000) * 1000));
+  if (rt.status?.state === RuntimeStateFailed && current && !rt.metadata.annotations?.[AnnotationRetryRequested]) {
+    return { status: runtimeProgress(rt), failed: `runtime ${name} failed: ${latest?.message ?? 'no reason given'}` };
+  }
+  if (rt.status?.state !== RuntimeStateReady || !current || rt.metadata.annotations?.[AnnotationRetryRequested]) return { status: runtimeProgress(rt) };
+  const kyma = await findObject<KymaObject>(ctx.kcp, Kyma, { namespace: ctx.namespace, name }, { signal });
+  if (!kyma) return { status: 'runtime Ready (no Kyma)', done: true };
+  const state = kymaState(kyma);
+  const settled = kymaObserved(kyma) && (state === States.Ready || state === States.Warning);
+  return { status: `runtime Ready, ${kymaProgress(kyma)}`, done: settled };
+}
+
+/** Waits until the Runtime is Ready for its current spec and its Kyma has reconciled (Ready or Warning); fails at once when the Runtime fails. */
+export async function waitRuntimeReady(ctx: CliContext, name: string, timeoutMs: number, since?: number): Promise<void> {
   await waitWithProgress({
     what: `runtime ${name} to become Ready`,
     output: ctx.output,
@@ -176,18 +279,26 @@ export async function waitRuntimeReady(ctx: CliContext, name: string, timeoutMs:
     timeoutMs,
     pollMs: ctx.pollMs,
     now: ctx.now,
+    observe: (signal) => observeRuntime(ctx, name, signal, since),
+  });
+}
+
+/** Waits until neither the Runtime nor the Kyma exists any more. */
+async function waitRuntimeGone(ctx: CliContext, name: string, timeoutMs: number): Promise<void> {
+  await waitWithProgress({
+    what: `runtime ${name} to be deleted`,
+    output: ctx.output,
+    signal: ctx.signal,
+    timeoutMs,
+    pollMs: ctx.pollMs,
+    now: ctx.now,
     async observe(signal) {
-      const rt = await findObject<RuntimeObject>(ctx.kcp, Runtime, { namespace: ctx.namespace, name }, { signal });
-      if (!rt) return { status: 'Runtime not found', failed: `runtime ${name} disappeared while waiting for it` };
-      if (rt.status?.state === RuntimeStateFailed) {
-        const why = latestCondition(rt.status.conditions)?.message ?? 'no reason given';
-        return { status: runtimeProgress(rt), failed: `runtime ${name} failed: ${why}` };
-      }
-      if (rt.status?.state !== RuntimeStateReady) return { status: runtimeProgress(rt) };
-      const kyma = await findObject<KymaObject>(ctx.kcp, Kyma, { namespace: ctx.namespace, name }, { signal });
-      const kymaState = kyma?.status?.state;
-      const settled = kymaState === States.Ready || kymaState === States.Warning;
-      return { status: `runtime Ready, ${kymaProgress(kyma)}`, done: settled };
+      const [rt, kyma] = await Promise.all([
+        findObject<RuntimeObject>(ctx.kcp, Runtime, { namespace: ctx.namespace, name }, { signal }),
+        findObject<KymaObject>(ctx.kcp, Kyma, { namespace: ctx.namespace, name }, { signal }),
+      ]);
+      if (!rt && !kyma) return { status: 'runtime deleted', done: true };
+      return { status: [kyma ? kymaProgress(kyma) : 'Kyma deleted', rt ? runtimeProgress(rt) : 'runtime deleted'].join('; ') };
     },
   });
 }
@@ -213,24 +324,39 @@ export function absentKind<T>(e: unknown): T[] {
   throw e;
 }
 
-async function listCommand(format: OutputFormat, ctx: CliContext): Promise<void> {
-  const all = await loadRuntimes(ctx);
-  if (format !== 'table') {
-    ctx.output.out(renderData(all.map((r) => summarize(r.runtime, r.kyma, r.name)), format));
-    return;
-  }
-  if (all.length === 0) {
-    ctx.output.out(`No runtimes in ${ctx.namespace}.\n`);
-    return;
-  }
-  const now = (ctx.now ?? Date.now)();
-  const rows = all.map((r) => {
-    const sum = summarize(r.runtime, r.kyma, r.name);
-    return [sum.name, sum.provider, sum.region, sum.state, age(sum.created, now), modulesSummary(r.kyma)];
-  });
-  ctx.output.out(renderTable(['NAME', 'PROVIDER', 'REGION', 'STATE', 'AGE', 'MODULES'], rows));
+/** `--state`: one of the Runtime's or the Kyma's states, any case; a one-line error otherwise. */
+function stateFilter(args: ParsedArgs): string | undefined {
+  const given = flagString(args, 'state');
+  if (given === undefined) return undefined;
+  const known = [...RUNTIME_STATES, ...KYMA_STATES];
+  const state = known.find((s) => s.toLowerCase() === given.toLowerCase());
+  if (!state) throw new UsageError(`unknown state ${JSON.stringify(given)} for --state: use one of ${known.join(', ')}`);
+  return state;
 }
 
+async function listCommand(args: ParsedArgs, format: OutputFormat, ctx: CliContext): Promise<void> {
+  const state = stateFilter(args);
+  const all = (await loadRuntimes(ctx)).map((r) => ({ ...r, summary: summarize(r.runtime, r.kyma, r.name) })).filter((r) => !state || r.summary.state === state || r.summary.kymaState === state);
+  if (format === 'name') return ctx.output.out(renderNames('runtime', all.map((r) => r.name)));
+  if (!isTable(format)) return ctx.output.out(renderData(all.map((r) => r.summary), format));
+  if (all.length === 0) return ctx.output.out(state ? `No runtimes in ${ctx.namespace} in state ${state}.\n` : `No runtimes in ${ctx.namespace}.\n`);
+  const now = (ctx.now ?? Date.now)();
+  const wide = format === 'wide';
+  const headers = ['NAME', 'PROVIDER', 'REGION', ...(wide ? ['SHOOT', 'KUBERNETES'] : []), 'STATE', 'KYMA', 'CHANNEL', 'MODULES', 'AGE', 'MESSAGE'];
+  const rows = all.map(({ summary: s, kyma }) => [
+    s.name,
+    s.provider,
+    s.region,
+    ...(wide ? [s.shoot ?? '-', s.kubernetesVersion ?? 'default'] : []),
+    s.state,
+    s.kymaState,
+    s.channel,
+    modulesSummary(kyma),
+    age(s.created, now),
+    s.message,
+  ]);
+  ctx.output.out(renderTable(headers, rows));
+}
 // ---------------------------------------------------------------------------------------------
 // describe
 
@@ -293,69 +419,208 @@ async function deleteRuntime(args: ParsedArgs, record: RuntimeRecord, format: Ou
   const ignoreNotFound = (e: unknown) => {
     if (!isNotFound(e)) throw e;
   };
-  /** Deletes one object and, with --wait, shows its progress until it is gone. */
-  const deleteAndWait = async <T extends KymaObject | RuntimeObject>(kind: typeof Kyma | typeof Runtime, label: string, progress: (o: T) => string): Promise<void> => {
-    await ctx.kcp.delete(kind, { namespace: ctx.namespace, name }, { signal: ctx.signal }).catch(ignoreNotFound);
-    if (!wait) return;
-    await waitWithProgress({
-      what: `${label} ${name} to be deleted`,
-      output: ctx.output,
-      signal: ctx.signal,
-      timeoutMs,
-      pollMs: ctx.pollMs,
-      now: ctx.now,
-      async observe(signal) {
-        const o = await findObject<T>(ctx.kcp, kind, { namespace: ctx.namespace, name }, { signal });
-        return o ? { status: progress(o) } : { status: `${label} deleted`, done: true };
-      },
+  // Both at once: the control plane orders the rest. The lifecycle manager removes the modules while
+  // the cluster still answers, and the infrastructure manager deletes the Shoot only after the Kyma is
+  // gone (or its runtime unreachable), so a client that does not wait leaves nothing half-done.
+  if (record.kyma) await ctx.kcp.delete(Kyma, { namespace: ctx.namespace, name }, { signal: ctx.signal }).catch(ignoreNotFound);
+  if (record.runtime) await ctx.kcp.delete(Runtime, { namespace: ctx.namespace, name }, { signal: ctx.signal }).catch(ignoreNotFound);
+  if (!wait) {
+    return printResult(format, ctx, `deletion of runtime ${name} started: its modules are removed, then its cluster (follow it with \`kcp runtime wait ${name} --for deleted\`)`, name, []);
+  }
+  await waitRuntimeGone(ctx, name, timeoutMs);
+  printResult(format, ctx, `runtime ${name} deleted`, name, []);
+}
+
+// ---------------------------------------------------------------------------------------------
+// update
+
+/** The runtime's new spec from the flags given; a one-line error for bad values or when nothing is asked. */
+function updatedSpec(args: ParsedArgs, rt: RuntimeObject): RuntimeObject['spec'] {
+  const spec = structuredClone(rt.spec);
+  const worker = spec.shoot.provider.workers[0];
+  const machineType = flagString(args, 'machine-type');
+  if (machineType !== undefined) {
+    checkMachineType(spec.shoot.provider.type, machineType);
+    worker.machine = { ...worker.machine, type: machineType };
+  }
+  if (args.flags.has('min')) worker.minimum = flagInt(args, 'min', 0);
+  if (args.flags.has('max')) worker.maximum = flagInt(args, 'max', 0);
+  if ((worker.maximum ?? 0) < 1) throw new UsageError(`--max must be at least 1, got ${worker.maximum ?? 0}`);
+  if ((worker.minimum ?? 0) > (worker.maximum ?? 0)) throw new UsageError(`--min ${worker.minimum ?? 0} is greater than --max ${worker.maximum ?? 0}`);
+  const version = flagString(args, 'kubernetes-version');
+  if (version !== undefined) {
+    checkKubernetesVersion(version);
+    spec.shoot.kubernetes = { ...spec.shoot.kubernetes, version };
+  }
+  const admins = flagString(args, 'admin');
+  if (admins !== undefined) {
+    const list = admins.split(',').map((a) => a.trim()).filter(Boolean);
+    const bad = list.find((a) => !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(a));
+    if (list.length === 0 || bad !== undefined) throw new UsageError(`invalid administrator ${JSON.stringify(bad ?? admins)}: expected e-mail addresses, comma-separated`);
+    spec.security = { ...spec.security, administrators: list };
+  }
+  const oidcGiven = Object.keys(OIDC_FLAGS).filter((f) => args.flags.has(f));
+  if (oidcGiven.length > 0) {
+    const apiServer = spec.shoot.kubernetes?.kubeAPIServer ?? {};
+    const oidc = { ...(apiServer.oidcConfig ?? {}) };
+    const issuer = flagString(args, 'oidc-issuer-url');
+    if (issuer !== undefined) {
+      if (!/^https:\/\/\S+$/.test(issuer)) throw new UsageError(`--oidc-issuer-url must be an https URL, got ${JSON.stringify(issuer)}`);
+      oidc.issuerURL = issuer;
+    }
+    const set = (flag: string, apply: (v: string) => void) => {
+      const v = flagString(args, flag);
+      if (v !== undefined) apply(v);
+    };
+    set('oidc-client-id', (v) => (oidc.clientID = v));
+    set('oidc-groups-claim', (v) => (oidc.groupsClaim = v));
+    set('oidc-username-claim', (v) => (oidc.usernameClaim = v));
+    set('oidc-username-prefix', (v) => (oidc.usernamePrefix = v));
+    set('oidc-signing-algs', (v) => {
+      const algs = v.split(',').map((a) => a.trim()).filter(Boolean);
+      const bad = algs.find((a) => !(oidcSigningAlgorithms as readonly string[]).includes(a));
+      if (bad !== undefined || algs.length === 0) throw new UsageError(`unknown signing algorithm ${JSON.stringify(bad ?? v)} for --oidc-signing-algs: use ${oidcSigningAlgorithms.join(', ')}`);
+      oidc.signingAlgs = algs as (typeof oidcSigningAlgorithms)[number][];
     });
-  };
-  // The Kyma first, so that the lifecycle manager removes the modules while the cluster still answers
-  // (the broker deprovisions in this order too).
-  if (record.kyma) await deleteAndWait<KymaObject>(Kyma, 'Kyma', kymaProgress);
-  if (record.runtime) await deleteAndWait<RuntimeObject>(Runtime, 'runtime', runtimeProgress);
-  const message = wait ? `runtime ${name} deleted` : `deletion of runtime ${name} started`;
-  if (format === 'table') ctx.output.out(`${message}\n`);
-  else ctx.output.out(renderData({ name, deleted: wait, message }, format));
+    if (!oidc.issuerURL || !oidc.clientID) throw new UsageError('OIDC needs both --oidc-issuer-url and --oidc-client-id (the runtime has none yet)');
+    spec.shoot.kubernetes = { ...spec.shoot.kubernetes, kubeAPIServer: { ...apiServer, oidcConfig: oidc } };
+  }
+  return spec;
+}
+
+/** Writes `change` into the current object, retrying on conflicts; returns the stored object and whether it changed. */
+async function updateWithRetry<T extends RuntimeObject | KymaObject>(ctx: CliContext, kind: typeof Runtime | typeof Kyma, name: string, change: (o: T) => T | undefined): Promise<{ object: T; changed: boolean }> {
+  for (let attempt = 0; ; attempt++) {
+    const current = await ctx.kcp.get<T>(kind, { namespace: ctx.namespace, name }, { signal: ctx.signal });
+    const next = change(current);
+    if (!next) return { object: current, changed: false };
+    try {
+      return { object: await ctx.kcp.update<T>(next, { fieldManager: 'kcp-cli', signal: ctx.signal }), changed: true };
+    } catch (e) {
+      if (!isConflict(e) || attempt >= 4) throw e;
+    }
+  }
+}
+
+async function update(args: ParsedArgs, record: RuntimeRecord, format: OutputFormat, ctx: CliContext): Promise<void> {
+  const { name } = record;
+  const asked = Object.keys({ ...CLUSTER_FLAGS, ...OIDC_FLAGS }).filter((f) => args.flags.has(f));
+  if (asked.length === 0) throw new UsageError(`nothing to update: give at least one of ${Object.keys({ ...CLUSTER_FLAGS, ...OIDC_FLAGS }).map((f) => `--${f}`).join(', ')}`);
+  const wait = switchOn(args, 'wait');
+  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
+  const rt = record.runtime;
+  const clusterAsked = asked.some((f) => f !== 'channel');
+  if (clusterAsked && !rt) throw new UsageError(`runtime ${name} has no Runtime (only a Kyma): only --channel can be changed`);
+  if (rt?.metadata.deletionTimestamp) throw new UsageError(`runtime ${name} is being deleted`);
+  const channel = flagString(args, 'channel');
+  if (channel !== undefined && !record.kyma) throw new UsageError(`runtime ${name} has no Kyma: --channel cannot be changed`);
+  if (channel !== undefined && !/^[a-z]+$/.test(channel)) throw new UsageError(`invalid channel ${JSON.stringify(channel)}: use a release channel name such as regular or fast`);
+  // Validate everything before writing anything.
+  const spec = rt && clusterAsked ? updatedSpec(args, rt) : undefined;
+
+  const changes: string[] = [];
+  let runtime = rt;
+  if (spec) {
+    const result = await updateWithRetry<RuntimeObject>(ctx, Runtime, name, (current) => {
+      const next = updatedSpec(args, current);
+      return isDeepStrictEqual(next, current.spec) ? undefined : { ...current, spec: next };
+    });
+    runtime = result.object;
+    if (result.changed) changes.push('cluster');
+  }
+  let kyma = record.kyma;
+  if (channel !== undefined) {
+    const result = await updateWithRetry<KymaObject>(ctx, Kyma, name, (current) => (current.spec?.channel === channel ? undefined : { ...current, spec: { ...current.spec, channel } }));
+    kyma = result.object;
+    if (result.changed) changes.push(`channel ${channel}`);
+  }
+  if (changes.length === 0) return printResult(format, ctx, `runtime ${name} unchanged: it already has what was asked`, name, [runtime, kyma]);
+  if (!wait) return printResult(format, ctx, `runtime ${name} updated (${changes.join(', ')})`, name, [runtime, kyma]);
+  if (isTable(format)) ctx.output.out(`runtime ${name} updated (${changes.join(', ')})\n`);
+  await waitRuntimeReady(ctx, name, timeoutMs);
+  const after = await lookupRuntime(ctx, name);
+  printResult(format, ctx, `runtime ${name} is Ready with the change`, name, [after?.runtime, after?.kyma]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// retry
+
+async function retry(args: ParsedArgs, record: RuntimeRecord, format: OutputFormat, ctx: CliContext): Promise<void> {
+  const { name } = record;
+  const wait = switchOn(args, 'wait');
+  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
+  const rt = record.runtime;
+  if (!rt) throw new UsageError(`runtime ${name} has no Runtime (only a Kyma): there is no cluster operation to retry`);
+  const state = runtimeState(rt);
+  if (state !== RuntimeStateFailed) throw new Error(`runtime ${name} is ${state}, not Failed: there is nothing to retry`);
+  const askedAt = (ctx.now ?? Date.now)();
+  const patched = await ctx.kcp.patch<RuntimeObject>(Runtime, { namespace: ctx.namespace, name }, 'merge', { metadata: { annotations: { [AnnotationRetryRequested]: new Date(askedAt).toISOString() } } }, { fieldManager: 'kcp-cli', signal: ctx.signal });
+  const why = latestCondition(rt.status?.conditions)?.message;
+  if (!wait) return printResult(format, ctx, `retry of runtime ${name} requested${why ? ` (it failed with: ${why})` : ''}; follow it with \`kcp runtime wait ${name}\``, name, [patched]);
+  if (isTable(format)) ctx.output.out(`retry of runtime ${name} requested\n`);
+  await waitRuntimeReady(ctx, name, timeoutMs, askedAt);
+  const after = await lookupRuntime(ctx, name);
+  printResult(format, ctx, `runtime ${name} is Ready`, name, [after?.runtime, after?.kyma]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// wait
+
+async function waitCommand(args: ParsedArgs, record: RuntimeRecord, format: OutputFormat, ctx: CliContext): Promise<void> {
+  const target = flagString(args, 'for', 'ready');
+  if (target !== 'ready' && target !== 'deleted') throw new UsageError(`--for must be ready or deleted, got ${JSON.stringify(target)}`);
+  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
+  if (target === 'deleted') {
+    await waitRuntimeGone(ctx, record.name, timeoutMs);
+    return printResult(format, ctx, `runtime ${record.name} deleted`, record.name, []);
+  }
+  await waitRuntimeReady(ctx, record.name, timeoutMs);
+  const after = await lookupRuntime(ctx, record.name);
+  printResult(format, ctx, `runtime ${record.name} is Ready`, record.name, [after?.runtime, after?.kyma]);
 }
 
 // ---------------------------------------------------------------------------------------------
 
 export async function runRuntime(args: ParsedArgs, ctx: CliContext): Promise<void> {
   const { format, positionals } = takeOutputFormat(args);
-  const verb = positionals[0];
+  const given = positionals[0];
+  const verb = given === undefined ? undefined : (ALIASES[given] ?? given);
+  const synopsis = `kcp runtime ${verb ?? ''} NAME`;
   switch (verb) {
     case 'create':
       return create(args, positionals, format, ctx);
     case 'list':
-    case 'ls': {
-      rejectExtra(positionals, 1, 'kcp runtime list');
-      return listCommand(format, ctx);
-    }
-    case 'describe':
-    case 'get': {
-      rejectExtra(positionals, 2, 'kcp runtime describe NAME');
-      const record = await requireRuntime(ctx, positionals[1], 'kcp runtime describe NAME');
-      if (format === 'table') ctx.output.out(describe(record, ctx));
+      rejectExtra(positionals, 1, 'kcp runtime list [--state STATE]');
+      return listCommand(args, format, ctx);
+    case 'describe': {
+      rejectExtra(positionals, 2, synopsis);
+      const record = await requireRuntime(ctx, positionals[1], synopsis);
+      if (format === 'name') ctx.output.out(renderNames('runtime', [record.name]));
+      else if (isTable(format)) ctx.output.out(describe(record, ctx));
       else ctx.output.out(renderData({ name: record.name, runtimeID: record.runtimeID, runtime: record.runtime && forDisplay(record.runtime), kyma: record.kyma && forDisplay(record.kyma) }, format));
       return;
     }
-    case 'delete':
-    case 'rm': {
-      rejectExtra(positionals, 2, 'kcp runtime delete NAME');
-      const record = await requireRuntime(ctx, positionals[1], 'kcp runtime delete NAME');
+    case 'update':
+    case 'retry':
+    case 'wait':
+    case 'delete': {
+      rejectExtra(positionals, 2, synopsis);
+      const record = await requireRuntime(ctx, positionals[1], synopsis);
+      if (verb === 'update') return update(args, record, format, ctx);
+      if (verb === 'retry') return retry(args, record, format, ctx);
+      if (verb === 'wait') return waitCommand(args, record, format, ctx);
       return deleteRuntime(args, record, format, ctx);
     }
     case undefined:
-      throw new UsageError('a subcommand is required: create, list, describe or delete (see kcp runtime --help)');
+      throw new UsageError(`a subcommand is required: ${VERBS} (see kcp runtime --help)`);
     default:
-      throw new UsageError(`unknown subcommand ${JSON.stringify(verb)}: use create, list, describe or delete`);
+      throw new UsageError(`unknown subcommand ${JSON.stringify(given)}: use ${VERBS}`);
   }
 }
 
 export const command: Command = {
-  summary: 'create, list, describe and delete runtimes',
+  summary: 'create, list, describe, update, retry, wait for and delete runtimes',
   usage: RUNTIME_USAGE,
-  switches: SWITCHES,
+  flags: (verb) => (verb === undefined ? undefined : VERB_FLAGS[ALIASES[verb] ?? verb]),
   run: (args) => withKcp(args, (ctx) => runRuntime(args, ctx)),
 };

@@ -21,7 +21,7 @@ export const SKR_WEBHOOK_USAGE = `Usage:
                        watcher CA bundle (required; Secret skr-webhook-tls mounted at /app/etc/ssl)`;
 
 export async function runSkrWebhook(args: ParsedArgs): Promise<void> {
-  if (args.positionals.length > 0 || args.flags.size > 0) throw new UsageError(`kcp skr-webhook takes no arguments or flags; it reads its environment\n${SKR_WEBHOOK_USAGE}`);
+  if (args.positionals.length > 0) throw new UsageError(`kcp skr-webhook takes no arguments or flags; it reads its environment (see kcp skr-webhook --help)`);
   let config;
   try {
     config = webhookConfigFromEnv(process.env);
@@ -47,5 +47,6 @@ export async function runSkrWebhook(args: ParsedArgs): Promise<void> {
 export const command: Command = {
   summary: 'the runtime watcher\'s webhook (runs in every runtime; configured by its environment)',
   usage: SKR_WEBHOOK_USAGE,
+  flags: () => ({}),
   run: runSkrWebhook,
 };

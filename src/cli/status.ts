@@ -1,19 +1,31 @@
 // `kcp status`: the fleet at a glance: runtimes, Kymas, modules and Manifests counted by state.
+import { RuntimeStateFailed } from '../api/infrastructuremanager/index.js';
 import { Manifest, type ManifestObject, ModuleReleaseMeta, States } from '../api/operator/index.js';
 import { isNoKindMatch } from '../runtime/client/index.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
-import { type CliContext, withKcp } from './connect.js';
-import { renderData, renderTable, takeOutputFormat } from './output.js';
-import { loadRuntimes } from './runtime.js';
+import { type CliContext, KCP_FLAGS, withKcp } from './connect.js';
+import { isTable, renderData, renderNames, renderTable, takeOutputFormat } from './output.js';
+import { kymaState, latestCondition, loadRuntimes, runtimeState } from './runtime.js';
 
 export const STATUS_USAGE = `Usage:
-  kcp status [-o json|yaml] [--kubeconfig KCP_FILE | --data-dir DIR]
-      Counts runtimes (by Runtime state), Kymas, modules and Manifests by state, and the modules in the catalog.`;
+  kcp status [-o table|wide|json|yaml|name] [--kubeconfig KCP_FILE | --data-dir DIR]
+      Counts runtimes (by Runtime state), Kymas, modules and Manifests by state, and the modules in
+      the catalog; then names what needs attention (Failed runtimes, Kymas and modules in Error or
+      Warning) with the reason. -o name prints the runtimes that need attention.`;
 
 export interface Tally {
   total: number;
   byState: Record<string, number>;
+}
+
+/** Something that needs a person's attention, with the reason the control plane gives. */
+export interface Problem {
+  runtime: string;
+  /** `runtime`, `kyma` or `module <name>`. */
+  what: string;
+  state: string;
+  message: string;
 }
 
 export interface FleetStatus {
@@ -22,7 +34,10 @@ export interface FleetStatus {
   modules: Tally;
   manifests: Tally;
   catalogModules: number;
+  problems: Problem[];
 }
+
+const TROUBLE: ReadonlySet<string> = new Set([RuntimeStateFailed, States.Error, States.Warning]);
 
 function tally(states: string[]): Tally {
   const byState: Record<string, number> = {};
@@ -40,10 +55,19 @@ export async function fleetStatus(ctx: CliContext): Promise<FleetStatus> {
     ctx.kcp.list<ManifestObject>(Manifest, { namespace: ctx.namespace, signal: ctx.signal }).then((r) => r.items, orEmpty<ManifestObject>),
     ctx.kcp.list(ModuleReleaseMeta, { namespace: ctx.namespace, signal: ctx.signal }).then((r) => r.items, orEmpty),
   ]);
-  const runtimes = all.flatMap((r) => (r.runtime ? [r.runtime.metadata.deletionTimestamp ? 'Terminating' : (r.runtime.status?.state ?? 'Pending')] : []));
-  const kymas = all.flatMap((r) => (r.kyma ? [r.kyma.metadata.deletionTimestamp ? States.Deleting : r.kyma.status?.state || States.Processing] : []));
+  const runtimes = all.flatMap((r) => (r.runtime ? [runtimeState(r.runtime)] : []));
+  const kymas = all.flatMap((r) => (r.kyma ? [kymaState(r.kyma)] : []));
   const modules = all.flatMap((r) => (r.kyma?.status?.modules ?? []).map((m) => m.state || States.Processing));
+  const problems: Problem[] = [];
+  for (const { name, runtime, kyma } of all) {
+    if (runtime && TROUBLE.has(runtimeState(runtime))) problems.push({ runtime: name, what: 'runtime', state: runtimeState(runtime), message: latestCondition(runtime.status?.conditions)?.message ?? '' });
+    const troubledModules = (kyma?.status?.modules ?? []).filter((m) => TROUBLE.has(m.state));
+    // A Kyma in trouble because of its modules is named through them.
+    if (kyma && TROUBLE.has(kymaState(kyma)) && troubledModules.length === 0) problems.push({ runtime: name, what: 'kyma', state: kymaState(kyma), message: kyma.status?.lastOperation?.operation ?? '' });
+    for (const m of troubledModules) problems.push({ runtime: name, what: `module ${m.name}`, state: m.state, message: m.message ?? '' });
+  }
   return {
+    problems,
     runtimes: tally(runtimes),
     kymas: tally(kymas),
     modules: tally(modules),
@@ -61,7 +85,8 @@ export async function runStatus(args: ParsedArgs, ctx: CliContext): Promise<Flee
   const { format, positionals } = takeOutputFormat(args);
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}: kcp status takes no arguments`);
   const status = await fleetStatus(ctx);
-  if (format !== 'table') ctx.output.out(renderData(status, format));
+  if (format === 'name') ctx.output.out(renderNames('runtime', [...new Set(status.problems.map((p) => p.runtime))]));
+  else if (!isTable(format)) ctx.output.out(renderData(status, format));
   else {
     const rows = [
       ['runtimes', String(status.runtimes.total), states(status.runtimes)],
@@ -71,6 +96,11 @@ export async function runStatus(args: ParsedArgs, ctx: CliContext): Promise<Flee
       ['catalog', String(status.catalogModules), 'modules published'],
     ];
     ctx.output.out(renderTable(['KIND', 'TOTAL', 'BY STATE'], rows));
+    if (status.problems.length === 0) ctx.output.out('\nNothing needs attention.\n');
+    else {
+      ctx.output.out(`\nNeeds attention (${status.problems.length}):\n`);
+      ctx.output.out(renderTable(['RUNTIME', 'WHAT', 'STATE', 'MESSAGE'], status.problems.map((p) => [p.runtime, p.what, p.state, p.message])));
+    }
   }
   return status;
 }
@@ -78,6 +108,6 @@ export async function runStatus(args: ParsedArgs, ctx: CliContext): Promise<Flee
 export const command: Command = {
   summary: 'fleet summary: runtimes, modules and Manifests by state',
   usage: STATUS_USAGE,
-  switches: new Set(['help']),
+  flags: () => KCP_FLAGS,
   run: (args) => withKcp(args, (ctx) => runStatus(args, ctx)),
 };

@@ -6,9 +6,9 @@
 import path from 'node:path';
 import { Namespaces } from '../api/operator/index.js';
 import { startUp, type Up } from '../up/index.js';
-import { type ParsedArgs, UsageError } from './args.js';
+import { type FlagTable, type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
-import { clientLimitsFrom, CONTROLLER_FLAGS, controlPlaneConfigFrom, type Flag, FlagReader, flagsUsage, switchesOf, withDefaults } from './controller-flags.js';
+import { clientLimitsFrom, CONTROLLER_FLAGS, controlPlaneConfigFrom, type Flag, FlagReader, flagsUsage, flagTableOf, withDefaults } from './controller-flags.js';
 
 /** Flags of `kcp up` only: where the landscape keeps its state and listens. */
 export const LANDSCAPE_FLAGS: readonly Flag[] = [
@@ -31,6 +31,8 @@ export const UP_FLAGS: readonly Flag[] = [
     'watcher-listener-address': '127.0.0.1:0',
   }),
 ];
+
+export const UP_FLAG_TABLE: FlagTable = flagTableOf(UP_FLAGS);
 
 export const UP_USAGE = [
   'Usage:',
@@ -200,6 +202,7 @@ function controllersLine(up: Up): string {
 export const command: Command = {
   summary: 'the whole embedded landscape: API server, Gardener simulator, controllers, registry with demo modules',
   usage: UP_USAGE,
-  switches: switchesOf(UP_FLAGS),
+  flags: () => UP_FLAG_TABLE,
+  lastFlagWins: true,
   run: runUp,
 };

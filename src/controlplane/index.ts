@@ -9,6 +9,7 @@
 //
 //   const cp = await startControlPlane({ config, kcp, garden, gardenerProject, converterConfig, fetcher });
 //   await cp.ready(); ...; await cp.stop();
+import { announceControlPlane } from './announce.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ConverterConfig } from '../infrastructure/converter/index.js';
@@ -296,6 +297,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     }
     throw e;
   }
+  await announceControlPlane(kcp, namespace, identity, logger, lifetime.signal);
   logger.info('controllers started', {
     identity,
     infrastructureManager: config.infrastructureManager,

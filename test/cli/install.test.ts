@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import yaml from 'js-yaml';
 import { controlPlaneKinds } from '../../src/api/index.js';
 import { parseArgs, UsageError } from '../../src/cli/args.js';
-import { clusterScopedName, CONTROLLERS_NAME, controlPlaneCrdFiles, INSTALL_SWITCHES, installObjects, runInstall } from '../../src/cli/install.js';
+import { clusterScopedName, CONTROLLERS_NAME, controlPlaneCrdFiles, INSTALL_FLAGS, installObjects, runInstall } from '../../src/cli/install.js';
 import { startApiServer } from '../../src/apiserver/server.js';
 import { clientFromKubeconfig } from '../../src/runtime/client/index.js';
 import type { KubeObject } from '../../src/kube/object.js';
@@ -23,7 +23,7 @@ test('kcp install applies CRDs, namespace, ServiceAccount and RBAC into an empty
   const client = clientFromKubeconfig(server.clusterAccess('default').kubeconfig, { qps: 0 });
   try {
     let out = '';
-    await runInstall(parseArgs([`--kubeconfig=${kubeconfig}`, '--namespace=kcp-prod'], INSTALL_SWITCHES), (t) => (out += t));
+    await runInstall(parseArgs([`--kubeconfig=${kubeconfig}`, '--namespace=kcp-prod'], INSTALL_FLAGS), (t) => (out += t));
     assert.match(out, /customresourcedefinition\/kymas\.operator\.kyma-project\.io serverside-applied/);
     assert.match(out, /9 CRDs established/);
 
@@ -46,7 +46,7 @@ test('kcp install applies CRDs, namespace, ServiceAccount and RBAC into an empty
       return all;
     };
     const before = await versions();
-    await runInstall(parseArgs([`--kubeconfig=${kubeconfig}`, '--namespace=kcp-prod'], INSTALL_SWITCHES), () => undefined);
+    await runInstall(parseArgs([`--kubeconfig=${kubeconfig}`, '--namespace=kcp-prod'], INSTALL_FLAGS), () => undefined);
     assert.deepEqual(await versions(), before, 'a second install is a no-op: no object gets a new resourceVersion');
   } finally {
     client.close();
@@ -57,7 +57,7 @@ test('kcp install applies CRDs, namespace, ServiceAccount and RBAC into an empty
 
 test('kcp install --dry-run prints the objects as YAML without a cluster; the CRDs are config/crd\'s', async () => {
   let out = '';
-  await runInstall(parseArgs(['--dry-run', '-o', 'yaml'], INSTALL_SWITCHES), (t) => (out += t));
+  await runInstall(parseArgs(['--dry-run', '-o', 'yaml'], INSTALL_FLAGS), (t) => (out += t));
   const docs = yaml.loadAll(out) as KubeObject[];
   assert.deepEqual(docs, installObjects('kcp-system'));
   const crds = docs.filter((d) => d.kind === 'CustomResourceDefinition');
@@ -74,9 +74,9 @@ test('kcp install without --kubeconfig or with an unreadable one fails with one 
   const saved = process.env.KUBECONFIG;
   delete process.env.KUBECONFIG;
   try {
-    await assert.rejects(runInstall(parseArgs([], INSTALL_SWITCHES)), (e: Error) => e instanceof UsageError && e.message.startsWith('--kubeconfig is required'));
-    await assert.rejects(runInstall(parseArgs(['--kubeconfig=/nonexistent/k'], INSTALL_SWITCHES)), (e: Error) => e instanceof UsageError && e.message === 'cannot read --kubeconfig /nonexistent/k: no such file');
-    await assert.rejects(runInstall(parseArgs(['--dry-run', '--namespace=KCP'], INSTALL_SWITCHES)), /--namespace must be a DNS label/);
+    await assert.rejects(runInstall(parseArgs([], INSTALL_FLAGS)), (e: Error) => e instanceof UsageError && e.message.startsWith('--kubeconfig is required'));
+    await assert.rejects(runInstall(parseArgs(['--kubeconfig=/nonexistent/k'], INSTALL_FLAGS)), (e: Error) => e instanceof UsageError && e.message === 'cannot read --kubeconfig /nonexistent/k: no such file');
+    await assert.rejects(runInstall(parseArgs(['--dry-run', '--namespace=KCP'], INSTALL_FLAGS)), /--namespace must be a DNS label/);
   } finally {
     if (saved !== undefined) process.env.KUBECONFIG = saved;
   }

@@ -2,20 +2,23 @@
 // test runtimes (logical clusters plus their kubeconfig Secrets) and modules served by a fake fetcher.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type KymaObject, Namespaces } from '../../src/api/operator/index.js';
-import { parseArgs } from '../../src/cli/args.js';
+import { type KymaObject, Labels, ModuleReleaseMeta, ModuleTemplate, Namespaces } from '../../src/api/operator/index.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import { parseCommandArgs } from '../../src/cli/command.js';
 import { command as moduleCommand, runModule } from '../../src/cli/module.js';
 import { runStatus } from '../../src/cli/status.js';
 import { findObject } from '../../src/runtime/client/index.js';
 import { type KymaEnv, startKymaEnv } from '../lifecycle/kyma-env.js';
 import { cliRunner, type CliRunner } from './cli-env.js';
 
+const NS = Namespaces.ControlPlane;
+
 describe('kcp module', () => {
   let env: KymaEnv;
   let cli: CliRunner;
   let r1: Awaited<ReturnType<KymaEnv['runtime']>>;
-  const mod = (words: string) => cli.run(words, runModule, moduleCommand.switches);
-  const modFails = (words: string) => cli.fails(words, runModule, moduleCommand.switches);
+  const mod = (words: string) => cli.run(words, runModule, moduleCommand);
+  const modFails = (words: string) => cli.fails(words, runModule, moduleCommand);
 
   before(async () => {
     env = await startKymaEnv();
@@ -78,7 +81,36 @@ describe('kcp module', () => {
     assert.equal(await findObject(r1.remote, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: Namespaces.Remote, name: 'demo-echo-info' }), undefined, 'the module is gone from the runtime');
   });
 
+  it('--wait on a channel switch returns once the new version is Ready, and ends at once on a refused downgrade or an Error', async () => {
+    assert.match((await mod('enable r1 demo-echo --wait --timeout 30s')).out, /module demo-echo is Ready in runtime r1 \(version 1\.0\.0\)/);
+    const switched = await mod('enable r1 demo-echo --channel fast --wait --timeout 30s');
+    assert.match(switched.out, /module demo-echo is Ready in runtime r1 \(version 1\.1\.0\)/);
+    // When the command returned, the new version was Ready in the control plane and installed in the runtime.
+    const status = (await env.kyma('r1')).status?.modules?.find((m) => m.name === 'demo-echo');
+    assert.deepEqual([status?.version, status?.channel, status?.state], ['1.1.0', 'fast', 'Ready']);
+    const installed = await findObject<KubeObject & { data?: Record<string, string> }>(r1.remote, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: Namespaces.Remote, name: 'demo-echo-info' });
+    assert.equal(installed?.data?.version, '1.1.0');
+
+    // Back to regular is a downgrade the lifecycle manager refuses: the wait ends with its reason, not at its 10 minutes.
+    const refused = await modFails('enable r1 demo-echo --channel regular --wait --timeout 10m');
+    assert.match(refused.message, /^module demo-echo in runtime r1: the change to channel regular was refused: downgrade of module demo-echo from 1\.1\.0 to 1\.0\.0 is not supported/);
+    assert.equal(refused.usage, false, 'a refused change is exit code 1, not a usage error');
+
+    // A module whose artifact cannot be fetched goes Error: the wait ends with the reason at once.
+    await env.kcp.create({ apiVersion: ModuleTemplate.apiVersion, kind: ModuleTemplate.kind, metadata: { name: 'demo-broken-1.0.0', namespace: NS, labels: { [Labels.ModuleName]: 'demo-broken' } }, spec: { moduleName: 'demo-broken', version: '1.0.0', resources: [{ name: 'rawManifest', link: 'https://modules.test/missing' }] } });
+    await env.kcp.create({ apiVersion: ModuleReleaseMeta.apiVersion, kind: ModuleReleaseMeta.kind, metadata: { name: 'demo-broken', namespace: NS }, spec: { moduleName: 'demo-broken', channels: [{ channel: 'regular', version: '1.0.0' }] } });
+    const broken = await modFails('enable r1 demo-broken --wait --timeout 10m');
+    assert.match(broken.message, /^module demo-broken in runtime r1 is in Error: .*no module at https:\/\/modules\.test\/missing/);
+
+    // -o name on both lists, and for the changes.
+    assert.match((await mod('list -o name')).out, /^module\/base-agent\nmodule\/demo-beta\nmodule\/demo-broken\nmodule\/demo-echo\n$/);
+    assert.equal((await mod('list --runtime r1 -o name')).out, 'module/demo-broken\nmodule/demo-echo\n');
+    assert.equal((await mod('disable r1 demo-broken -o name')).out, 'module/demo-broken\n');
+    assert.match((await modFails('enable r1 demo-echo --chanel fast')).message, /^unknown flag --chanel for kcp module enable: did you mean --channel\?$/);
+    assert.match((await modFails('list --runtime')).message, /--runtime needs a value/);
+  });
+
   it('module push is handed to the module-push command with its own flags', async () => {
-    await assert.rejects(moduleCommand.run(parseArgs(['push', 'some-dir', '--insecure'], moduleCommand.switches)), /--registry HOST\[:PORT\] is required/);
+    await assert.rejects(moduleCommand.run(parseCommandArgs(moduleCommand, 'module', ['push', 'some-dir', '--insecure'])), /--registry HOST\[:PORT\] is required/);
   });
 });

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from '../../src/cli/args.js';
-import { parseRunConfig, RUN_SWITCHES, type RunDeps, type RunningControllers, startControllers } from '../../src/cli/run.js';
+import { parseRunConfig, RUN_FLAG_TABLE, type RunDeps, type RunningControllers, startControllers } from '../../src/cli/run.js';
 import { createLogger } from '../../src/runtime/log.js';
 import { DEFAULT_CONVERTER_CONFIG } from '../../src/up/index.js';
 import { type Landscape, startLandscape } from '../support/landscape.js';
@@ -62,7 +62,7 @@ export async function startRunEnv(extraFlags: string[] = [], deps: RunDeps = {})
   const dir = mkdtempSync(join(tmpdir(), 'kcp-run-'));
   try {
     const files = writeFiles(land, dir);
-    const config = parseRunConfig(parseArgs([...files.flags, ...FAST_FLAGS, ...extraFlags], RUN_SWITCHES));
+    const config = parseRunConfig(parseArgs([...files.flags, ...FAST_FLAGS, ...extraFlags], RUN_FLAG_TABLE, { lastWins: true }));
     const logSink = process.env.TEST_LOG ? undefined : () => undefined;
     const running = await startControllers(config, { logSink, ...deps });
     return {

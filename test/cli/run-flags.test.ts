@@ -10,14 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { operatorKinds } from '../../src/api/operator/index.js';
 import { parseArgs, UsageError } from '../../src/cli/args.js';
 import { parseDuration } from '../../src/cli/duration.js';
-import { parseRunConfig, RUN_SWITCHES, startControllers } from '../../src/cli/run.js';
+import { parseRunConfig, RUN_FLAG_TABLE, startControllers } from '../../src/cli/run.js';
 import { startWithKinds, type AnyKind } from '../support/api.js';
 import { waitFor } from '../support/wait.js';
 import { CONVERTER_CONFIG, httpGet } from './run-env.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const IM_FLAGS = ['--gardener-kubeconfig=/g', '--gardener-project=kyma-dev', `--converter-config=${CONVERTER_CONFIG}`];
-const parse = (argv: string[]) => parseRunConfig(parseArgs(argv, RUN_SWITCHES));
+const parse = (argv: string[]) => parseRunConfig(parseArgs(argv, RUN_FLAG_TABLE, { lastWins: true }));
 
 function usageErrorOf(argv: string[]): string {
   try {

@@ -7,7 +7,7 @@ import { LEASE_KIND, type Lease } from '../../src/runtime/leader/lease.js';
 import { testRuntime } from '../infrastructure/runtime-harness.js';
 import { waitFor } from '../support/wait.js';
 import { parseArgs } from '../../src/cli/args.js';
-import { parseRunConfig, RUN_SWITCHES, startControllers } from '../../src/cli/run.js';
+import { parseRunConfig, RUN_FLAG_TABLE, startControllers } from '../../src/cli/run.js';
 import { SHARD_GROUP_LABEL, SHARD_ROLE_LABEL } from '../../src/runtime/sharding/shards.js';
 import type { Client } from '../../src/runtime/client/index.js';
 import { FAST_FLAGS, httpGet, startRunEnv } from './run-env.js';
@@ -61,7 +61,7 @@ test('kcp run provisions a Runtime into the garden cluster, serves /healthz /rea
 test('two kcp run replicas with --shards split the shards, both provision, and the survivor takes over all shards when one stops', async () => {
   const sharded = ['--shards=4', '--shard-lease-prefix=kcp-test', '--metrics-bind-address=0', '--health-probe-bind-address=0'];
   const env = await startRunEnv(sharded);
-  const second = await startControllers(parseRunConfig(parseArgs([...env.clusterFlags, ...FAST_FLAGS, ...sharded], RUN_SWITCHES)), { logSink: () => undefined });
+  const second = await startControllers(parseRunConfig(parseArgs([...env.clusterFlags, ...FAST_FLAGS, ...sharded], RUN_FLAG_TABLE, { lastWins: true })), { logSink: () => undefined });
   const { land } = env;
   const first = env.running;
   try {

@@ -10,13 +10,17 @@ import { Shoot } from '../../src/api/gardener/index.js';
 import { AnnotationFailWith } from '../../src/landscape/index.js';
 import { clientFromKubeconfig, findObject } from '../../src/runtime/client/index.js';
 import { type Harness, NAMESPACE, startHarness, waitFor } from '../infrastructure/runtime-harness.js';
+import { command as eventsCommand, runEvents } from '../../src/cli/events.js';
+import { command as statusCommand, runStatus } from '../../src/cli/status.js';
+import { command as versionCommand, runVersion, type VersionInfo } from '../../src/cli/version.js';
+import { readFileSync } from 'node:fs';
 import { cliRunner, type CliRunner } from './cli-env.js';
 
 describe('kcp runtime', () => {
   let h: Harness;
   let cli: CliRunner;
-  const runtime = (words: string) => cli.run(words, runRuntime, runtimeCommand.switches);
-  const runtimeFails = (words: string) => cli.fails(words, runRuntime, runtimeCommand.switches);
+  const runtime = (words: string) => cli.run(words, runRuntime, runtimeCommand);
+  const runtimeFails = (words: string) => cli.fails(words, runRuntime, runtimeCommand);
 
   before(async () => {
     h = await startHarness({}, { lifecycleManager: true, kymaIntervals: { readyMs: 500, busyMs: 200, warningMs: 500, errorMs: 200 } });
@@ -46,7 +50,7 @@ describe('kcp runtime', () => {
   it('unknown runtimes are one-line errors naming the known ones', async () => {
     assert.match((await runtimeFails('describe nope')).message, /unknown runtime "nope": there are no runtimes/);
     assert.match((await runtimeFails('delete nope')).message, /unknown runtime "nope"/);
-    assert.match((await cli.fails('nope', runKubeconfig, kubeconfigCommand.switches)).message, /unknown runtime "nope"/);
+    assert.match((await cli.fails('nope', runKubeconfig, kubeconfigCommand)).message, /unknown runtime "nope"/);
     assert.match((await runtimeFails('frobnicate')).message, /unknown subcommand "frobnicate"/);
   });
 
@@ -71,8 +75,10 @@ describe('kcp runtime', () => {
     assert.match((await runtimeFails('create r1 --provider aws --region eu-central-1')).message, /runtime r1 already exists/);
 
     const list = await runtime('list');
-    assert.match(list.out, /^NAME\s+PROVIDER\s+REGION\s+STATE\s+AGE\s+MODULES\n/);
-    assert.match(list.out, /\nr1\s+aws\s+eu-central-1\s+Ready\s+\d+s\s+-\n/);
+    assert.match(list.out, /^NAME\s+PROVIDER\s+REGION\s+STATE\s+KYMA\s+CHANNEL\s+MODULES\s+AGE\s+MESSAGE\n/);
+    assert.match(list.out, /\nr1\s+aws\s+eu-central-1\s+Ready\s+Ready\s+regular\s+-\s+\d+s\n/);
+    assert.match((await runtime('list -o wide')).out, /\nr1\s+aws\s+eu-central-1\s+c-[a-z0-9]{7}\s+default\s+Ready\s+Ready\s+regular\s/);
+    assert.equal((await runtime('list -o name')).out, 'runtime/r1\n');
     const json = JSON.parse((await runtime('list -o json')).out) as { name: string; state: string; kymaState: string }[];
     assert.deepEqual(json.map((r) => [r.name, r.state, r.kymaState]), [['r1', 'Ready', 'Ready']]);
 
@@ -83,7 +89,7 @@ describe('kcp runtime', () => {
     assert.match(described, /Channel: regular\s+State: Ready/);
     assert.match((await runtime('describe r1 -o yaml')).out, /runtimeID: r1\n/);
 
-    const kubeconfig = (await cli.run('r1', runKubeconfig, kubeconfigCommand.switches)).out;
+    const kubeconfig = (await cli.run('r1', runKubeconfig, kubeconfigCommand)).out;
     const shootClient = clientFromKubeconfig(kubeconfig, { retries: 0 });
     try {
       const ns = await shootClient.list({ apiVersion: 'v1', kind: 'Namespace' });
@@ -94,7 +100,6 @@ describe('kcp runtime', () => {
 
     const deleted = await runtime('delete r1 --wait --timeout 60s');
     assert.match(deleted.out, /runtime r1 deleted/);
-    assert.match(deleted.err, /Kyma deleted/);
     assert.match(deleted.err, /runtime deleted/);
     assert.equal(await findObject(h.land.kcp, Runtime, { namespace: NAMESPACE, name: 'r1' }), undefined);
     assert.equal(await findObject(h.land.kcp, Kyma, { namespace: NAMESPACE, name: 'r1' }), undefined);
@@ -114,6 +119,73 @@ describe('kcp runtime', () => {
     );
     assert.match(lines.at(-1) ?? '', /runtime Failed/);
     const listed = (await runtime('list')).out;
-    assert.match(listed, /\nr2\s+gcp\s+europe-west3\s+Failed\s/);
+    assert.match(listed, /\nr2\s+gcp\s+europe-west3\s+Failed\s.*ERR_INFRA_UNAUTHORIZED/, 'the list says why it failed');
+    assert.equal((await runtime('list --state failed -o name')).out, 'runtime/r2\n', '--state keeps the Failed one (any case)');
+    assert.match((await runtimeFails('list --state broken')).message, /unknown state "broken" for --state: use one of Pending, Ready, Failed/);
+
+    // kcp status names it, with the reason; -o name prints the runtimes that need attention.
+    const status = (await cli.run('', runStatus, statusCommand)).out;
+    assert.match(status, /Needs attention \(1\):\nRUNTIME\s+WHAT\s+STATE\s+MESSAGE\nr2\s+runtime\s+Failed\s+.*ERR_INFRA_UNAUTHORIZED/);
+    assert.equal((await cli.run('-o name', runStatus, statusCommand)).out, 'runtime/r2\n');
+
+    // wait and retry end at once with the reason instead of waiting out their timeouts.
+    assert.match((await runtimeFails('wait r2 --timeout 10m')).message, /^runtime r2 failed: .*ERR_INFRA_UNAUTHORIZED/);
+
+    // events: the Runtime controller's Warning about r2, and none of another runtime's.
+    const events = (await cli.run('r2 --type Warning', runEvents, eventsCommand)).out;
+    assert.match(events, /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\n/);
+    assert.match(events, /\n\S+\s+Warning\s+\S+\s+runtime\/r2\s+.*ERR_INFRA_UNAUTHORIZED/);
+    assert.doesNotMatch(events, /runtime\/r1\b/);
+    assert.match((await cli.run('r2 -o name', runEvents, eventsCommand)).out, /^(event\/\S+\n)+$/);
+  });
+
+  it('strict flags: a typo fails with exit code 2 and the closest flag, before anything is created', async () => {
+    const typo = await runtimeFails('create r5 --provider aws --region eu-central-1 --wiat');
+    assert.equal(typo.message, 'unknown flag --wiat for kcp runtime create: did you mean --wait?');
+    assert.ok(typo.usage, 'a usage error (exit code 2)');
+    assert.match((await runtimeFails('list --stat Failed')).message, /unknown flag --stat for kcp runtime list: did you mean --state\?/);
+    assert.match((await runtimeFails('list --provider aws')).message, /unknown flag --provider for kcp runtime list/, 'a flag of another subcommand is unknown here');
+    assert.match((await runtimeFails('create r5 --provider aws --region eu-central-1 --machine-type m5.huge')).message, /unknown aws machine type "m5\.huge": use one of m6i\.large, /);
+    assert.match((await runtimeFails('create r5 --provider aws --region eu-central-1 --kubernetes-version latest')).message, /invalid Kubernetes version "latest"/);
+    assert.match((await runtimeFails('describe r1 r2')).message, /unexpected argument "r2"/);
+    assert.match((await runtimeFails('create r5 --provider aws --provider gcp --region eu-central-1')).message, /--provider is given twice/);
+    assert.equal(await findObject(h.land.kcp, Runtime, { namespace: NAMESPACE, name: 'r5' }), undefined, 'nothing was created');
+  });
+
+  it('update --wait changes the cluster and returns once the control plane applied it; wait follows; version names the control plane', async () => {
+    await runtime('create r3 --provider aws --region eu-central-1 --max 2 --wait --timeout 60s');
+    assert.match((await runtimeFails('update r3')).message, /nothing to update: give at least one of --machine-type/);
+    assert.match((await runtimeFails('update r3 --min 5')).message, /--min 5 is greater than --max 2/);
+    assert.match((await runtimeFails('update r3 --machine-type n2-standard-2')).message, /unknown aws machine type "n2-standard-2"/);
+    assert.match((await runtimeFails('update r3 --oidc-client-id x')).message, /OIDC needs both --oidc-issuer-url and --oidc-client-id/);
+    const before = await h.land.kcp.get<RuntimeObject>(Runtime, { namespace: NAMESPACE, name: 'r3' });
+
+    const updated = await runtime('update r3 --machine-type m6i.xlarge --max 4 --admin ops@example.com --oidc-issuer-url https://issuer.example.com --oidc-client-id kyma --wait --timeout 60s');
+    assert.match(updated.out, /runtime r3 updated \(cluster\)\nruntime r3 is Ready with the change\n/);
+    const after = await h.land.kcp.get<RuntimeObject>(Runtime, { namespace: NAMESPACE, name: 'r3' });
+    assert.ok((after.metadata.generation ?? 0) > (before.metadata.generation ?? 0));
+    assert.equal(after.status?.state, 'Ready');
+    assert.ok(after.status?.conditions?.some((c) => (c.observedGeneration ?? 0) >= (after.metadata.generation ?? 0)), 'the Ready status speaks of the new spec');
+    assert.deepEqual([after.spec.shoot.provider.workers[0].machine.type, after.spec.shoot.provider.workers[0].maximum], ['m6i.xlarge', 4]);
+    assert.deepEqual(after.spec.security.administrators, ['ops@example.com']);
+    assert.equal(after.spec.shoot.kubernetes?.kubeAPIServer?.oidcConfig?.issuerURL, 'https://issuer.example.com');
+    const shoot = await h.shoot(after.spec.shoot.name);
+    assert.deepEqual([shoot?.spec.provider.workers?.[0].machine.type, shoot?.spec.provider.workers?.[0].maximum], ['m6i.xlarge', 4], 'the Shoot carries the change');
+
+    assert.match((await runtime('update r3 --max 4')).out, /runtime r3 unchanged/);
+    assert.match((await runtime('update r3 --channel fast')).out, /runtime r3 updated \(channel fast\)/);
+    assert.equal((await h.land.kcp.get<KymaObject>(Kyma, { namespace: NAMESPACE, name: 'r3' })).spec.channel, 'fast');
+
+    assert.match((await runtime('wait r3 --timeout 60s')).out, /runtime r3 is Ready/);
+    assert.match((await runtimeFails('retry r3')).message, /runtime r3 is Ready, not Failed: there is nothing to retry/);
+
+    const version = JSON.parse((await cli.run('-o json', runVersion, versionCommand)).out) as VersionInfo;
+    assert.equal(version.client.version, JSON.parse(readFileSync('package.json', 'utf8')).version);
+    assert.equal(version.controlPlane?.version, version.client.version, 'the controllers announced their version');
+    assert.ok(version.controlPlane?.replica, 'and which replica started last');
+
+    assert.match((await runtime('delete r3')).out, /deletion of runtime r3 started/);
+    assert.match((await runtime('wait r3 --for deleted --timeout 60s')).out, /runtime r3 deleted/);
+    assert.equal(await findObject(h.land.kcp, Runtime, { namespace: NAMESPACE, name: 'r3' }), undefined);
   });
 });

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { parseArgs } from '../../src/cli/args.js';
 import { CONTROLLERS_NAME, controlPlaneCrdFiles, rbacObjects } from '../../src/cli/install.js';
-import { parseRunConfig, RUN_FLAGS, RUN_SWITCHES } from '../../src/cli/run.js';
+import { parseRunConfig, RUN_FLAGS, RUN_FLAG_TABLE } from '../../src/cli/run.js';
 import type { KubeObject } from '../../src/kube/object.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -81,7 +81,7 @@ for (const [path, mode] of [
     const d = deployment(path);
     const pod = d.spec.template.spec;
     const c = pod.containers[0];
-    const config = parseRunConfig(parseArgs(c.args, RUN_SWITCHES));
+    const config = parseRunConfig(parseArgs(c.args, RUN_FLAG_TABLE, { lastWins: true }));
     assert.equal(config.infrastructureManager && config.lifecycleManager, true, 'both managers run');
     if (mode === 'shards') {
       assert.equal(d.spec.replicas, 3);

@@ -27,8 +27,8 @@ import {
 } from '../../src/api/operator/index.js';
 import { parseArgs } from '../../src/cli/args.js';
 import { clientLimitsFrom, controlPlaneConfigFrom, FlagReader } from '../../src/cli/controller-flags.js';
-import { parseRunConfig, RUN_SWITCHES, startControllers } from '../../src/cli/run.js';
-import { UP_FLAGS } from '../../src/cli/up.js';
+import { parseRunConfig, RUN_FLAG_TABLE, startControllers } from '../../src/cli/run.js';
+import { UP_FLAG_TABLE, UP_FLAGS } from '../../src/cli/up.js';
 import { type EmbeddedLandscape, type EmbeddedLandscapeOptions, startEmbeddedLandscape } from '../../src/landscape/embedded.js';
 import { DemoModuleGroups, shootClusterName } from '../../src/landscape/index.js';
 import { freePort } from '../../src/landscape/registry.js';
@@ -59,7 +59,7 @@ const waysToRun: { name: string; start: (opts: EmbeddedLandscapeOptions) => Prom
   {
     name: 'kcp up',
     start: async (opts) => {
-      const flags = new FlagReader(parseArgs(CONTROLLER_FLAGS, new Set()), UP_FLAGS, 'kcp up');
+      const flags = new FlagReader(parseArgs(CONTROLLER_FLAGS, UP_FLAG_TABLE, { lastWins: true }), UP_FLAGS, 'kcp up');
       const up = await startUp({ ...opts, controlPlane: controlPlaneConfigFrom(flags, NS), ...clientLimitsFrom(flags) });
       return { land: up.landscape, metricsUrl: up.controlPlane.metricsUrl, healthUrl: up.controlPlane.healthUrl, stop: () => up.stop() };
     },
@@ -70,7 +70,7 @@ const waysToRun: { name: string; start: (opts: EmbeddedLandscapeOptions) => Prom
       const land = await startEmbeddedLandscape(opts);
       try {
         const files = [`--kubeconfig=${land.files.kcpKubeconfig}`, `--gardener-kubeconfig=${land.files.gardenKubeconfig}`, `--gardener-project=${land.project}`, `--converter-config=${DEFAULT_CONVERTER_CONFIG}`];
-        const running = await startControllers(parseRunConfig(parseArgs([...files, ...CONTROLLER_FLAGS], RUN_SWITCHES)), { logSink: () => undefined });
+        const running = await startControllers(parseRunConfig(parseArgs([...files, ...CONTROLLER_FLAGS], RUN_FLAG_TABLE, { lastWins: true })), { logSink: () => undefined });
         return {
           land,
           metricsUrl: running.metricsUrl,

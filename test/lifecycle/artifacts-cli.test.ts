@@ -19,7 +19,7 @@ import {
 } from '../../src/api/operator/index.js';
 import { DEFAULT_CLUSTER } from '../../src/apiserver/server.js';
 import { parseArgs } from '../../src/cli/args.js';
-import { MODULE_PUSH_SWITCHES, runModulePush } from '../../src/cli/module-push.js';
+import { MODULE_PUSH_FLAGS, runModulePush } from '../../src/cli/module-push.js';
 import { OciArtifactFetcher } from '../../src/lifecycle/artifacts/fetcher.js';
 import { ModuleDirError } from '../../src/lifecycle/artifacts/module-dir.js';
 import { type ApiTestEnv, startWithKinds } from '../support/api.js';
@@ -31,7 +31,7 @@ function captured() {
 }
 
 function push(argv: string[], io = captured()) {
-  return runModulePush(parseArgs(argv, MODULE_PUSH_SWITCHES), io);
+  return runModulePush(parseArgs(argv, MODULE_PUSH_FLAGS), io);
 }
 
 describe('kcp module push', () => {
@@ -40,7 +40,12 @@ describe('kcp module push', () => {
   let kubeconfigDir: string;
   let kubeconfig: string;
   before(async () => {
-    [registry, env] = await Promise.all([startRegistry(), startWithKinds([ModuleTemplate, ModuleReleaseMeta])]);
+    // Both are kept even when one fails, so that after() stops the other and the file fails instead of hanging.
+    const [r, e] = await Promise.allSettled([startRegistry(), startWithKinds([ModuleTemplate, ModuleReleaseMeta])]);
+    if (r.status === 'fulfilled') registry = r.value;
+    if (e.status === 'fulfilled') env = e.value;
+    if (r.status === 'rejected') throw r.reason;
+    if (e.status === 'rejected') throw e.reason;
     kubeconfigDir = mkdtempSync(path.join(tmpdir(), 'kcp-push-'));
     kubeconfig = path.join(kubeconfigDir, 'kubeconfig');
     writeFileSync(kubeconfig, env.server.clusterAccess(DEFAULT_CLUSTER).kubeconfig);

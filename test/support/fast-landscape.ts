@@ -3,7 +3,7 @@
 import { Namespaces } from '../../src/api/operator/index.js';
 import { parseArgs } from '../../src/cli/args.js';
 import { clientLimitsFrom, controlPlaneConfigFrom, FlagReader } from '../../src/cli/controller-flags.js';
-import { UP_FLAGS } from '../../src/cli/up.js';
+import { UP_FLAG_TABLE, UP_FLAGS } from '../../src/cli/up.js';
 import type { EmbeddedLandscapeOptions } from '../../src/landscape/embedded.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import type { UpOptions } from '../../src/up/index.js';
@@ -22,6 +22,6 @@ export function fastLandscapeOptions(dataDir: string): EmbeddedLandscapeOptions 
 
 /** `kcp up`'s options: the fast landscape on any port, its controllers configured from FAST_FLAGS plus `extraFlags`. */
 export function fastUpOptions(dataDir: string, extraFlags: string[] = []): UpOptions & { landscapeMode?: 'in-process' } {
-  const flags = new FlagReader(parseArgs([...FAST_FLAGS, ...extraFlags], new Set()), UP_FLAGS, 'kcp up');
+  const flags = new FlagReader(parseArgs([...FAST_FLAGS, ...extraFlags], UP_FLAG_TABLE, { lastWins: true }), UP_FLAGS, 'kcp up');
   return { ...fastLandscapeOptions(dataDir), port: 0, controlPlane: controlPlaneConfigFrom(flags, Namespaces.ControlPlane), ...clientLimitsFrom(flags) };
 }

@@ -100,6 +100,8 @@ export const Annotations = {
    * the previous CA stays trusted and serving for a grace period after it (src/watcher/certificates.ts).
    */
   CaAddedToBundleAt: `${OPERATOR_GROUP}/ca-added-to-bundle-at`,
+  /** The project's own: on the control plane's Lease (src/controlplane/announce.ts), the version of the controllers that started last. */
+  ControlPlaneVersion: `${OPERATOR_GROUP}/control-plane-version`,
 } as const;
 
 export const SyncStrategies = { LocalSecret: 'local-secret', LocalClient: 'local-client' } as const;
