@@ -23,7 +23,7 @@ import { readModuleDir } from '../lifecycle/artifacts/module-dir.js';
 import { defaultRepository, moduleReleaseMetaFor, moduleTemplateFor, packageModule } from '../lifecycle/artifacts/push.js';
 import { formatOciReference } from '../lifecycle/artifacts/reference.js';
 import { type Client, clientFromKubeconfig, findObject } from '../runtime/client/index.js';
-import type { Logger, LogLevel, LogSink } from '../runtime/log.js';
+import type { Logger, LogFormat, LogLevel, LogSink } from '../runtime/log.js';
 import { embeddedSimulatorOptions, GARDEN_CLUSTER, type GardenerSimulator, type GardenerSimulatorConfig } from './gardener/index.js';
 import { DEFAULT_PROJECT, type GardenLandscape, startGardenLandscape } from './index.js';
 import type { KubeletOptions, KubeletSimulator } from './kubelet.js';
@@ -76,10 +76,12 @@ export interface EmbeddedLandscapeOptions {
   kubelet?: Partial<KubeletOptions>;
   /** How long simulated module operators take to report their CR Ready (default 500 ms). */
   moduleOperatorDelayMs?: number;
-  /** Logger of the simulators (and, in `kcp up`, the controllers); default: JSON lines into `<dataDir>/kcp.log`. */
+  /** Logger of the simulators (and, in `kcp up`, the controllers); default: lines into `<dataDir>/kcp.log`. */
   logger?: Logger;
   /** Level of the default file logger (default info). */
   logLevel?: LogLevel;
+  /** Format of the default file logger (default json; the `kcp up` command defaults to text). */
+  logFormat?: LogFormat;
   /** Also hands every line of the default file logger to this (e.g. stderr for `kcp up --verbose`). */
   echoLog?: LogSink;
   signal?: AbortSignal;
@@ -159,7 +161,7 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
     }
   };
 
-  const fileLog = opts.logger ? undefined : openLogFile(file(DataDirFiles.log), { level: opts.logLevel, echo: opts.echoLog });
+  const fileLog = opts.logger ? undefined : openLogFile(file(DataDirFiles.log), { level: opts.logLevel, format: opts.logFormat, echo: opts.echoLog });
   if (fileLog) stoppers.push(() => fileLog.close());
   const logger = opts.logger ?? (fileLog as LogFile).logger;
 
