@@ -72,7 +72,7 @@ export interface EmbeddedLandscapeOptions {
   /** Gardener project (default kyma-dev). */
   project?: string;
   /** Simulated Gardener durations; default `embeddedSimulatorOptions` (a Shoot takes about 5 s). */
-  simulator?: Omit<GardenerSimulatorConfig, 'hooks' | 'onError'>;
+  simulator?: Omit<GardenerSimulatorConfig, 'hooks' | 'onError' | 'logger'>;
   kubelet?: Partial<KubeletOptions>;
   /** How long simulated module operators take to report their CR Ready (default 500 ms). */
   moduleOperatorDelayMs?: number;
@@ -184,13 +184,14 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
       project: opts.project ?? DEFAULT_PROJECT,
       simulator: { ...embeddedSimulatorOptions, ...opts.simulator, onError: (err) => logger.error('gardener simulator failed', { error: err }) },
       kubelet: opts.kubelet,
+      logger,
       signal: opts.signal,
     });
     stoppers.push(() => garden.stop());
     const gardenClient = clientFromKubeconfig(garden.gardenKubeconfig);
     stoppers.push(() => gardenClient.close());
 
-    const moduleOperators = startModuleOperators({ server, delayMs: opts.moduleOperatorDelayMs ?? 500, isRuntime: (name) => name.startsWith('shoot--') });
+    const moduleOperators = startModuleOperators({ server, delayMs: opts.moduleOperatorDelayMs ?? 500, isRuntime: (name) => name.startsWith('shoot--'), logger: logger.child('module-operators') });
     stoppers.push(() => moduleOperators.stop());
 
     const skrWebhooks = new SkrWebhookHost(server, { log: logger.child('skr-webhook') });
