@@ -340,8 +340,10 @@ export class ManifestReconciler {
       return this.finish(ctx, 'resources deletion');
     }
     this.d.events.event(manifest, 'Normal', 'ModuleRemoved', 'module resources removed from the runtime');
-    this.d.log.info('module removed from the runtime', { manifest: namespacedName(manifest), module: manifest.metadata.labels?.[Labels.ModuleName] ?? '', kyma: manifest.metadata.labels?.[Labels.KymaName] ?? '' });
-    await this.dropFinalizers(manifest, OUR_FINALIZERS);
+    // Logged once: a lost race on the finalizers brings the same pass again.
+    if (await this.dropFinalizers(manifest, OUR_FINALIZERS)) {
+      this.d.log.info('module removed from the runtime', { manifest: namespacedName(manifest), module: manifest.metadata.labels?.[Labels.ModuleName] ?? '', kyma: manifest.metadata.labels?.[Labels.KymaName] ?? '' });
+    }
     this.forget(namespacedName(manifest));
   }
 
@@ -434,18 +436,20 @@ export class ManifestReconciler {
     return true;
   }
 
-  private async dropFinalizers(manifest: ManifestObject, drop: readonly string[]): Promise<void> {
+  /** Whether the finalizers were dropped now (false: none of ours left, or a newer version came first). */
+  private async dropFinalizers(manifest: ManifestObject, drop: readonly string[]): Promise<boolean> {
     const have = manifest.metadata.finalizers ?? [];
     const keep = have.filter((f) => !drop.includes(f));
-    if (keep.length !== have.length) await this.updateFinalizers(manifest, keep);
+    return keep.length !== have.length && (await this.updateFinalizers(manifest, keep));
   }
 
-  private async updateFinalizers(manifest: ManifestObject, finalizers: string[]): Promise<void> {
+  private async updateFinalizers(manifest: ManifestObject, finalizers: string[]): Promise<boolean> {
     try {
       await this.d.kcp.update({ ...manifest, metadata: { ...manifest.metadata, finalizers } });
+      return true;
     } catch (e) {
       // A newer version is on its way through the informer: it brings another reconcile.
-      if (isConflict(e) || isNotFound(e)) return;
+      if (isConflict(e) || isNotFound(e)) return false;
       throw e;
     }
   }
