@@ -4,7 +4,7 @@
 import { type BindAddress, type ControlPlaneConfig, DEFAULT_LEASE, DEFAULT_MODULE_CONFIG_RESYNC_MS, DEFAULT_MODULE_SYNC, defaultControlPlaneConfig } from '../controlplane/config.js';
 import type { WatcherConfig } from '../controlplane/watcher.js';
 import { DEFAULT_MANIFEST_WORKERS } from '../lifecycle/index.js';
-import type { LogLevel } from '../runtime/log.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../runtime/log.js';
 import { type FlagTable, type ParsedArgs, UsageError } from './args.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { DEFAULT_WATCHER_PKI_SETTINGS } from '../watcher/certificates.js';
@@ -15,7 +15,7 @@ import { DEFAULT_LISTENER } from '../watcher/index.js';
 /** With the watcher, Ready Kymas and Manifests are looked at this often (upstream's 5 minutes). */
 export const WATCHER_FALLBACK_MS = 5 * 60_000;
 
-export type FlagType = 'bool' | 'string' | 'path' | 'int' | 'duration' | 'ratio' | 'address' | 'level';
+export type FlagType = 'bool' | 'string' | 'path' | 'int' | 'duration' | 'ratio' | 'address' | 'level' | 'format';
 
 export interface Flag {
   name: string;
@@ -70,6 +70,7 @@ export const CONTROLLER_FLAGS: readonly Flag[] = [
   { name: 'gardener-ratelimiter-qps', type: 'int', default: '50', help: 'requests per second of the controllers to the garden cluster (0: unlimited)' },
   { name: 'gardener-ratelimiter-burst', type: 'int', default: '100', help: 'request burst of the controllers to the garden cluster' },
   { name: 'log-level', type: 'level', default: 'info', help: 'debug, info, warn or error' },
+  { name: 'log-format', type: 'format', default: 'json', help: 'json (one object per line, for log pipelines) or text (one readable line per record)' },
   { name: 'enable-kcp-watcher', type: 'bool', default: 'false', help: 'run the runtime watcher: a webhook in every runtime reports changes to the listener, and Ready Kymas and Manifests are only re-checked every --watcher-fallback-interval' },
   { name: 'watcher-listener-address', type: 'address', default: `:${DEFAULT_LISTENER.port}`, help: 'address of the watcher listener (POST /v2/<manager>/event)' },
   { name: 'watcher-kcp-address', type: 'string', default: '', help: 'host:port of the watcher listener as runtimes reach it (required with --enable-kcp-watcher for real clusters)' },
@@ -133,7 +134,6 @@ export function parseBindAddress(text: string): BindAddress | undefined | 'inval
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** Typed reads of the flags given to one command; every problem is a one-line UsageError. */
 export class FlagReader {
@@ -213,8 +213,14 @@ export class FlagReader {
 
   level(name = 'log-level'): LogLevel {
     const level = this.text(name);
-    if (!(LEVELS as readonly string[]).includes(level)) throw new UsageError(`--${name} must be one of ${LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
+    if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--${name} must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
     return level as LogLevel;
+  }
+
+  logFormat(name = 'log-format'): LogFormat {
+    const format = this.text(name);
+    if (!(LOG_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--${name} must be one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
+    return format as LogFormat;
   }
 }
 

@@ -12,7 +12,7 @@ import { type ControlPlane, type ControlPlaneConfig, startControlPlane } from '.
 import { loadConverterConfig, type ConverterConfig } from '../infrastructure/converter/index.js';
 import type { ArtifactFetcher } from '../lifecycle/artifacts/types.js';
 import { type Client, type ClientOptions, createClient, inClusterConfig, isForbidden, isNotFound, isUnauthorized, loadKubeconfigFile } from '../runtime/client/index.js';
-import { createLogger, type Logger, type LogLevel, type LogSink } from '../runtime/log.js';
+import { createLogger, type Logger, type LogFormat, type LogLevel, type LogSink } from '../runtime/log.js';
 import { type Manager, signalHandler } from '../runtime/manager.js';
 import { type FlagTable, type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
@@ -38,7 +38,7 @@ export const RUN_USAGE = [
   'Usage:',
   '  kcp run [--kubeconfig KCP] --gardener-kubeconfig GARDEN --gardener-project P --converter-config FILE [flags]',
   '      Runs the controllers against real clusters until SIGTERM/SIGINT. Bool flags: --flag, --flag=false.',
-  '      Durations: 500ms, 30s, 5m, 1h30m. Addresses: :8080, 127.0.0.1:8080, 0 (off). Logs: JSON lines on stderr.',
+  '      Durations: 500ms, 30s, 5m, 1h30m. Addresses: :8080, 127.0.0.1:8080, 0 (off). Logs: JSON lines on stderr (--log-format text: readable lines).',
   '',
   'Flags:',
   ...flagsUsage(RUN_FLAGS),
@@ -52,6 +52,7 @@ export interface RunConfig extends ControlPlaneConfig {
   kcpClient: ClientLimits;
   gardenClient: ClientLimits;
   logLevel: LogLevel;
+  logFormat: LogFormat;
 }
 
 /** Reads the flags into a RunConfig; every problem is a one-line UsageError. Files are not read here. */
@@ -77,6 +78,7 @@ export function parseRunConfig(args: ParsedArgs): RunConfig {
     converterConfig,
     ...clientLimitsFrom(flags),
     logLevel: flags.level(),
+    logFormat: flags.logFormat(),
   };
 }
 
@@ -159,7 +161,7 @@ export interface RunDeps {
   wrapKcpClient?: (client: Client) => Client;
   /** Fetches module manifests (default: the OCI/https fetcher); tests serve modules from memory. */
   fetcher?: ArtifactFetcher;
-  /** Where JSON log lines go (default stderr). */
+  /** Where log lines go (default stderr). */
   logSink?: LogSink;
   /** Replica identity for leader election and sharding (default POD_NAME or hostname, plus a random suffix). */
   identity?: string;
@@ -185,7 +187,7 @@ export interface RunningControllers {
 
 /** Starts the configured controllers; throws a UsageError (before starting anything) on unreadable inputs. */
 export async function startControllers(config: RunConfig, deps: RunDeps = {}): Promise<RunningControllers> {
-  const logger = createLogger({ name: 'kcp', level: config.logLevel, sink: deps.logSink });
+  const logger = createLogger({ name: 'kcp', level: config.logLevel, format: config.logFormat, sink: deps.logSink });
   const converter = config.infrastructureManager ? converterConfigFrom(config.converterConfig ?? '') : undefined;
   const clients: Client[] = [];
   const closeClients = (): void => {

@@ -5,7 +5,7 @@
 // flags as `kcp run`.
 import path from 'node:path';
 import { Namespaces } from '../api/operator/index.js';
-import { startUp, type Up } from '../up/index.js';
+import { startUp, type Up, type UpOptions } from '../up/index.js';
 import { type FlagTable, type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
 import { clientLimitsFrom, CONTROLLER_FLAGS, controlPlaneConfigFrom, type Flag, FlagReader, flagsUsage, flagTableOf, withDefaults } from './controller-flags.js';
@@ -29,6 +29,8 @@ export const UP_FLAGS: readonly Flag[] = [
     // The runtimes' webhooks run in the landscape, on this machine, and reach the listener on loopback.
     'enable-kcp-watcher': 'true',
     'watcher-listener-address': '127.0.0.1:0',
+    // A person reads these logs (DATA-DIR/kcp.log, --verbose); `--log-format json` for tools.
+    'log-format': 'text',
   }),
 ];
 
@@ -42,9 +44,9 @@ export const UP_USAGE = [
   '      simulations, the infrastructure and lifecycle managers, an OCI registry with the demo module',
   '      catalog (published once) and the demo functions module manager. The landscape runs in a process of',
   '      its own, the controllers in this one (--landscape-in-process: both in one). Writes DATA-DIR/kcp.kubeconfig',
-  '      and DATA-DIR/garden.kubeconfig; logs go to DATA-DIR/kcp.log (--verbose: also to stderr). Stop with',
-  '      Ctrl-C; start again to carry on where it stopped. The controller flags are those of kcp run',
-  '      (durations: 500ms, 30s, 5m, 1h30m).',
+  '      and DATA-DIR/garden.kubeconfig; logs go to DATA-DIR/kcp.log (--verbose: also to stderr), as text',
+  '      lines unless --log-format json. Stop with Ctrl-C; start again to carry on where it stopped. The',
+  '      controller flags are those of kcp run (durations: 500ms, 30s, 5m, 1h30m).',
   '',
   'Flags:',
   ...flagsUsage(UP_FLAGS),
@@ -53,19 +55,29 @@ export const UP_USAGE = [
 /** The line `kcp up` prints once everything runs (scripts and tests wait for it). */
 export const READY_LINE_PREFIX = 'kcp up: ready';
 
-export async function runUp(args: ParsedArgs): Promise<Up> {
+/** What `kcp up` starts, from its flags; every problem is a one-line UsageError. */
+export function parseUpOptions(args: ParsedArgs): Omit<UpOptions, 'echoLog' | 'signal'> & { verbose: boolean } {
   if (args.positionals.length > 0) throw new UsageError(`unknown argument ${args.positionals[0]} (kcp up takes only flags; see kcp up --help)`);
   const flags = new FlagReader(args, UP_FLAGS, 'kcp up');
-  const dataDir = path.resolve(flags.text('data-dir') || '.kcp');
   const registry = flags.text('registry');
   if (registry !== 'auto' && registry !== 'docker-registry' && registry !== 'in-process') throw new UsageError(`--registry must be auto, docker-registry or in-process, got ${JSON.stringify(registry)}`);
-  const port = flags.int('port');
-  const registryPort = flags.int('registry-port');
-  const logLevel = flags.level();
-  const verbose = flags.bool('verbose');
-  const landscapeMode = flags.bool('landscape-in-process') ? 'in-process' : 'process';
-  const controlPlane = controlPlaneConfigFrom(flags, Namespaces.ControlPlane);
-  const clientLimits = clientLimitsFrom(flags);
+  return {
+    dataDir: path.resolve(flags.text('data-dir') || '.kcp'),
+    port: flags.int('port'),
+    registryPort: flags.int('registry-port'),
+    registry,
+    logLevel: flags.level(),
+    logFormat: flags.logFormat(),
+    verbose: flags.bool('verbose'),
+    landscapeMode: flags.bool('landscape-in-process') ? 'in-process' : 'process',
+    controlPlane: controlPlaneConfigFrom(flags, Namespaces.ControlPlane),
+    ...clientLimitsFrom(flags),
+  };
+}
+
+export async function runUp(args: ParsedArgs): Promise<Up> {
+  const { verbose, ...options } = parseUpOptions(args);
+  const dataDir = options.dataDir;
   process.stdout.write(`kcp up: starting the embedded landscape in ${dataDir} ...\n`);
 
   // Signals are handled from the start: one during startup aborts it (what had started is stopped).
@@ -99,15 +111,8 @@ export async function runUp(args: ParsedArgs): Promise<Up> {
   let up: Up;
   try {
     up = running.up = await startUp({
-      dataDir,
-      port,
-      registryPort,
-      registry,
-      landscapeMode,
-      logLevel,
+      ...options,
       ...(verbose ? { echoLog: (line: string) => process.stderr.write(`${line}\n`) } : {}),
-      controlPlane,
-      ...clientLimits,
       signal: lifetime.signal,
     });
   } catch (e) {

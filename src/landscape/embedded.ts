@@ -23,7 +23,7 @@ import { readModuleDir } from '../lifecycle/artifacts/module-dir.js';
 import { defaultRepository, moduleReleaseMetaFor, moduleTemplateFor, packageModule } from '../lifecycle/artifacts/push.js';
 import { formatOciReference } from '../lifecycle/artifacts/reference.js';
 import { type Client, clientFromKubeconfig, findObject } from '../runtime/client/index.js';
-import type { Logger, LogLevel, LogSink } from '../runtime/log.js';
+import type { Logger, LogFormat, LogLevel, LogSink } from '../runtime/log.js';
 import { embeddedSimulatorOptions, GARDEN_CLUSTER, type GardenerSimulator, type GardenerSimulatorConfig } from './gardener/index.js';
 import { DEFAULT_PROJECT, type GardenLandscape, startGardenLandscape } from './index.js';
 import type { KubeletOptions, KubeletSimulator } from './kubelet.js';
@@ -72,14 +72,16 @@ export interface EmbeddedLandscapeOptions {
   /** Gardener project (default kyma-dev). */
   project?: string;
   /** Simulated Gardener durations; default `embeddedSimulatorOptions` (a Shoot takes about 5 s). */
-  simulator?: Omit<GardenerSimulatorConfig, 'hooks' | 'onError'>;
+  simulator?: Omit<GardenerSimulatorConfig, 'hooks' | 'onError' | 'logger'>;
   kubelet?: Partial<KubeletOptions>;
   /** How long simulated module operators take to report their CR Ready (default 500 ms). */
   moduleOperatorDelayMs?: number;
-  /** Logger of the simulators (and, in `kcp up`, the controllers); default: JSON lines into `<dataDir>/kcp.log`. */
+  /** Logger of the simulators (and, in `kcp up`, the controllers); default: lines into `<dataDir>/kcp.log`. */
   logger?: Logger;
   /** Level of the default file logger (default info). */
   logLevel?: LogLevel;
+  /** Format of the default file logger (default json; the `kcp up` command defaults to text). */
+  logFormat?: LogFormat;
   /** Also hands every line of the default file logger to this (e.g. stderr for `kcp up --verbose`). */
   echoLog?: LogSink;
   signal?: AbortSignal;
@@ -159,7 +161,7 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
     }
   };
 
-  const fileLog = opts.logger ? undefined : openLogFile(file(DataDirFiles.log), { level: opts.logLevel, echo: opts.echoLog });
+  const fileLog = opts.logger ? undefined : openLogFile(file(DataDirFiles.log), { level: opts.logLevel, format: opts.logFormat, echo: opts.echoLog });
   if (fileLog) stoppers.push(() => fileLog.close());
   const logger = opts.logger ?? (fileLog as LogFile).logger;
 
@@ -182,13 +184,14 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
       project: opts.project ?? DEFAULT_PROJECT,
       simulator: { ...embeddedSimulatorOptions, ...opts.simulator, onError: (err) => logger.error('gardener simulator failed', { error: err }) },
       kubelet: opts.kubelet,
+      logger,
       signal: opts.signal,
     });
     stoppers.push(() => garden.stop());
     const gardenClient = clientFromKubeconfig(garden.gardenKubeconfig);
     stoppers.push(() => gardenClient.close());
 
-    const moduleOperators = startModuleOperators({ server, delayMs: opts.moduleOperatorDelayMs ?? 500, isRuntime: (name) => name.startsWith('shoot--') });
+    const moduleOperators = startModuleOperators({ server, delayMs: opts.moduleOperatorDelayMs ?? 500, isRuntime: (name) => name.startsWith('shoot--'), logger: logger.child('module-operators') });
     stoppers.push(() => moduleOperators.stop());
 
     const skrWebhooks = new SkrWebhookHost(server, { log: logger.child('skr-webhook') });

@@ -2,6 +2,7 @@
 // shoot clusters, simulated next to the embedded API server. `kcp up` and the scenario tests start it
 // with `startGardenLandscape(server)`.
 import type { RunningApiServer } from '../apiserver/server.js';
+import type { Logger } from '../runtime/log.js';
 import { GARDEN_CLUSTER, GardenerSimulator, type GardenerSimulatorConfig } from './gardener/index.js';
 import { KubeletSimulator, type KubeletOptions } from './kubelet.js';
 
@@ -20,6 +21,8 @@ export interface GardenLandscapeOptions {
   kubelet?: Partial<KubeletOptions>;
   /** Also simulate kubelets in clusters matching this (besides every shoot cluster), e.g. test runtimes `skr-*`. */
   extraKubeletClusters?: (name: string) => boolean;
+  /** Where the simulators log what they decide (children `gardener-simulator`, `kubelet`); default: nowhere. */
+  logger?: Logger;
   signal?: AbortSignal;
 }
 
@@ -37,14 +40,19 @@ export interface GardenLandscape {
 export async function startGardenLandscape(server: RunningApiServer, opts: GardenLandscapeOptions = {}): Promise<GardenLandscape> {
   const project = opts.project ?? DEFAULT_PROJECT;
   const extra = opts.extraKubeletClusters;
-  const kubelet = new KubeletSimulator(server, {
-    ...opts.kubelet,
-    clusters: (name) => name.startsWith('shoot--') || (extra?.(name) ?? false) || (opts.kubelet?.clusters?.(name) ?? false),
-    // A shoot cluster has the Nodes of its worker pools (the simulator registers them); other clusters get the kubelet's own.
-    registerNodes: (name) => !name.startsWith('shoot--') && (opts.kubelet?.registerNodes?.(name) ?? true),
-  });
+  const kubelet = new KubeletSimulator(
+    server,
+    {
+      ...opts.kubelet,
+      clusters: (name) => name.startsWith('shoot--') || (extra?.(name) ?? false) || (opts.kubelet?.clusters?.(name) ?? false),
+      // A shoot cluster has the Nodes of its worker pools (the simulator registers them); other clusters get the kubelet's own.
+      registerNodes: (name) => !name.startsWith('shoot--') && (opts.kubelet?.registerNodes?.(name) ?? true),
+    },
+    opts.logger?.child('kubelet'),
+  );
   const simulator = new GardenerSimulator(server, {
     ...opts.simulator,
+    ...(opts.logger ? { logger: opts.logger.child('gardener-simulator') } : {}),
     hooks: { clusterCreated: (name) => kubelet.attach(name), clusterDeleted: (name) => kubelet.detach(name) },
   });
   await simulator.start(opts.signal);

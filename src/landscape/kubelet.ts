@@ -14,6 +14,7 @@ import type { StoreEvent } from '../apiserver/store.js';
 import type { RunningApiServer } from '../apiserver/server.js';
 import { type JsonObject, jsonEqual } from '../kube/json.js';
 import type { ObjectWithMeta, OwnerReference } from '../kube/object.js';
+import { type Logger, silentLogger } from '../runtime/log.js';
 import { KeyedLoop, type WorkResult } from './keyed-loop.js';
 import { ClusterView, CONTROLLER_MANAGER, isRaceLost, kubeletOf, type SimResource } from './workloads/cluster-view.js';
 import { syncDeployment } from './workloads/deployment.js';
@@ -62,6 +63,8 @@ export class KubeletSimulator {
   constructor(
     private readonly server: RunningApiServer,
     options: Partial<KubeletOptions> = {},
+    // Unschedulable pods and failures at info and above; attachments and every pass at debug (thousands of clusters).
+    private readonly log: Logger = silentLogger,
   ) {
     this.options = { ...defaultKubeletOptions, ...options };
     this.loop = new KeyedLoop((key) => this.reconcile(key), { concurrency: this.options.concurrency, onError: (_k, err) => this.report(err) });
@@ -82,9 +85,10 @@ export class KubeletSimulator {
   /** Starts simulating the cluster's kubelets and workload controllers (idempotent). */
   attach(name: string): void {
     if (this.attached.has(name) || !this.server.hasCluster(name)) return;
-    const view = new ClusterView(this.server.cluster(name));
+    const view = new ClusterView(this.server.cluster(name), this.log.child(undefined, { cluster: name }));
     const unsubscribe = view.cluster.store.onCommit((ev) => this.route(name, view, ev));
     this.attached.set(name, { view, unsubscribe });
+    if (this.log.enabled('debug')) this.log.debug('attached', { cluster: name });
     if (this.options.registerNodes?.(name) ?? true) this.loop.enqueue(key(name, 'register', '', ''));
     for (const r of ['deployments', 'replicasets', 'pods', 'statefulsets', 'daemonsets'] as const) {
       const delay = r === 'deployments' ? 0 : this.options.readyDelayMs;
@@ -97,6 +101,7 @@ export class KubeletSimulator {
     if (!a) return;
     a.unsubscribe();
     this.attached.delete(name);
+    if (this.log.enabled('debug')) this.log.debug('detached', { cluster: name });
   }
 
   attachedClusters(): string[] {
@@ -116,7 +121,9 @@ export class KubeletSimulator {
   }
 
   private report(err: unknown): void {
-    (this.options.onError ?? ((e) => console.error('kubelet simulation:', e)))(err);
+    if (this.options.onError) this.options.onError(err);
+    else if (this.log !== silentLogger) this.log.error('kubelet simulation failed', { error: err });
+    else console.error('kubelet simulation:', err);
   }
 
   private scan(): void {
@@ -174,14 +181,17 @@ export class KubeletSimulator {
     try {
       const again = await this.pass(a.view, kind, namespace, name);
       this.failures.delete(k);
+      if (this.log.enabled('debug')) this.log.debug('pass', { cluster, kind, object: namespace ? `${namespace}/${name}` : name, ...(again ? { againInMs: again } : {}) });
       return again;
     } catch (err) {
       if (isRaceLost(err)) return undefined;
       // A rejected write (a webhook's no, a namespace being deleted) is tried again, less and less often.
       const n = (this.failures.get(k) ?? 0) + 1;
       this.failures.set(k, n);
+      const retryInMs = Math.min(MAX_BACKOFF_MS, 500 * 2 ** (n - 1));
       if (!(err instanceof StatusError)) this.report(err);
-      return Math.min(MAX_BACKOFF_MS, 500 * 2 ** (n - 1));
+      else if (this.log.enabled('debug')) this.log.debug('write rejected; trying again', { cluster, kind, object: namespace ? `${namespace}/${name}` : name, failures: n, retryInMs, error: err });
+      return retryInMs;
     }
   }
 

@@ -15,6 +15,7 @@ import type { RunningApiServer } from '../apiserver/server.js';
 import type { StoreEvent } from '../apiserver/store.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import { MODULE_RESOURCE_MANAGED_BY } from '../lifecycle/manifest/constants.js';
+import { type Logger, silentLogger } from '../runtime/log.js';
 
 export type SimulatedModuleState = 'Ready' | 'Processing' | 'Error' | 'Warning';
 
@@ -40,6 +41,8 @@ export interface ModuleOperatorsOptions {
   isRuntime?: (cluster: string) => boolean;
   /** How often new logical clusters are looked for (default 500 ms); `attach` adds one at once. */
   discoverEveryMs?: number;
+  /** States other than Ready reported, behaviour changes and failures (info and above); every report (debug). */
+  logger?: Logger;
 }
 
 const CRDS = 'apiextensions.k8s.io/customresourcedefinitions';
@@ -65,6 +68,7 @@ export class ModuleOperators {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly behaviours: Map<string, ModuleBehaviour>;
   private readonly extraKinds: Set<string>;
+  private readonly log: Logger;
   private discoverTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   /** Status writes done, for tests and the CLI. */
@@ -73,6 +77,7 @@ export class ModuleOperators {
   constructor(private readonly opts: ModuleOperatorsOptions) {
     this.behaviours = new Map(Object.entries(opts.modules ?? {}));
     this.extraKinds = new Set(opts.kinds ?? []);
+    this.log = opts.logger ?? silentLogger;
   }
 
   start(): this {
@@ -86,6 +91,7 @@ export class ModuleOperators {
   /** Changes what a module's operator reports from now on (existing CRs are re-evaluated). */
   setBehaviour(module: string, behaviour: ModuleBehaviour): void {
     this.behaviours.set(module, behaviour);
+    this.log.info('module operator behaviour set', { module, state: behaviour.state ?? 'Ready', delayMs: behaviour.delayMs });
     for (const a of this.attached.values()) for (const k of a.kinds.values()) if (k.names.includes(module)) this.scanKind(a, k);
   }
 
@@ -166,7 +172,10 @@ export class ModuleOperators {
     const timer = setTimeout(() => {
       this.timers.delete(timerKey);
       // report() swallows write conflicts itself; anything else is a bug worth seeing.
-      this.report(a, kind, cr.metadata.namespace ?? '', cr.metadata.name ?? '').catch((err: unknown) => console.error('module operator simulation:', err));
+      this.report(a, kind, cr.metadata.namespace ?? '', cr.metadata.name ?? '').catch((err: unknown) => {
+        if (this.log !== silentLogger) this.log.error('module operator simulation failed', { cluster: clusterName, error: err });
+        else console.error('module operator simulation:', err);
+      });
     }, want.delayMs);
     timer.unref();
     this.timers.set(timerKey, timer);
@@ -182,6 +191,9 @@ export class ModuleOperators {
       // Through admission, as an operator's writes are: the runtime watcher's webhook sees them.
       await a.cluster.update(kind.type, namespace, name, { ...current, status }, { fieldManager: FIELD_MANAGER, user: OPERATOR_USER, ...(kind.type.status ? { subresource: 'status' } : {}) });
       this.reported++;
+      // Ready is the usual answer (one per module and runtime: debug); anything else was asked for and explains a module's state.
+      const level = want.state === 'Ready' ? 'debug' : 'info';
+      if (this.log.enabled(level)) this.log[level]('module CR state reported', { cluster: a.cluster.name, kind: `${kind.type.group}/${kind.type.kind}`, object: namespace ? `${namespace}/${name}` : name, state: want.state });
     } catch {
       // Changed or deleted meanwhile: the commit of that change schedules another look.
     }

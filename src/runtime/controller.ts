@@ -19,6 +19,13 @@ export interface ReconcileResult {
   requeue?: boolean;
   /** Look again after this long (wins over `requeue`). */
   requeueAfterMs?: number;
+  /**
+   * The reconcile failed, and the reconciler recorded why (an Error state in the object's status)
+   * and chose when to look again: counted as an error (`controller_runtime_reconcile_errors_total`,
+   * result `error`) like a thrown one, requeued as asked. The reconciler logs it; the controller
+   * only at debug, as it may repeat every requeue.
+   */
+  error?: string;
 }
 
 export type Request = ObjectKey;
@@ -202,14 +209,14 @@ export class Controller {
       this.queue.shutDown().catch(() => undefined);
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    this.log.info('starting workers', { workers: this.maxConcurrentReconciles });
+    this.log.debug('starting workers', { workers: this.maxConcurrentReconciles });
     try {
       await this.queue.run(this.maxConcurrentReconciles, (key) => this.process(key, reconcileSignal), reconcileSignal);
       await this.queue.shutDown();
     } finally {
       signal.removeEventListener('abort', onAbort);
       for (const stop of this.stops.splice(0)) stop();
-      this.log.info('stopped');
+      this.log.debug('stopped');
     }
   }
 
@@ -282,16 +289,18 @@ export class Controller {
     try {
       const result = await this.spec.reconcile(req, signal);
       const seconds = (performance.now() - t0) / 1000;
+      const failed = result?.error !== undefined;
+      if (failed) this.log.debug('reconcile ended in an error state', { ...req, error: result?.error });
       if (result && result.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
         this.queue.forget(key);
         this.queue.addAfter(key, result.requeueAfterMs);
-        this.metrics.reconciled('requeue_after', seconds);
+        this.metrics.reconciled(failed ? 'error' : 'requeue_after', seconds);
       } else if (result?.requeue) {
         this.queue.addRateLimited(key);
-        this.metrics.reconciled('requeue', seconds);
+        this.metrics.reconciled(failed ? 'error' : 'requeue', seconds);
       } else {
         this.queue.forget(key);
-        this.metrics.reconciled('success', seconds);
+        this.metrics.reconciled(failed ? 'error' : 'success', seconds);
       }
     } catch (e) {
       this.metrics.reconciled('error', (performance.now() - t0) / 1000);

@@ -1,7 +1,15 @@
-// Structured logs: one JSON object per line with level, time, logger name, msg and fields.
+// Structured logs: one record per line with level, time, logger name, msg and fields, as JSON (the
+// default, what log pipelines read) or as text for people (`--log-format text`).
 // A child logger binds a name suffix and/or fields (e.g. `controller`, `namespace`, `name`).
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** `json`: one JSON object per line; `text`: `<time> <LEVEL> <logger>  <msg>  key=value ...`. */
+export type LogFormat = 'json' | 'text';
+
+export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text'];
 
 const severity: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -12,7 +20,10 @@ export type LogSink = (line: string) => void;
 
 export interface LoggerOptions {
   name?: string;
+  /** Default: $LOG_LEVEL, else info. */
   level?: LogLevel;
+  /** Default: $LOG_FORMAT, else json. */
+  format?: LogFormat;
   sink?: LogSink;
   fields?: LogFields;
 }
@@ -45,10 +56,67 @@ function toJsonValue(_key: string, value: unknown): unknown {
   return value;
 }
 
-class JsonLogger implements Logger {
+type Render = (level: LogLevel, time: string, logger: string, msg: string, fields: LogFields) => string;
+
+const renderJson: Render = (level, time, logger, msg, fields) => {
+  const record = { level, time, logger, msg, ...fields };
+  try {
+    return JSON.stringify(record, toJsonValue);
+  } catch {
+    // Cyclic or otherwise unserializable fields: keep the message.
+    return JSON.stringify({ level, time, logger, msg, fieldsError: 'unserializable fields' });
+  }
+};
+
+const LEVEL_TEXT: Record<LogLevel, string> = { debug: 'DEBUG', info: 'INFO ', warn: 'WARN ', error: 'ERROR' };
+
+/** A bare word stays as it is; anything with spaces, quotes, `=` or control characters is quoted. */
+const BARE = /^[^\s"'=\\\p{Cc}]+$/u;
+
+function textValue(value: unknown): string | undefined {
+  if (value === undefined) return undefined; // as JSON.stringify leaves it out
+  if (value instanceof Error) return quoted(value.message);
+  switch (typeof value) {
+    case 'string':
+      return quoted(value);
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return String(value);
+    case 'function':
+    case 'symbol':
+      return undefined;
+    default:
+      try {
+        // Objects and arrays stay compact JSON (one token unless a string inside holds a space).
+        return JSON.stringify(value, toJsonValue) ?? 'null';
+      } catch {
+        return '"<unserializable>"';
+      }
+  }
+}
+
+function quoted(s: string): string {
+  return BARE.test(s) ? s : JSON.stringify(s);
+}
+
+const renderText: Render = (level, time, logger, msg, fields) => {
+  let line = `${time} ${LEVEL_TEXT[level]} ${logger ? `${logger}  ` : ''}${msg.replace(/[\r\n]+/g, ' ')}`;
+  let sep = '  ';
+  for (const key in fields) {
+    const v = textValue(fields[key]);
+    if (v === undefined) continue;
+    line += `${sep}${key}=${v}`;
+    sep = ' ';
+  }
+  return line;
+};
+
+class StructuredLogger implements Logger {
   constructor(
     readonly name: string,
     private readonly minLevel: number,
+    private readonly render: Render,
     private readonly sink: LogSink,
     private readonly bound: LogFields,
   ) {}
@@ -72,30 +140,29 @@ class JsonLogger implements Logger {
 
   child(suffix?: string, fields?: LogFields): Logger {
     const name = suffix ? (this.name ? `${this.name}.${suffix}` : suffix) : this.name;
-    return new JsonLogger(name, this.minLevel, this.sink, fields ? { ...this.bound, ...fields } : this.bound);
+    return new StructuredLogger(name, this.minLevel, this.render, this.sink, fields ? { ...this.bound, ...fields } : this.bound);
   }
 
   private write(level: LogLevel, msg: string, fields: LogFields | undefined): void {
     if (severity[level] < this.minLevel) return;
-    const record = { level, time: new Date().toISOString(), logger: this.name, msg, ...this.bound, ...fields };
-    let line: string;
-    try {
-      line = JSON.stringify(record, toJsonValue);
-    } catch {
-      // Cyclic or otherwise unserializable fields: keep the message.
-      line = JSON.stringify({ level, time: record.time, logger: this.name, msg, fieldsError: 'unserializable fields' });
-    }
-    this.sink(line);
+    this.sink(this.render(level, new Date().toISOString(), this.name, msg, fields ? { ...this.bound, ...fields } : this.bound));
   }
 }
 
-function levelFromEnv(): LogLevel {
-  const v = process.env.LOG_LEVEL;
-  return v === 'debug' || v === 'info' || v === 'warn' || v === 'error' ? v : 'info';
+/** The level LOG_LEVEL names, or undefined. */
+export function parseLogLevel(v: string | undefined): LogLevel | undefined {
+  return (LOG_LEVELS as readonly (string | undefined)[]).includes(v) ? (v as LogLevel) : undefined;
+}
+
+/** The format LOG_FORMAT names, or undefined. */
+export function parseLogFormat(v: string | undefined): LogFormat | undefined {
+  return (LOG_FORMATS as readonly (string | undefined)[]).includes(v) ? (v as LogFormat) : undefined;
 }
 
 export function createLogger(opts: LoggerOptions = {}): Logger {
-  return new JsonLogger(opts.name ?? '', severity[opts.level ?? levelFromEnv()], opts.sink ?? defaultSink, opts.fields ?? {});
+  const level = opts.level ?? parseLogLevel(process.env.LOG_LEVEL) ?? 'info';
+  const format = opts.format ?? parseLogFormat(process.env.LOG_FORMAT) ?? 'json';
+  return new StructuredLogger(opts.name ?? '', severity[level], format === 'text' ? renderText : renderJson, opts.sink ?? defaultSink, opts.fields ?? {});
 }
 
 /** A logger that drops everything (tests, benchmarks). */

@@ -155,7 +155,7 @@ async function landscapeInProcessOfItsOwn(opts: UpOptions): Promise<RunningLands
   // The controllers log into the same file as the landscape, unless given a logger.
   const dataDir = path.resolve(opts.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const logFile = given ? undefined : openLogFile(path.join(dataDir, DataDirFiles.log), { level: opts.logLevel, echo: echoLog });
+  const logFile = given ? undefined : openLogFile(path.join(dataDir, DataDirFiles.log), { level: opts.logLevel, format: opts.logFormat, echo: echoLog });
   return {
     info: child.info,
     logger: given ?? (logFile as NonNullable<typeof logFile>).logger,

@@ -260,7 +260,7 @@ class WatcherReconciler {
       if (outcome.state !== States.Error) this.manager.events.event(w as KubeObject, 'Normal', 'StateChanged', `state ${previous || 'none'} -> ${outcome.state}${message ? `: ${message}` : ''}`);
       const fields = { watcher: name, from: previous ?? '', to: outcome.state, message };
       if (outcome.state === States.Error) this.log.warn('Watcher state changed', fields);
-      else this.log.info('Watcher state changed', fields);
+      else this.log.debug('Watcher state changed', fields);
     }
     return written;
   }

@@ -102,6 +102,8 @@ export class EventListener {
   private trustedForGateway: X509Certificate[] | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private readonly lastSeen = new Map<string, number>();
+  /** When a refusal was last logged at warn, per reason and sender: a misbehaving runtime must not flood the log. */
+  private readonly warned = new Set<string>();
 
   constructor(private readonly opts: EventListenerOptions) {
     this.metrics = opts.registry ? new ListenerMetrics(opts.registry) : undefined;
@@ -172,9 +174,10 @@ export class EventListener {
       res.end(text);
       this.metrics?.handling.observe(undefined, (performance.now() - started) / 1000);
     };
+    let runtimeId: string | undefined;
     const refuse = (r: Refusal): void => {
       this.metrics?.rejected.inc({ reason: r.reason });
-      this.opts.log?.debug('watcher event refused', { reason: r.reason, message: r.message, path: req.url });
+      this.logRefusal(r, runtimeId, req);
       // The body may still be arriving: answer, then drop the connection rather than read it.
       if (!req.complete) res.setHeader('connection', 'close');
       answer(r.code, { message: r.message, reason: r.reason });
@@ -189,6 +192,7 @@ export class EventListener {
       }
       const identity = this.identify(req);
       if ('refused' in identity) throw new Refusal(identity.refused === 'empty-common-name' ? 400 : 401, identity.refused, identity.message);
+      runtimeId = identity.runtimeId;
       const handler = this.handlers.get(manager);
       if (!handler) throw new Refusal(404, 'unknown-manager', `no component receives events for ${manager}`);
       const declared = Number(req.headers['content-length'] ?? 0);
@@ -211,7 +215,7 @@ export class EventListener {
         } catch (e) {
           if (e instanceof Refusal) refuse(e);
           else {
-            this.opts.log?.error('watcher event failed', { error: e });
+            this.opts.log?.error('watcher event failed', { manager, runtime: identity.runtimeId, error: e });
             this.metrics?.rejected.inc({ reason: 'internal-error' });
             answer(500, { message: 'internal error' });
           }
@@ -220,7 +224,7 @@ export class EventListener {
     } catch (e) {
       if (e instanceof Refusal) refuse(e);
       else {
-        this.opts.log?.error('watcher event failed', { error: e });
+        this.opts.log?.error('watcher event failed', { runtime: runtimeId, path: req.url, error: e });
         answer(500, { message: 'internal error' });
       }
     }
@@ -278,6 +282,20 @@ export class EventListener {
     for (const [id, b] of this.buckets) {
       if (b.tokens + ((now - b.at) / 1000) * this.rate.perSecond >= this.rate.burst) this.buckets.delete(id);
     }
+    this.warned.clear();
+  }
+
+  /** At warn once per reason and sender until the next sweep (a minute), else at debug; every refusal is counted. */
+  private logRefusal(r: Refusal, runtimeId: string | undefined, req: IncomingMessage): void {
+    const log = this.opts.log;
+    if (!log) return;
+    const sender = runtimeId ?? req.socket.remoteAddress ?? '';
+    const key = `${r.reason}|${sender}`;
+    // A flood from many senders within a minute: the first 1,000 are warned about, the rest counted.
+    const level = this.warned.has(key) || this.warned.size >= 1_000 ? 'debug' : 'warn';
+    if (!log.enabled(level)) return;
+    if (level === 'warn') this.warned.add(key);
+    log[level]('watcher event refused', { reason: r.reason, message: r.message, path: req.url, ...(runtimeId ? { runtime: runtimeId } : { remoteAddress: req.socket.remoteAddress }) });
   }
 }
 

@@ -45,6 +45,12 @@ test('defaults are upstream-like: both managers, kcp-system, :8080 metrics, :808
   assert.equal(c.runtimeWorkers, 25);
 });
 
+test('logs are JSON unless --log-format text, as upstream controllers log', () => {
+  assert.equal(parse(['--lifecycle-manager']).logFormat, 'json');
+  assert.equal(parse(['--lifecycle-manager', '--log-format=text']).logFormat, 'text');
+  assert.equal(parse(['--lifecycle-manager', '--log-format', 'json']).logFormat, 'json');
+});
+
 test('naming one manager runs only that one, and the lifecycle manager alone needs no garden flags', () => {
   const lm = parse(['--lifecycle-manager']);
   assert.equal(lm.infrastructureManager, false);
@@ -73,6 +79,7 @@ test('bad flags are rejected with one line naming the flag', () => {
   assert.match(usageErrorOf(['--lifecycle-manager', '--metrics-bind-address=localhost']), /--metrics-bind-address must be \[host\]:port or 0/);
   assert.match(usageErrorOf(['--lifecycle-manager', '--minimal-rotation-time=2']), /--minimal-rotation-time must be a number in \(0, 1\]/);
   assert.match(usageErrorOf(['--lifecycle-manager', '--log-level=loud']), /--log-level must be one of/);
+  assert.match(usageErrorOf(['--lifecycle-manager', '--log-format=xml']), /--log-format must be one of json, text, got "xml"/);
   assert.match(usageErrorOf(['--lifecycle-manager', '--namespace=Kcp_System']), /--namespace must be a DNS label/);
   assert.match(usageErrorOf(['--lifecycle-manager', '--max-concurrent-kyma-reconciles=0']), /must be an integer >= 1/);
   assert.match(usageErrorOf(['--infrastructure-manager=false', '--lifecycle-manager=false']), /nothing to run/);
@@ -155,4 +162,25 @@ test('the kcp run process stops gracefully on SIGTERM: probes answer while runni
     rmSync(dir, { recursive: true, force: true });
     await api.stop();
   }
+});
+
+test('kcp run --log-format text writes every line of the controllers as text', async () => {
+  const api = await startWithKinds([...operatorKinds] as unknown as AnyKind[]);
+  const dir = mkdtempSync(join(tmpdir(), 'kcp-run-text-'));
+  const kubeconfig = join(dir, 'kcp.kubeconfig');
+  writeFileSync(kubeconfig, api.server.clusterAccess('default').kubeconfig);
+  const lines: string[] = [];
+  const running = await startControllers(parse(['--lifecycle-manager', `--kubeconfig=${kubeconfig}`, '--metrics-bind-address=0', '--health-probe-bind-address=0', '--log-format=text']), {
+    logSink: (l) => lines.push(l),
+  });
+  try {
+    await running.ready();
+  } finally {
+    await running.stop();
+    rmSync(dir, { recursive: true, force: true });
+    await api.stop();
+  }
+  assert.ok(lines.some((l) => / INFO {2}kcp {2}controllers started {2}identity=/.test(l)), `a text line "controllers started": ${lines.join('\n')}`);
+  assert.ok(lines.some((l) => / INFO {2}kcp {2}controllers stopped$/.test(l)), 'a text line "controllers stopped"');
+  for (const l of lines) assert.match(l, /^\d{4}-\d\d-\d\dT[\d:.]+Z (DEBUG|INFO |WARN |ERROR) \S/, 'every line is text');
 });

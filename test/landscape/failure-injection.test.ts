@@ -15,12 +15,14 @@ import {
 import { AnnotationFailOperations, AnnotationFailRecover, AnnotationFailWith } from '../../src/landscape/index.js';
 import { isNotFound } from '../../src/runtime/client/index.js';
 import { assertInOrder, type Landscape, startLandscape, testShoot, waitFor, followShoot } from '../support/landscape.js';
+import { RecordingLogger } from '../support/log.js';
 
 describe('Gardener simulator failure injection', () => {
   let l: Landscape;
+  const log = new RecordingLogger();
 
   before(async () => {
-    l = await startLandscape({ simulator: { recoverAfterMs: 600 } });
+    l = await startLandscape({ simulator: { recoverAfterMs: 600, logger: log } });
   });
   after(async () => {
     await l.stop();
@@ -70,6 +72,15 @@ describe('Gardener simulator failure injection', () => {
     const done = await follow('quota', (op, s) => op?.state === 'Succeeded' && !s.metadata.annotations?.[AnnotationGardenerOperation]);
     assert.equal(done.status?.lastOperation?.type, 'Create');
     assert.ok(l.server.hasCluster(l.shootClusterName('quota')));
+
+    // What the simulator decided, at info with the Shoot: started, failed on request, retried, succeeded, cluster created.
+    const shoot = `${l.projectNamespace}/quota`;
+    const decisions = log.records.filter((r) => r.fields.shoot === shoot && r.level === 'info').map((r) => r.msg);
+    assert.deepEqual(decisions, ['Shoot operation started', 'Shoot operation Failed (injected)', 'Shoot operation retried on request', 'cluster created', 'Shoot operation Succeeded']);
+    const failedLine = log.matching('Shoot operation Failed (injected)', { shoot })[0];
+    assert.deepEqual([failedLine?.fields.operation, failedLine?.fields.code, failedLine?.fields.recovers], ['Create', ErrorInfraQuotaExceeded, false]);
+    assert.equal(log.matching('cluster created', { shoot })[0]?.fields.cluster, l.shootClusterName('quota'));
+    assert.ok(log.matching('Shoot operation progressed', { shoot }).every((r) => r.level === 'debug'), 'progress at debug');
   });
 
   it('fail-recover "true" lets a Failed operation recover; fail-recover "false" keeps a retryable Error', async () => {

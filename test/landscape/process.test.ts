@@ -84,6 +84,17 @@ describe('the landscape in a process of its own', () => {
     }
   });
 
+  it('writes --log-format text from both processes into the data dir', { timeout: 60_000 }, async () => {
+    const dataDir = tempDir();
+    // No logger given: the controllers here and the landscape there both append to kcp.log.
+    const up = await startUp({ ...processOptions(dataDir), logger: undefined, logFormat: 'text' });
+    await up.stop();
+    const lines = readFileSync(join(dataDir, 'kcp.log'), 'utf8').split('\n').filter(Boolean);
+    assert.ok(lines.some((l) => / INFO {2}kcp {2}embedded landscape running {2}url=https:/.test(l)), `the landscape process writes text: ${lines.slice(0, 5).join('\n')}`);
+    assert.ok(lines.some((l) => / INFO {2}kcp {2}kcp up running {2}url=https:/.test(l)), 'the controllers\' process writes text');
+    for (const l of lines) assert.match(l, /^\d{4}-\d\d-\d\dT[\d:.]+Z (DEBUG|INFO |WARN |ERROR) /, 'no JSON line');
+  });
+
   it('reports a landscape process that dies, and ends what it had started', { timeout: 60_000 }, async () => {
     const up = await startUp(processOptions(tempDir()));
     const started = descendants(up.landscapeInfo.pid);

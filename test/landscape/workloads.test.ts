@@ -7,6 +7,7 @@ import { type RunningApiServer, startApiServer } from '../../src/apiserver/serve
 import type { KubeObject } from '../../src/kube/object.js';
 import { KubeletSimulator } from '../../src/landscape/index.js';
 import { type Client, clientFromKubeconfig } from '../../src/runtime/client/index.js';
+import { RecordingLogger } from '../support/log.js';
 import { waitFor } from '../support/wait.js';
 
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' };
@@ -39,11 +40,12 @@ describe('simulated deployment controller, replica set controller and kubelets',
   let server: RunningApiServer;
   let kubelet: KubeletSimulator;
   let c: Client;
+  const log = new RecordingLogger();
 
   before(async () => {
     server = await startApiServer({ port: 0 });
     const access = await server.createCluster(CLUSTER);
-    kubelet = new KubeletSimulator(server, { readyDelayMs: 30, nodes: 2 });
+    kubelet = new KubeletSimulator(server, { readyDelayMs: 30, nodes: 2 }, log);
     kubelet.attach(CLUSTER);
     c = clientFromKubeconfig(access.kubeconfig, { qps: 0 });
     await c.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
@@ -223,6 +225,9 @@ describe('simulated deployment controller, replica set controller and kubelets',
     });
     assert.equal(pending.status?.phase, 'Pending');
     assert.equal(cond(pending, 'PodScheduled')?.message, "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
+    // The scheduler's decision, once, at info with the cluster and the pod.
+    const logged = log.matching('pod unschedulable', { cluster: CLUSTER, pod: `${NS}/${pending.metadata.name ?? ''}` });
+    assert.deepEqual(logged.map((r) => [r.level, r.fields.reason]), [['info', cond(pending, 'PodScheduled')?.message]]);
     const d = await waitFor('the Deployment unavailable', async () => {
       const x = await get(DEPLOYMENT, 'picky');
       return cond(x, 'Available')?.reason === 'MinimumReplicasUnavailable' ? x : undefined;

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Kyma, Labels, LabelValues, ModuleReleaseMeta, ModuleTemplate, Namespaces } from '../../src/api/operator/index.js';
 import { isNotFound } from '../../src/runtime/client/index.js';
 import type { HttpClient } from '../../src/runtime/client/index.js';
+import { RecordingLogger } from '../support/log.js';
 import { createTestRuntime } from '../support/skr.js';
 import { NS, startKymaEnv, waitFor, type KymaEnv } from './kyma-env.js';
 
@@ -30,9 +31,10 @@ async function gone(probe: () => Promise<unknown>): Promise<boolean> {
 
 describe('Kyma controller: runtime clusters', () => {
   let env: KymaEnv;
+  const log = new RecordingLogger();
 
   before(async () => {
-    env = await startKymaEnv({ remoteCleanupTimeoutMs: 1_500 });
+    env = await startKymaEnv({ remoteCleanupTimeoutMs: 1_500, logger: log });
     await env.publish('plain', ['1.0.0'], { channels: { regular: '1.0.0' } });
     await env.publish('beta-module', ['0.1.0'], { channels: { regular: '0.1.0' }, beta: true });
     await env.publish('internal-module', ['0.2.0'], { channels: { regular: '0.2.0' }, internal: true });
@@ -137,6 +139,8 @@ describe('Kyma controller: runtime clusters', () => {
   it('an unreachable runtime makes the Kyma Error until it answers again', async () => {
     const rt = await env.runtime('rt-faults', { modules: [{ name: 'plain' }] });
     await waitFor('Ready', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
+    const errors = (): number => Number(/^controller_runtime_reconcile_errors_total\{controller="kyma"\} (\d+)$/m.exec(env.lm.manager.registry.render())?.[1] ?? 'NaN');
+    const errorsBefore = errors();
     env.api.server.setFaults(rt.cluster, { errorRate: 1, errorCodes: [503], retryAfterSeconds: 0 });
     const failed = await waitFor('Error', async () => {
       const k = await env.kyma(rt.kymaName);
@@ -145,6 +149,14 @@ describe('Kyma controller: runtime clusters', () => {
     assert.match(failed.status?.lastOperation?.operation ?? '', /unreachable/);
     env.api.server.setFaults(rt.cluster, undefined);
     await waitFor('Ready again', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
+
+    // The failure is a warning with the Kyma and the reason, and counted; the way back is routine.
+    const changes = log.matching('Kyma state changed', { kyma: rt.kymaName });
+    const toError = changes.filter((r) => r.fields.to === 'Error');
+    assert.deepEqual(toError.map((r) => r.level), ['warn']);
+    assert.match(String(toError[0]?.fields.reason), /unreachable/);
+    assert.ok(changes.filter((r) => r.fields.to !== 'Error').every((r) => r.level === 'debug'), 'other state changes at debug');
+    assert.ok(errors() > errorsBefore, 'the Error counted in controller_runtime_reconcile_errors_total');
   });
 
   it('deleting a Kyma removes its Manifests, the runtime Kyma and the CRDs, then the Kyma', async () => {

@@ -8,7 +8,7 @@ import { ArtifactError, type ArtifactFetcher, type FetchedManifest } from '../..
 import { setupManifestController } from '../../src/lifecycle/manifest/index.js';
 import { clientFromKubeconfig, type HttpClient, isNotFound } from '../../src/runtime/client/index.js';
 import type { Client } from '../../src/runtime/client/interface.js';
-import { silentLogger } from '../../src/runtime/log.js';
+import { type Logger, silentLogger } from '../../src/runtime/log.js';
 import { Manager } from '../../src/runtime/manager.js';
 import { RemoteClusterCache } from '../../src/runtime/remote/cache.js';
 import type { KindRef, KubeObject } from '../../src/kube/object.js';
@@ -142,14 +142,14 @@ export interface Env {
   stop(): Promise<void>;
 }
 
-export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 'server'> } = {}): Promise<Env> {
+export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 'server'>; logger?: Logger } = {}): Promise<Env> {
   const api = await startWithKinds([Manifest, Kyma] as unknown as AnyKind[], [NS]);
   const server = api.server;
   const kcp = clientFromKubeconfig(server.clusterAccess('default').kubeconfig, { qps: 0 });
   const fetcher = new FakeFetcher();
   const remote = new RemoteClusterCache({ client: kcp, kubeconfigFor: (kyma) => ({ namespace: NS, name: `kubeconfig-${kyma}` }), clientOptions: { qps: 0 } });
   const requests = new Map<string, ReturnType<typeof countingClient>>();
-  const manager = new Manager({ client: kcp, logger: silentLogger, informerBackoff: { initialMs: 20, maxMs: 200 } });
+  const manager = new Manager({ client: kcp, logger: opts.logger ?? silentLogger, informerBackoff: { initialMs: 20, maxMs: 200 } });
   const reconciles = countReconciles(manager);
   const { controller } = setupManifestController(manager, {
     kcp,

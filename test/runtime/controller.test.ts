@@ -246,6 +246,36 @@ describe('controller', () => {
     assert.equal(generationChanged.create, undefined, 'creates pass generationChanged');
   });
 
+  it('counts a failure the reconciler recorded in the status as an error, requeued as it asked; logs thrown ones at error with the key', async () => {
+    const log = new RecordingLogger();
+    const { client, manager, start, stop } = await fresh(log);
+    const calls = new Map<string, number>();
+    newControllerManagedBy(manager)
+      .named('stateful')
+      .for(CONFIGMAP, { namespace: 'default' })
+      .complete(async (req): Promise<ReconcileResult | void> => {
+        const n = (calls.get(req.name) ?? 0) + 1;
+        calls.set(req.name, n);
+        if (req.name === 'in-error' && n <= 2) return { requeueAfterMs: 20, error: 'registry unreachable' };
+        if (req.name === 'throws' && n === 1) throw new Error('boom');
+      });
+    await client.create(obj(CONFIGMAP, 'in-error'));
+    await client.create(obj(CONFIGMAP, 'throws'));
+    await start();
+    await waitFor('both settled', () => calls.get('in-error') === 3 && calls.get('throws') === 2);
+    const text = manager.registry.render();
+    assert.match(text, /^controller_runtime_reconcile_errors_total\{controller="stateful"\} 3$/m);
+    assert.match(text, /^controller_runtime_reconcile_total\{controller="stateful",result="error"\} 3$/m);
+    assert.match(text, /^controller_runtime_reconcile_total\{controller="stateful",result="requeue_after"\} 0$/m, 'an error state is not counted as a plain requeue');
+    const failed = log.matching('reconcile failed');
+    assert.equal(failed.length, 1);
+    assert.equal(failed[0]?.level, 'error');
+    assert.deepEqual([failed[0]?.fields.controller, failed[0]?.fields.namespace, failed[0]?.fields.name], ['stateful', 'default', 'throws']);
+    assert.deepEqual(failed[0]?.fields.error, { name: 'Error', message: 'boom' });
+    assert.equal(log.matching('reconcile ended in an error state', { name: 'in-error', error: 'registry unreachable' }).length, 2);
+    await stop();
+  });
+
   it('graceful shutdown lets in-flight reconciles finish before start() resolves', async () => {
     const log = new RecordingLogger();
     const { client, manager, start } = await fresh(log);

@@ -16,6 +16,7 @@ export class RecordingLogger implements Logger {
   readonly records: LogRecord[] = [];
   private readonly inner: Logger = createLogger({
     level: 'debug',
+    format: 'json',
     sink: (line) => {
       const { level, logger, msg, time: _time, ...fields } = JSON.parse(line) as { level: LogLevel; logger: string; msg: string; time: string } & LogFields;
       this.records.push({ level, logger, msg, fields });

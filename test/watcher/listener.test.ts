@@ -11,6 +11,7 @@ import { issueListenerCertificate, issueRuntimeCertificate, type CaState } from 
 import { encodeEvent } from '../../src/watcher/event.js';
 import { EventListener, type DeliveredEvent } from '../../src/watcher/listener.js';
 import { KcpEventSender } from '../../src/watcher/sender.js';
+import { RecordingLogger } from '../support/log.js';
 import { DAY, testCa } from './test-ca.js';
 
 const KYMA_EVENT = { watched: { namespace: 'kyma-system', name: 'default' }, watchedGvk: { group: 'operator.kyma-project.io', version: 'v1beta2', kind: 'Kyma' } };
@@ -224,5 +225,34 @@ describe('watcher listener behind a trusted gateway', () => {
     assert.equal(await postPlain(UPSTREAM_BODY, `Cert="${encodeURIComponent(foreign.certPem)}";Subject="CN=rt-victim"`), 401);
     assert.equal(await postPlain(UPSTREAM_BODY), 401, 'no header, no identity');
     assert.equal(delivered.length, count, 'nothing enqueued for the refused ones');
+  });
+});
+
+describe('watcher listener logs', () => {
+  it('warns about a refused event with the runtime and the reason once per sender and reason, then logs at debug', async () => {
+    const ca = await testCa('watcher-ca-logs');
+    const serving = await issueListenerCertificate(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], validityMs: 60 * DAY });
+    const log = new RecordingLogger();
+    const listener = new EventListener({ host: '127.0.0.1', port: 0, mode: { kind: 'mtls', tls: { certPem: serving.certPem, keyPem: serving.keyPem, clientCaPem: ca.trustedPem } }, log });
+    listener.handle('lifecycle-manager', (e) => (e.runtimeId.startsWith('gone') ? 'unknown-runtime' : 'enqueued'));
+    await listener.start();
+    try {
+      const gone = await issueRuntimeCertificate(ca, { runtimeId: 'gone-1', dnsNames: [], validityMs: DAY });
+      const gone2 = await issueRuntimeCertificate(ca, { runtimeId: 'gone-2', dnsNames: [], validityMs: DAY });
+      for (const client of [gone, gone, gone, gone2]) assert.equal((await post(listener.url, { client, ca: ca.trustedPem, body: UPSTREAM_BODY })).status, 404);
+      const refused = log.matching('watcher event refused');
+      assert.deepEqual(
+        refused.map((r) => [r.level, r.fields.runtime, r.fields.reason]),
+        [
+          ['warn', 'gone-1', 'unknown-runtime'],
+          ['debug', 'gone-1', 'unknown-runtime'],
+          ['debug', 'gone-1', 'unknown-runtime'],
+          ['warn', 'gone-2', 'unknown-runtime'],
+        ],
+      );
+      assert.match(String(refused[0]?.fields.message), /no Kyma has runtime-id gone-1/);
+    } finally {
+      await listener.close();
+    }
   });
 });

@@ -118,7 +118,7 @@ export class GardenerClusterReconciler {
     } catch (e) {
       await this.writeStatus(cluster, errorStatus(ConditionReasonFailedToGetKubeconfig, e), signal).catch(() => undefined);
       if (isNotFound(e)) {
-        this.deps.log.info('shoot not found in Gardener; looking again later', { ...req, shoot: cluster.spec.shoot.name });
+        this.deps.log.warn('shoot not found in Gardener; looking again later', { ...req, shoot: cluster.spec.shoot.name });
         return { requeueAfterMs: this.deps.missingShootRetryMs };
       }
       throw new ReportedError(e);
@@ -158,7 +158,7 @@ export class GardenerClusterReconciler {
   }
 
   private async fail(cluster: GardenerClusterObject, change: StatusChange, error: unknown, signal: AbortSignal): Promise<never> {
-    await this.writeStatus(cluster, change, signal).catch((e: unknown) => this.deps.log.warn('status update failed', { name: cluster.metadata.name, error: e }));
+    await this.writeStatus(cluster, change, signal).catch((e: unknown) => this.deps.log.warn('status update failed', { namespace: cluster.metadata.namespace, name: cluster.metadata.name, error: e }));
     throw new ReportedError(error);
   }
 
@@ -186,7 +186,7 @@ export class GardenerClusterReconciler {
       if (owner && s.metadata.namespace !== req.namespace) continue;
       try {
         await this.deps.kcp.delete(SECRET_KIND, { namespace: s.metadata.namespace, name: s.metadata.name ?? '' }, { signal, preconditions: s.metadata.uid ? { uid: s.metadata.uid } : undefined });
-        this.deps.log.info('kubeconfig secret deleted: its GardenerCluster is gone', { ...req, secret: `${s.metadata.namespace ?? ''}/${s.metadata.name ?? ''}` });
+        this.deps.log.debug('kubeconfig secret deleted: its GardenerCluster is gone', { ...req, secret: `${s.metadata.namespace ?? ''}/${s.metadata.name ?? ''}` });
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }

@@ -11,6 +11,8 @@ import {
   LabelKymaRuntimeID,
   Runtime,
   type RuntimeObject,
+  RuntimeStateFailed,
+  RuntimeStateReady,
   type RuntimeStatus,
 } from '../../api/infrastructuremanager/index.js';
 import { isNotFound } from '../../runtime/client/errors.js';
@@ -174,6 +176,7 @@ export class RuntimeReconciler {
     if (ending.writeStatus && runtime.status && !jsonEqual(before, runtime.status)) {
       await this.writeStatus(runtime, before, signal);
       this.recordConditionEvents(runtime, before);
+      logStateChange(log, runtime, before);
     }
     if (runtime.status && !(runtime.metadata.deletionTimestamp && !(runtime.metadata.finalizers ?? []).length)) {
       metrics.runtimeState(key, {
@@ -205,4 +208,22 @@ export class RuntimeReconciler {
       this.deps.events.event(runtime, c.status === 'False' ? 'Warning' : 'Normal', c.reason, `${c.type} ${c.status}: ${c.message}`, 'Reconcile');
     }
   }
+}
+
+/**
+ * A written state change: Failed at warn with the failing condition, Ready (provisioned or
+ * updated) at info, the rest (Pending, Terminating) at debug. `log` carries the runtime.
+ */
+function logStateChange(log: Logger, runtime: RuntimeObject, before: RuntimeStatus | undefined): void {
+  const from = before?.state;
+  const to = runtime.status?.state;
+  if (!to || from === to) return;
+  const level = to === RuntimeStateFailed ? 'warn' : to === RuntimeStateReady ? 'info' : 'debug';
+  if (!log.enabled(level)) return;
+  const fields: Record<string, unknown> = { from: from ?? '', to, shoot: runtime.spec.shoot.name };
+  if (to === RuntimeStateFailed) {
+    const failing = runtime.status?.conditions?.filter((c) => c.status === 'False').sort((a, b) => (a.lastTransitionTime ?? '').localeCompare(b.lastTransitionTime ?? '')).at(-1);
+    if (failing) Object.assign(fields, { reason: failing.reason, message: failing.message });
+  }
+  log[level]('Runtime state changed', fields);
 }

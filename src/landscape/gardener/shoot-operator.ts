@@ -29,6 +29,7 @@ import { nowRfc3339 } from '../../apiserver/objects.js';
 import type { ResourceType } from '../../apiserver/resources.js';
 import type { RunningApiServer } from '../../apiserver/server.js';
 import type { ObjectWithMeta } from '../../kube/object.js';
+import { type Logger, silentLogger } from '../../runtime/log.js';
 import { AnnotationFailMessage, AnnotationFailOperations, AnnotationFailRecover, AnnotationFailWith } from '../constants.js';
 import type { WorkResult } from '../keyed-loop.js';
 import { syncShootNodes } from './machines.js';
@@ -72,6 +73,8 @@ export class ShootOperator {
     private readonly shoots: ResourceType,
     private readonly opts: GardenerSimulatorOptions,
     private readonly hooks: ShootClusterHooks = {},
+    // Operations at info (a few lines per Shoot and operation, fine at fleet size), steps at debug.
+    private readonly log: Logger = silentLogger,
   ) {}
 
   async reconcile(key: string): Promise<WorkResult> {
@@ -88,6 +91,7 @@ export class ShootOperator {
     if (shoot.metadata.deletionTimestamp) return this.reconcileDeletion(key, shoot);
     if (!(shoot.metadata.finalizers ?? []).includes(FinalizerGardener)) {
       await this.writeMetadata(shoot, (m) => (m.finalizers = [...(m.finalizers ?? []), FinalizerGardener]));
+      if (this.log.enabled('debug')) this.log.debug('finalizer added', { shoot: key });
       return undefined;
     }
     const requested = shoot.metadata.annotations?.[AnnotationGardenerOperation];
@@ -103,20 +107,26 @@ export class ShootOperator {
     const status = shoot.status ?? {};
     const op = status.lastOperation;
     const generation = shoot.metadata.generation ?? 1;
-    if (!op) return this.write(shoot, this.initialStatus(shoot));
+    if (!op) {
+      await this.write(shoot, this.initialStatus(shoot));
+      this.log.info('Shoot operation started', { shoot: key, operation: LastOperationTypeCreate, provider: shoot.spec.provider.type, region: shoot.spec.region, ...this.failureFields(shoot, LastOperationTypeCreate) });
+      return undefined;
+    }
     const specMoved = generation !== (status.observedGeneration ?? 0);
     const settled = op.state === LastOperationStateSucceeded || op.state === LastOperationStateFailed || op.state === LastOperationStateError;
-    if (settled && specMoved) return this.startOperation(shoot, LastOperationTypeReconcile);
+    if (settled && specMoved) return this.startOperation(shoot, LastOperationTypeReconcile, 'spec changed');
     const wait = this.waitFor(key, shoot, op);
     if (wait === undefined || wait > 0) return wait;
     switch (op.state) {
       case LastOperationStatePending:
+        if (this.log.enabled('debug')) this.log.debug('Shoot operation processing', { shoot: key, operation: op.type });
         return this.write(shoot, { ...status, lastOperation: lastOperation(op.type, LastOperationStateProcessing, 0) });
       case LastOperationStateProcessing:
         return this.advance(shoot, op);
       case LastOperationStateError:
       case LastOperationStateFailed:
         // Recovery: the operation is retried where it stopped; the kept lastErrors mark the failure as spent.
+        this.log.info('Shoot operation resumed after the injected failure', { shoot: key, operation: op.type, progress: op.progress });
         return this.write(shoot, { ...status, lastOperation: lastOperation(op.type, LastOperationStateProcessing, op.progress) });
       default:
         return undefined;
@@ -131,10 +141,23 @@ export class ShootOperator {
     if (failure && next >= 50 && !(status.lastErrors ?? []).some((e) => (e.codes ?? []).includes(failure.code))) {
       const state = isRetryableErrorCode(failure.code) ? LastOperationStateError : LastOperationStateFailed;
       const lastErrors: LastError[] = [{ description: failure.message, taskID: 'simulated-task', codes: [failure.code], lastUpdateTime: nowRfc3339() }];
-      return this.write(shoot, { ...status, lastOperation: lastOperation(op.type, state, op.progress), lastErrors });
+      await this.write(shoot, { ...status, lastOperation: lastOperation(op.type, state, op.progress), lastErrors });
+      this.log.info(`Shoot operation ${state === LastOperationStateError ? 'in Error' : 'Failed'} (injected)`, {
+        shoot: keyOf(shoot),
+        operation: op.type,
+        state,
+        code: failure.code,
+        progress: op.progress,
+        recovers: failure.recover,
+        message: failure.message,
+      });
+      return undefined;
     }
     if (op.type === LastOperationTypeDelete) return this.advanceDeletion(shoot, op, next);
-    if (next < 100) return this.write(shoot, { ...status, lastOperation: lastOperation(op.type, LastOperationStateProcessing, next) });
+    if (next < 100) {
+      if (this.log.enabled('debug')) this.log.debug('Shoot operation progressed', { shoot: keyOf(shoot), operation: op.type, progress: next });
+      return this.write(shoot, { ...status, lastOperation: lastOperation(op.type, LastOperationStateProcessing, next) });
+    }
     const access = await this.ensureCluster(shoot);
     const done: ShootStatus = {
       ...status,
@@ -147,7 +170,15 @@ export class ShootOperator {
       networking: observedNetworking(shoot),
     };
     delete done.lastErrors;
-    return this.write(shoot, done);
+    await this.write(shoot, done);
+    this.log.info('Shoot operation Succeeded', { shoot: keyOf(shoot), operation: op.type, cluster: shootClusterName(shoot.metadata.namespace ?? '', shoot.metadata.name ?? '') });
+    return undefined;
+  }
+
+  /** The failure a Shoot asks for, as log fields (what the simulator will do half-way). */
+  private failureFields(shoot: ShootObject, type: LastOperationType): Record<string, unknown> {
+    const failure = injectedFailure(shoot, type);
+    return failure ? { injectedFailure: failure.code, recovers: failure.recover } : {};
   }
 
   private initialStatus(shoot: ShootObject): ShootStatus {
@@ -164,24 +195,29 @@ export class ShootOperator {
     };
   }
 
-  private startOperation(shoot: ShootObject, type: LastOperationType): Promise<WorkResult> {
+  private async startOperation(shoot: ShootObject, type: LastOperationType, why: string): Promise<WorkResult> {
     const status: ShootStatus = {
       ...(shoot.status ?? {}),
       lastOperation: lastOperation(type, LastOperationStateProcessing, 0),
       observedGeneration: shoot.metadata.generation ?? 1,
     };
     delete status.lastErrors;
-    return this.write(shoot, status);
+    await this.write(shoot, status);
+    this.log.info('Shoot operation started', { shoot: keyOf(shoot), operation: type, why, generation: shoot.metadata.generation, ...this.failureFields(shoot, type) });
+    return undefined;
   }
 
   /** `gardener.cloud/operation`: `reconcile` starts a Reconcile, `retry` resumes a failed operation; Gardener then removes the annotation. */
   private async onOperationAnnotation(shoot: ShootObject, requested: string): Promise<WorkResult> {
     const op = shoot.status?.lastOperation;
     const busy = !op || op.state === LastOperationStateProcessing || op.state === LastOperationStatePending;
-    if (requested === GardenerOperationReconcile && !busy) await this.startOperation(shoot, LastOperationTypeReconcile);
-    if (requested === GardenerOperationRetry && op && (op.state === LastOperationStateFailed || op.state === LastOperationStateError)) {
+    const failed = op !== undefined && (op.state === LastOperationStateFailed || op.state === LastOperationStateError);
+    const fields = { shoot: keyOf(shoot), annotation: `${AnnotationGardenerOperation}=${requested}`, lastOperation: op ? `${op.type} ${op.state}` : 'none' };
+    if (requested === GardenerOperationReconcile && !busy) await this.startOperation(shoot, LastOperationTypeReconcile, `annotation ${AnnotationGardenerOperation}=${requested}`);
+    else if (requested === GardenerOperationRetry && op && failed) {
       await this.write(shoot, { ...(shoot.status ?? {}), lastOperation: lastOperation(op.type, LastOperationStateProcessing, op.progress) });
-    }
+      this.log.info('Shoot operation retried on request', { ...fields, operation: op.type, progress: op.progress });
+    } else this.log.info('operation annotation removed without effect', { ...fields, why: requested === GardenerOperationRetry ? 'the last operation did not fail' : 'an operation is in progress' });
     const fresh = this.garden.tryGet(this.shoots, shoot.metadata.namespace ?? '', shoot.metadata.name ?? '') as ShootObject | undefined;
     if (fresh) await this.writeMetadata(fresh, (m) => delete m.annotations?.[AnnotationGardenerOperation]);
     return undefined;
@@ -193,11 +229,12 @@ export class ShootOperator {
     const status = shoot.status ?? {};
     const op = status.lastOperation;
     if (!(shoot.metadata.finalizers ?? []).includes(FinalizerGardener)) return undefined;
-    if (!op || op.type !== LastOperationTypeDelete) return this.startOperation(shoot, LastOperationTypeDelete);
+    if (!op || op.type !== LastOperationTypeDelete) return this.startOperation(shoot, LastOperationTypeDelete, 'Shoot deleted');
     const wait = this.waitFor(key, shoot, op);
     if (wait === undefined || wait > 0) return wait;
     if (op.state === LastOperationStateProcessing) return this.advance(shoot, op);
     if (op.state === LastOperationStateError || op.state === LastOperationStateFailed) {
+      this.log.info('Shoot operation resumed after the injected failure', { shoot: key, operation: op.type, progress: op.progress });
       return this.write(shoot, { ...status, lastOperation: lastOperation(op.type, LastOperationStateProcessing, op.progress) });
     }
     if (op.state === LastOperationStateSucceeded) return this.finishDeletion(shoot);
@@ -206,18 +243,23 @@ export class ShootOperator {
 
   private async advanceDeletion(shoot: ShootObject, op: LastOperation, next: number): Promise<WorkResult> {
     const status = shoot.status ?? {};
-    if (next < 100) return this.write(shoot, { ...status, lastOperation: lastOperation(op.type, LastOperationStateProcessing, next) });
+    if (next < 100) {
+      if (this.log.enabled('debug')) this.log.debug('Shoot operation progressed', { shoot: keyOf(shoot), operation: op.type, progress: next });
+      return this.write(shoot, { ...status, lastOperation: lastOperation(op.type, LastOperationStateProcessing, next) });
+    }
     await this.removeCluster(shootClusterName(shoot.metadata.namespace ?? '', shoot.metadata.name ?? ''));
     const done: ShootStatus = { ...status, lastOperation: lastOperation(op.type, LastOperationStateSucceeded, 100), conditions: shootConditions(false, status.conditions) };
     delete done.lastErrors;
     delete done.advertisedAddresses;
     await this.write(shoot, done);
+    this.log.info('Shoot operation Succeeded', { shoot: keyOf(shoot), operation: op.type });
     const fresh = this.garden.tryGet(this.shoots, shoot.metadata.namespace ?? '', shoot.metadata.name ?? '') as ShootObject | undefined;
     return fresh ? this.finishDeletion(fresh) : undefined;
   }
 
   private async finishDeletion(shoot: ShootObject): Promise<WorkResult> {
     await this.writeMetadata(shoot, (m) => (m.finalizers = (m.finalizers ?? []).filter((f) => f !== FinalizerGardener)));
+    if (this.log.enabled('debug')) this.log.debug('finalizer removed; the Shoot goes', { shoot: keyOf(shoot) });
     return undefined;
   }
 
@@ -271,13 +313,17 @@ export class ShootOperator {
     const access = await this.server.createCluster(name);
     // The workers' machines join before the cluster is handed over, so its kubelets find them.
     await syncShootNodes(this.server.cluster(name), shoot, name);
-    if (!existed) this.hooks.clusterCreated?.(name);
+    if (!existed) {
+      this.log.info('cluster created', { cluster: name, shoot: keyOf(shoot), workers: (shoot.spec.provider.workers ?? []).map((w) => w.name) });
+      this.hooks.clusterCreated?.(name);
+    }
     return access;
   }
 
   private async removeCluster(name: string): Promise<void> {
     if (!this.server.hasCluster(name)) return;
     await this.server.deleteCluster(name);
+    this.log.info('cluster removed', { cluster: name });
     this.hooks.clusterDeleted?.(name);
   }
 
@@ -307,7 +353,12 @@ export class ShootOperator {
     const want = healthLabel(shoot.status?.lastOperation);
     if (shoot.metadata.labels?.[LabelShootStatus] === want) return;
     await this.writeMetadata(shoot, (m) => (m.labels = { ...(m.labels ?? {}), [LabelShootStatus]: want }));
+    if (this.log.enabled('debug')) this.log.debug('health label set', { shoot: key, label: `${LabelShootStatus}=${want}` });
   }
+}
+
+function keyOf(shoot: ShootObject): string {
+  return `${shoot.metadata.namespace ?? ''}/${shoot.metadata.name ?? ''}`;
 }
 
 function observedNetworking(shoot: ShootObject): ShootStatus['networking'] {

@@ -8,6 +8,7 @@ import { StatusError } from '../../apiserver/errors.js';
 import type { ResourceType } from '../../apiserver/resources.js';
 import type { RunningApiServer } from '../../apiserver/server.js';
 import type { ObjectWithMeta } from '../../kube/object.js';
+import { type Logger, silentLogger } from '../../runtime/log.js';
 import { KeyedLoop } from '../keyed-loop.js';
 import { adminKubeconfigHandler } from './adminkubeconfig.js';
 import {
@@ -27,8 +28,10 @@ const SHOOTS_KEY = `${GARDENER_CORE_GROUP}/${Shoot.plural}`;
 export interface GardenerSimulatorConfig extends Partial<GardenerSimulatorOptions> {
   /** Called when a shoot's logical cluster is created or removed (the kubelet simulation listens). */
   hooks?: ShootClusterHooks;
-  /** Errors of the simulator's own work (default: printed to stderr). */
+  /** Errors of the simulator's own work (default: logged at error, or printed to stderr without a logger). */
   onError?: (err: unknown) => void;
+  /** What the simulator decides: operations started, failed on request, succeeded, clusters created and removed (info); steps (debug). */
+  logger?: Logger;
 }
 
 export class GardenerSimulator {
@@ -39,15 +42,17 @@ export class GardenerSimulator {
   private garden: LogicalCluster | undefined;
   private readonly hooks: ShootClusterHooks;
   private readonly onError: (err: unknown) => void;
+  private readonly log: Logger;
 
   constructor(
     private readonly server: RunningApiServer,
     config: GardenerSimulatorConfig = {},
   ) {
-    const { hooks, onError, ...options } = config;
+    const { hooks, onError, logger, ...options } = config;
     this.options = { ...defaultSimulatorOptions, ...stripUndefined(options) };
     this.hooks = hooks ?? {};
-    this.onError = onError ?? ((err) => console.error('gardener simulator:', err));
+    this.log = logger ?? silentLogger;
+    this.onError = onError ?? (logger ? (err) => logger.error('gardener simulator failed', { error: err }) : (err) => console.error('gardener simulator:', err));
   }
 
   /**
@@ -62,7 +67,7 @@ export class GardenerSimulator {
     this.webhook = await ShootAdmissionWebhook.start(this.options);
     await this.webhook.register(garden);
     this.server.registerSubresource(GARDENER_CORE_GROUP, Shoot.plural, ADMIN_KUBECONFIG_SUBRESOURCE, adminKubeconfigHandler(this.server, this.options));
-    const operator = new ShootOperator(this.server, garden, shoots, this.options, this.hooks);
+    const operator = new ShootOperator(this.server, garden, shoots, this.options, this.hooks, this.log);
     const loop = new KeyedLoop((key) => operator.reconcile(key).catch((err: unknown) => retryOnConflict(err)), {
       concurrency: this.options.concurrency,
       onError: (_key, err) => this.onError(err),

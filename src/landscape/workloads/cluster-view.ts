@@ -5,6 +5,7 @@ import type { DeleteOptions, LogicalCluster, UserInfo } from '../../apiserver/cl
 import { StatusError } from '../../apiserver/errors.js';
 import type { ResourceType } from '../../apiserver/resources.js';
 import type { ObjectWithMeta, OwnerReference } from '../../kube/object.js';
+import { type Logger, silentLogger } from '../../runtime/log.js';
 
 /** The kinds the simulation reads and writes, by resource. */
 export const SIM_RESOURCES = {
@@ -48,7 +49,11 @@ export function isRaceLost(err: unknown): boolean {
 export class ClusterView {
   private readonly types = new Map<SimResource, ResourceType | undefined>();
 
-  constructor(readonly cluster: LogicalCluster) {}
+  /** `log` carries the cluster's name: what the simulated controllers and kubelets decide. */
+  constructor(
+    readonly cluster: LogicalCluster,
+    readonly log: Logger = silentLogger,
+  ) {}
 
   type(r: SimResource): ResourceType | undefined {
     if (!this.types.has(r)) {

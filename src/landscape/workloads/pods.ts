@@ -83,6 +83,8 @@ async function markUnschedulable(view: ClusterView, pod: Pod, reason: string): P
   const scheduled: PodCondition = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: nowRfc3339(), reason: 'Unschedulable', message: reason };
   const status = { ...(pod.status ?? {}), conditions: [...conditions.filter((c) => c.type !== 'PodScheduled'), scheduled] };
   await view.update('pods', { ...pod, status }, SCHEDULER, 'status');
+  // Why a module's pods do not run: worth seeing without debug, and written once per reason.
+  view.log.info('pod unschedulable', { pod: `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`, reason });
 }
 
 /**
@@ -97,13 +99,16 @@ export async function syncPod(view: ClusterView, namespace: string, name: string
   try {
     if (!nodeName) {
       const { node, reason } = pickNode(placementOf(view), pod.spec);
-      if (node) view.cluster.bindPod(namespace, name, node.metadata.name ?? '');
-      else await markUnschedulable(view, pod, reason ?? '');
+      if (node) {
+        view.cluster.bindPod(namespace, name, node.metadata.name ?? '');
+        if (view.log.enabled('debug')) view.log.debug('pod bound', { pod: `${namespace}/${name}`, node: node.metadata.name });
+      } else await markUnschedulable(view, pod, reason ?? '');
       return;
     }
     const node = view.get<Node>('nodes', '', nodeName);
     if (!node) {
       await view.delete('pods', pod, CONTROLLER_MANAGER, { gracePeriodSeconds: 0 });
+      if (view.log.enabled('debug')) view.log.debug('pod deleted: its node is gone', { pod: `${namespace}/${name}`, node: nodeName });
       return;
     }
     await startPod(view, pod, node);

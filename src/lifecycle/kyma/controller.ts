@@ -33,7 +33,7 @@ import type { Condition } from '../../api/schema.js';
 import type { Store } from '../../runtime/cache/store.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
-import { type Controller, type KeySource, newControllerManagedBy } from '../../runtime/controller.js';
+import { type Controller, type KeySource, newControllerManagedBy, type ReconcileResult } from '../../runtime/controller.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Manager } from '../../runtime/manager.js';
 import { annotationsChanged, deletionChanged, generationChanged, labelsChanged, or, type Predicate } from '../../runtime/predicates.js';
@@ -144,7 +144,7 @@ class KymaReconciler {
     this.kymas = manager.cache<KymaObject>(Kyma, { namespace: opts.namespace });
   }
 
-  async reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<{ requeueAfterMs?: number } | void> {
+  async reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<ReconcileResult | void> {
     const key = `${req.namespace ?? this.opts.namespace}/${req.name}`;
     // Both marks are taken now: this reconcile is the one that answers them.
     const requested = this.opts.runtimeChecks?.take(key) ?? false;
@@ -217,7 +217,7 @@ class KymaReconciler {
     );
   }
 
-  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason): Promise<{ requeueAfterMs: number }> {
+  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason): Promise<ReconcileResult> {
     const name = kyma.metadata.name ?? '';
     const now = new Date().toISOString();
     this.opts.metrics.runtimeCheck(reason);
@@ -232,7 +232,7 @@ class KymaReconciler {
       await ensureRemoteNamespace(remote, signal);
       try {
         const applied = await syncRemoteCrds(remote, signal);
-        if (applied.length > 0) this.log.info('applied CRDs in the runtime', { kyma: name, crds: applied });
+        if (applied.length > 0) this.log.debug('applied CRDs in the runtime', { kyma: name, crds: applied });
         conditions = setCondition(conditions, KymaConditionTypes.CRDsSync, 'True', KymaConditionMessages.CRDsSynced, kyma.metadata.generation, now);
       } catch (e) {
         if (accessErrorOf(name, e)) throw e;
@@ -358,12 +358,12 @@ class KymaReconciler {
     return this.kcp.update<KymaObject>({ ...kyma, spec: { ...kyma.spec, modules: wanted } }, { fieldManager: FIELD_MANAGER, signal });
   }
 
-  private async fail(kyma: KymaObject, message: string, reason: string, signal: AbortSignal, conditions?: Condition[]): Promise<{ requeueAfterMs: number }> {
+  private async fail(kyma: KymaObject, message: string, reason: string, signal: AbortSignal, conditions?: Condition[]): Promise<{ requeueAfterMs: number; error: string }> {
     const now = new Date().toISOString();
     const status: KymaStatus = { ...kyma.status, ...(conditions ? { conditions } : {}), state: States.Error, lastOperation: lastOperation(kyma, message, now) };
     await this.writeStatus(kyma, status, signal);
     this.opts.metrics.requeue(reason, 'unexpected');
-    return { requeueAfterMs: intervalFor(States.Error, this.intervals) };
+    return { requeueAfterMs: intervalFor(States.Error, this.intervals), error: message };
   }
 
   /**
@@ -391,7 +391,9 @@ class KymaReconciler {
     if (previous !== state) {
       const warn = state === States.Error || state === States.Warning;
       this.manager.events.event(kyma as KubeObject, warn ? 'Warning' : 'Normal', 'StateChanged', `state ${previous || 'none'} -> ${state}: ${status.lastOperation?.operation ?? ''}`);
-      this.log.info('Kyma state changed', { kyma: name, from: previous ?? '', to: state });
+      // Kymas move between Processing and Ready with every module change: only an Error is news.
+      const level = state === States.Error ? 'warn' : state === States.Warning ? 'info' : 'debug';
+      if (this.log.enabled(level)) this.log[level]('Kyma state changed', { kyma: name, from: previous ?? '', to: state, ...(state !== States.Ready ? { reason: status.lastOperation?.operation ?? '' } : {}) });
     }
   }
 

@@ -164,7 +164,7 @@ export function setupMandatoryModuleDeletionController(manager: Manager, opts: M
           if (!isNotFound(e)) throw e;
         });
       }
-      log.info('waiting for the Manifests of a deleted mandatory module', { module: moduleName, remaining: remaining.length });
+      log.debug('waiting for the Manifests of a deleted mandatory module', { module: moduleName, remaining: remaining.length });
       return;
     }
     await setFinalizers(meta, without, signal);

@@ -340,7 +340,10 @@ export class ManifestReconciler {
       return this.finish(ctx, 'resources deletion');
     }
     this.d.events.event(manifest, 'Normal', 'ModuleRemoved', 'module resources removed from the runtime');
-    await this.dropFinalizers(manifest, OUR_FINALIZERS);
+    // Logged once: a lost race on the finalizers brings the same pass again.
+    if (await this.dropFinalizers(manifest, OUR_FINALIZERS)) {
+      this.d.log.info('module removed from the runtime', { manifest: namespacedName(manifest), module: manifest.metadata.labels?.[Labels.ModuleName] ?? '', kyma: manifest.metadata.labels?.[Labels.KymaName] ?? '' });
+    }
     this.forget(namespacedName(manifest));
   }
 
@@ -433,18 +436,20 @@ export class ManifestReconciler {
     return true;
   }
 
-  private async dropFinalizers(manifest: ManifestObject, drop: readonly string[]): Promise<void> {
+  /** Whether the finalizers were dropped now (false: none of ours left, or a newer version came first). */
+  private async dropFinalizers(manifest: ManifestObject, drop: readonly string[]): Promise<boolean> {
     const have = manifest.metadata.finalizers ?? [];
     const keep = have.filter((f) => !drop.includes(f));
-    if (keep.length !== have.length) await this.updateFinalizers(manifest, keep);
+    return keep.length !== have.length && (await this.updateFinalizers(manifest, keep));
   }
 
-  private async updateFinalizers(manifest: ManifestObject, finalizers: string[]): Promise<void> {
+  private async updateFinalizers(manifest: ManifestObject, finalizers: string[]): Promise<boolean> {
     try {
       await this.d.kcp.update({ ...manifest, metadata: { ...manifest.metadata, finalizers } });
+      return true;
     } catch (e) {
       // A newer version is on its way through the informer: it brings another reconcile.
-      if (isConflict(e) || isNotFound(e)) return;
+      if (isConflict(e) || isNotFound(e)) return false;
       throw e;
     }
   }
@@ -468,7 +473,7 @@ export class ManifestReconciler {
     const kymaName = manifest.metadata.labels?.[Labels.KymaName] ?? '';
     const moduleName = manifest.metadata.labels?.[Labels.ModuleName] ?? '';
     this.reported.set(namespacedName(manifest), { kymaName, moduleName });
-    if (previous !== status.state && status.state === States.Error) this.d.log.warn('manifest in error', { manifest: namespacedName(manifest), operation: status.operation });
+    if (previous !== status.state) this.logStateChange(manifest, previous, status.state, status.operation);
     this.d.metrics.recordState({
       manifest: manifest.metadata.name ?? '',
       namespace: manifest.metadata.namespace ?? '',
@@ -478,7 +483,23 @@ export class ManifestReconciler {
       previous,
     });
     this.d.metrics.requeue(reason, status.state === States.Error ? 'unexpected' : 'intended');
-    return backoff ? { requeue: true } : { requeueAfterMs: this.intervalFor(status.state) };
+    const error = status.state === States.Error ? status.operation : undefined;
+    return { ...(backoff ? { requeue: true } : { requeueAfterMs: this.intervalFor(status.state) }), ...(error !== undefined ? { error } : {}) };
+  }
+
+  /** Error: warn with the reason; Ready (installed, upgraded, repaired) and Warning: info; the rest debug. */
+  private logStateChange(manifest: ManifestObject, from: State | undefined, to: State, reason: string): void {
+    const level = to === States.Error ? 'warn' : to === States.Ready || to === States.Warning ? 'info' : 'debug';
+    if (!this.d.log.enabled(level)) return;
+    const labels = manifest.metadata.labels ?? {};
+    this.d.log[level]('Manifest state changed', {
+      manifest: namespacedName(manifest),
+      module: labels[Labels.ModuleName] ?? '',
+      kyma: labels[Labels.KymaName] ?? '',
+      from: from ?? '',
+      to,
+      ...(to !== States.Ready ? { reason } : {}),
+    });
   }
 
   private intervalFor(state: State): number {

@@ -113,11 +113,11 @@ export function setupPurgeController(manager: Manager, opts: PurgeOptions): Cont
       const accessError = accessErrorOf(req.name, e);
       if (!accessError) throw e;
       // The Kyma controller skips the cleanup of unreachable runtimes; nothing to purge here.
-      log.info('runtime unreachable; nothing purged', { kyma: req.name, reason: accessError.reason });
+      log.warn('runtime unreachable; nothing purged', { kyma: req.name, reason: accessError.reason });
       return { requeueAfterMs: opts.repeatMs ?? 10_000 };
     }
     if (purged.length > 0) {
-      log.info('purged finalizers in the runtime', { kyma: req.name, count: purged.length, objects: purged });
+      log.warn('purged finalizers in the runtime', { kyma: req.name, count: purged.length, objects: purged });
       manager.events.event(kyma as KubeObject, 'Warning', 'Purged', `removed finalizers of ${purged.length} runtime object(s) after ${Math.round(elapsed / 1000)} s of deletion: ${purged.slice(0, 20).join(', ')}${purged.length > 20 ? ', ...' : ''}`, 'Purge');
     }
     return { requeueAfterMs: opts.repeatMs ?? 10_000 };

@@ -156,7 +156,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         if (signal.aborted) break;
         if (e instanceof GoneError || isGone(e)) {
           this.stats.gone++;
-          this.log.info('resourceVersion expired, relisting', { resourceVersion: this.lastRv });
+          this.log.debug('resourceVersion expired, relisting', { resourceVersion: this.lastRv });
           if (needList) await pause(backoff.next(), signal); // a list itself answered 410 (expired continue token)
           needList = true;
           continue;

@@ -19,7 +19,7 @@ export async function createShoot(m: Machine, s: SystemState): Promise<Transitio
     shoot = toShoot(rt, m.converterConfig, { project: m.project });
   } catch (e) {
     if (!isConversionError(e)) throw e;
-    m.log.info('runtime cannot be converted to a shoot', { field: e.field, error: e });
+    m.log.warn('runtime cannot be converted to a shoot', { field: e.field, error: e });
     m.metrics.fsmStopped(ConditionReasonConversionError);
     updateStateFailed(rt, ConditionTypeRuntimeProvisioned, ConditionReasonConversionError, `Runtime conversion error: ${e.message}`);
     return updateStatusAndStop();

@@ -36,7 +36,7 @@ export async function deleteKubeconfig(m: Machine, s: SystemState): Promise<Tran
 
   if (cluster) {
     if (cluster.metadata.deletionTimestamp === undefined) {
-      m.log.info('deleting the GardenerCluster', { name: runtimeID });
+      m.log.debug('deleting the GardenerCluster', { name: runtimeID });
       await m.kcp.delete(GardenerCluster, { namespace, name: runtimeID }, { signal: m.signal }).catch((e: unknown) => {
         if (!isNotFound(e)) throw e;
       });

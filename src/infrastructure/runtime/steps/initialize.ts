@@ -5,6 +5,7 @@ import {
   ConditionReasonInitialized,
   ConditionTypeRuntimeProvisioned,
   RuntimeFinalizer,
+  RuntimeStateFailed,
   validateRuntime,
 } from '../../../api/infrastructuremanager/index.js';
 import { type Machine, type SystemState, type Transition, switchTo, updateStatusAndRequeueAfter, updateStatusAndStop } from '../machine.js';
@@ -28,9 +29,13 @@ export async function initialize(m: Machine, s: SystemState): Promise<Transition
 
   const issues = validateRuntime(rt);
   if (issues.length > 0) {
-    m.log.info('runtime is invalid', { issues });
+    const described = issues.map((i) => `${i.field}: ${i.message}`);
+    const message = `Runtime conversion error: ${described.join('; ')}`;
+    // Warned once per failure: a Failed runtime is looked at again whenever its Shoot or GardenerCluster changes.
+    const known = rt.status?.state === RuntimeStateFailed && findCondition(rt, ConditionTypeRuntimeProvisioned)?.message === message;
+    m.log[known ? 'debug' : 'warn']('runtime is invalid', { issues: described });
     m.metrics.fsmStopped(ConditionReasonConversionError);
-    updateStateFailed(rt, ConditionTypeRuntimeProvisioned, ConditionReasonConversionError, `Runtime conversion error: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
+    updateStateFailed(rt, ConditionTypeRuntimeProvisioned, ConditionReasonConversionError, message);
     return updateStatusAndStop();
   }
 

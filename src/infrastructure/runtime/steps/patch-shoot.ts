@@ -45,7 +45,7 @@ export async function patchShoot(m: Machine, s: SystemState): Promise<Transition
     // Retried with a fresh Shoot: conflicts, a failed `test` of the guarded worker removal (the
     // Shoot changed in between: 422), and Gardener's occasional Forbidden.
     if (isConflict(e) || isForbidden(e) || (phase === 'remove-workers' && isInvalid(e))) {
-      m.log.info('patching the shoot must be retried', { phase, error: e });
+      m.log.debug('patching the shoot must be retried', { phase, error: e });
       return requeueAfter(m.timing.gardenerRequeueMs);
     }
     m.log.error('patching the shoot failed', { phase, error: e });
@@ -57,7 +57,7 @@ export async function patchShoot(m: Machine, s: SystemState): Promise<Transition
   await removeAnnotation(m, s, AnnotationForcePatchReconciliation);
 
   if (s.shoot.metadata.generation === existing.metadata.generation) {
-    m.log.info('shoot unchanged by the patch; configuring the cluster', { shoot: existing.metadata.name });
+    m.log.debug('shoot unchanged by the patch; configuring the cluster', { shoot: existing.metadata.name });
     return switchTo(handleKubeconfig);
   }
   m.log.info('shoot patched', { shoot: existing.metadata.name, generation: s.shoot.metadata.generation });

@@ -61,7 +61,7 @@ function notYetObserved(shoot: ShootObject): boolean {
 export function shouldPatchShoot(m: Machine, runtime: RuntimeObject, shoot: ShootObject): boolean {
   const annotations = runtime.metadata.annotations ?? {};
   if (annotations[AnnotationSuspendPatchReconciliation] === 'true') {
-    m.log.info(`patching is suspended; remove the annotation ${AnnotationSuspendPatchReconciliation} to resume`);
+    m.log.debug(`patching is suspended; remove the annotation ${AnnotationSuspendPatchReconciliation} to resume`);
     return false;
   }
   if (annotations[AnnotationForcePatchReconciliation] === 'true') return true;
