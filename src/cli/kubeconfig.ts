@@ -26,9 +26,9 @@ export const KUBECONFIG_USAGE = `Usage:
 
 const KUBECONFIG_FLAGS: FlagTable = { ...KCP_FLAGS, path: 'switch' };
 
-const SECRET: KindRef = { apiVersion: 'v1', kind: 'Secret' };
+export const SECRET: KindRef = { apiVersion: 'v1', kind: 'Secret' };
 
-interface SecretObject extends KubeObject {
+export interface SecretObject extends KubeObject {
   data?: Record<string, string>;
 }
 

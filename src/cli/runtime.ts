@@ -3,13 +3,24 @@
 // manager), both in `kcp-system` and named after the runtime ID, as the environment broker creates them.
 import { isDeepStrictEqual } from 'node:util';
 import { oidcSigningAlgorithms } from '../api/gardener/index.js';
-import { AnnotationRetryRequested, Runtime, RuntimeStateFailed, RuntimeStateReady, type RuntimeObject } from '../api/infrastructuremanager/index.js';
+import {
+  AnnotationForceKubeconfigRotation,
+  AnnotationLastKubeconfigSync,
+  AnnotationRetryRequested,
+  GardenerCluster,
+  type GardenerClusterObject,
+  kubeconfigSecretName,
+  Runtime,
+  RuntimeStateFailed,
+  RuntimeStateReady,
+  type RuntimeObject,
+} from '../api/infrastructuremanager/index.js';
 import { DEFAULT_CHANNEL, Kyma, type KymaObject, type ModuleStatus, States } from '../api/operator/index.js';
 import { findObject, isAlreadyExists, isConflict, isNoKindMatch, isNotFound } from '../runtime/client/index.js';
 import { type FlagTable, flagInt, flagString, type ParsedArgs, rejectExtra, switchOn, UsageError } from './args.js';
 import type { Command } from './command.js';
 import { type CliContext, KCP_FLAGS, withKcp } from './connect.js';
-import { lookupRuntime, requireRuntime, type RuntimeRecord } from './kubeconfig.js';
+import { lookupRuntime, requireRuntime, type RuntimeRecord, SECRET, type SecretObject } from './kubeconfig.js';
 import { age, forDisplay, isTable, type OutputFormat, renderData, renderNames, renderTable, takeOutputFormat } from './output.js';
 import { timeoutFlag } from './duration.js';
 import { waitWithProgress } from './progress.js';
@@ -40,6 +51,10 @@ export const RUNTIME_USAGE = `Usage:
   kcp runtime retry NAME [--wait [--timeout 10m]]
       Asks Gardener, through the infrastructure manager, to retry the operation it gave up on for a
       Failed runtime (after the cause is fixed).
+  kcp runtime rotate NAME [--wait [--timeout 10m]]
+      Rotates the runtime's admin kubeconfig now (the infrastructure manager otherwise rotates it
+      before it expires); the previous one stays valid until its own expiry. --wait: until the
+      kubeconfig Secret holds the new one.
   kcp runtime wait NAME [--for ready|deleted] [--timeout 10m]
       Follows a runtime until it is Ready (the default) or gone, with progress lines.
   kcp runtime delete NAME [--wait [--timeout 10m]]
@@ -77,11 +92,12 @@ const VERB_FLAGS: Record<string, FlagTable> = {
   describe: KCP_FLAGS,
   update: { ...KCP_FLAGS, ...WAIT_FLAGS, ...CLUSTER_FLAGS, ...OIDC_FLAGS },
   retry: { ...KCP_FLAGS, ...WAIT_FLAGS },
+  rotate: { ...KCP_FLAGS, ...WAIT_FLAGS },
   wait: { ...KCP_FLAGS, for: 'value', timeout: 'value' },
   delete: { ...KCP_FLAGS, ...WAIT_FLAGS },
 };
 const ALIASES: Record<string, string> = { ls: 'list', get: 'describe', rm: 'delete' };
-const VERBS = 'create, list, describe, update, retry, wait or delete';
+const VERBS = 'create, list, describe, update, retry, rotate, wait or delete';
 
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 const DEFAULT_ADMIN = 'admin@example.com';
@@ -564,6 +580,39 @@ async function retry(args: ParsedArgs, record: RuntimeRecord, format: OutputForm
 }
 
 // ---------------------------------------------------------------------------------------------
+// rotate
+
+async function rotate(args: ParsedArgs, record: RuntimeRecord, format: OutputFormat, ctx: CliContext): Promise<void> {
+  const { name, runtimeID } = record;
+  const wait = switchOn(args, 'wait');
+  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
+  const key = { namespace: ctx.namespace, name: runtimeID };
+  const cluster = await findObject<GardenerClusterObject>(ctx.kcp, GardenerCluster, key, { signal: ctx.signal });
+  if (!cluster) throw new Error(`runtime ${name} has no GardenerCluster ${ctx.namespace}/${runtimeID} yet: its kubeconfig is created once the cluster is provisioned`);
+  const secretKey = { namespace: ctx.namespace, name: kubeconfigSecretName(runtimeID) };
+  const lastSync = async (signal?: AbortSignal) => (await findObject<SecretObject>(ctx.kcp, SECRET, secretKey, { signal }))?.metadata.annotations?.[AnnotationLastKubeconfigSync];
+  const before = await lastSync(ctx.signal);
+  await ctx.kcp.patch(GardenerCluster, key, 'merge', { metadata: { annotations: { [AnnotationForceKubeconfigRotation]: 'true' } } }, { fieldManager: 'kcp-cli', signal: ctx.signal });
+  if (!wait) return printResult(format, ctx, `rotation of runtime ${name}'s kubeconfig requested`, name, []);
+  await waitWithProgress({
+    what: `the new kubeconfig of runtime ${name}`,
+    output: ctx.output,
+    signal: ctx.signal,
+    timeoutMs,
+    pollMs: ctx.pollMs,
+    now: ctx.now,
+    async observe(signal) {
+      const gc = await findObject<GardenerClusterObject>(ctx.kcp, GardenerCluster, key, { signal });
+      if (!gc) return { status: 'GardenerCluster not found', failed: `runtime ${name}'s GardenerCluster disappeared while rotating` };
+      const synced = await lastSync(signal);
+      const done = !gc.metadata.annotations?.[AnnotationForceKubeconfigRotation] && synced !== undefined && synced !== before;
+      return { status: done ? 'kubeconfig rotated' : `rotating: GardenerCluster ${gc.status?.state ?? 'Pending'}`, done };
+    },
+  });
+  printResult(format, ctx, `runtime ${name}'s kubeconfig rotated`, name, []);
+}
+
+// ---------------------------------------------------------------------------------------------
 // wait
 
 async function waitCommand(args: ParsedArgs, record: RuntimeRecord, format: OutputFormat, ctx: CliContext): Promise<void> {
@@ -602,12 +651,14 @@ export async function runRuntime(args: ParsedArgs, ctx: CliContext): Promise<voi
     }
     case 'update':
     case 'retry':
+    case 'rotate':
     case 'wait':
     case 'delete': {
       rejectExtra(positionals, 2, synopsis);
       const record = await requireRuntime(ctx, positionals[1], synopsis);
       if (verb === 'update') return update(args, record, format, ctx);
       if (verb === 'retry') return retry(args, record, format, ctx);
+      if (verb === 'rotate') return rotate(args, record, format, ctx);
       if (verb === 'wait') return waitCommand(args, record, format, ctx);
       return deleteRuntime(args, record, format, ctx);
     }
@@ -619,7 +670,7 @@ export async function runRuntime(args: ParsedArgs, ctx: CliContext): Promise<voi
 }
 
 export const command: Command = {
-  summary: 'create, list, describe, update, retry, wait for and delete runtimes',
+  summary: 'create, list, describe, update, retry, rotate credentials of, wait for and delete runtimes',
   usage: RUNTIME_USAGE,
   flags: (verb) => (verb === undefined ? undefined : VERB_FLAGS[ALIASES[verb] ?? verb]),
   run: (args) => withKcp(args, (ctx) => runRuntime(args, ctx)),

@@ -14,6 +14,7 @@ import { command as eventsCommand, runEvents } from '../../src/cli/events.js';
 import { command as statusCommand, runStatus } from '../../src/cli/status.js';
 import { command as versionCommand, runVersion, type VersionInfo } from '../../src/cli/version.js';
 import { readFileSync } from 'node:fs';
+import type { KubeObject } from '../../src/kube/object.js';
 import { cliRunner, type CliRunner } from './cli-env.js';
 
 describe('kcp runtime', () => {
@@ -177,6 +178,12 @@ describe('kcp runtime', () => {
     assert.equal((await h.land.kcp.get<KymaObject>(Kyma, { namespace: NAMESPACE, name: 'r3' })).spec.channel, 'fast');
 
     assert.match((await runtime('wait r3 --timeout 60s')).out, /runtime r3 is Ready/);
+
+    const secretKey = { namespace: NAMESPACE, name: 'kubeconfig-r3' };
+    const oldKubeconfig = (await h.land.kcp.get<KubeObject & { data: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret' }, secretKey)).data.config;
+    assert.match((await runtime('rotate r3 --wait --timeout 60s')).out, /runtime r3's kubeconfig rotated/);
+    const rotated = await h.land.kcp.get<KubeObject & { data: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret' }, secretKey);
+    assert.notEqual(rotated.data.config, oldKubeconfig, 'the Secret holds a new kubeconfig');
     assert.match((await runtimeFails('retry r3')).message, /runtime r3 is Ready, not Failed: there is nothing to retry/);
 
     const version = JSON.parse((await cli.run('-o json', runVersion, versionCommand)).out) as VersionInfo;
