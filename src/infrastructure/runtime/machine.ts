@@ -8,6 +8,7 @@ import type { PreparationOptions, PreparationResult } from '../preparation/index
 import type { RuntimeObject } from '../../api/infrastructuremanager/index.js';
 import type { ShootObject } from '../../api/gardener/index.js';
 import type { Client } from '../../runtime/client/interface.js';
+import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
 import type { RemoteClusterCache } from '../../runtime/remote/cache.js';
 import type { InfrastructureMetrics } from '../metrics.js';
@@ -54,6 +55,8 @@ export interface Machine {
   prepareCluster: ClusterPreparer;
   timing: RuntimeTiming;
   metrics: InfrastructureMetrics;
+  /** Events on the Runtime beyond the condition changes the controller records (e.g. a retry asked for). */
+  events: EventRecorder;
   log: Logger;
   signal: AbortSignal;
 }

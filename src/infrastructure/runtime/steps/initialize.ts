@@ -1,6 +1,7 @@
 // First step of every reconciliation: the finalizer, the deletion branch, validation, and which
 // branch of the flow applies (create the Shoot, or follow the one that exists).
 import {
+  AnnotationRetryRequested,
   ConditionReasonConversionError,
   ConditionReasonInitialized,
   ConditionTypeRuntimeProvisioned,
@@ -12,6 +13,7 @@ import { findCondition, updateStateFailed, updateStatePending } from '../status.
 import { patchFinalizers } from '../runtime-writes.js';
 import { createShoot } from './create-shoot.js';
 import { deleteKubeconfig } from './delete-kubeconfig.js';
+import { handleRetryRequest } from './retry-requested.js';
 import { selectShootProcessing } from './select-shoot-processing.js';
 
 export async function initialize(m: Machine, s: SystemState): Promise<Transition> {
@@ -25,6 +27,8 @@ export async function initialize(m: Machine, s: SystemState): Promise<Transition
     return switchTo(initialize);
   }
   if (deleting) return switchTo(deleteKubeconfig);
+  // Before the Failed-is-final rule of selectShootProcessing: a person asked to try again.
+  if (rt.metadata.annotations?.[AnnotationRetryRequested] !== undefined) return switchTo(handleRetryRequest);
 
   const issues = validateRuntime(rt);
   if (issues.length > 0) {
