@@ -10,6 +10,7 @@ import { Runtime } from '../../src/api/infrastructuremanager/index.js';
 import { Kyma, type KymaObject, LabelValues, Labels } from '../../src/api/operator/index.js';
 import { AnnotationFailWith } from '../../src/landscape/index.js';
 import { findObject } from '../../src/runtime/client/index.js';
+import { RecordingLogger } from '../support/log.js';
 import { gardenerClusterExists, type Harness, NAMESPACE, startHarness, testRuntime, waitFor, waitForRuntime, fastTiming } from './runtime-harness.js';
 
 const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
@@ -53,9 +54,15 @@ async function bothGone(h: Harness, t: TestContext, name: string, t0: number): P
 
 describe('runtime deletion with its Kyma', () => {
   let h: Harness;
+  const log = new RecordingLogger();
   before(async () => {
-    h = await startHarness({}, fastKymas);
+    h = await startHarness({ logger: log }, fastKymas);
   });
+
+  /** The lifecycle manager skipped the cluster's cleanup because the Runtime said it would never come back. */
+  function skippedFor(kymaName: string): unknown[] {
+    return log.matching('skipping its cleanup', { kyma: kymaName }).map((r) => r.fields.runtime);
+  }
   after(async () => {
     await h.stop();
   });
@@ -113,6 +120,8 @@ describe('runtime deletion with its Kyma', () => {
     await bothGone(h, t, 'del-failed', t0);
     await waitFor('the Deleted Event of the Kyma', async () => (await eventsOf(h, 'del-failed', 'Deleted')).length > 0);
     assert.deepEqual(await eventsOf(h, 'del-failed', 'Deleted'), [{ type: 'Warning', note: 'Kyma deleted; the runtime was unreachable, its cleanup was skipped' }]);
+    // Skipped because the Runtime is going, not because a bound ran out.
+    assert.deepEqual(skippedFor('del-failed'), ['its Runtime is being deleted']);
   });
 
   it('the Kyma of a Failed runtime that never had a cluster, deleted alone, goes without waiting', async (t) => {
@@ -126,6 +135,7 @@ describe('runtime deletion with its Kyma', () => {
     await waitFor('Kyma del-failed-k gone', async () => (await kyma(h, 'del-failed-k')) === undefined, 45_000);
     t.diagnostic(`del-failed-k: ${Math.round(performance.now() - t0)} ms from delete to Kyma gone`);
     assert.equal((await h.runtime('del-failed-k'))?.status?.state, 'Failed', 'the Runtime is left alone');
+    assert.deepEqual(skippedFor('del-failed-k'), ['its Runtime failed before it had a cluster']);
   });
 });
 
