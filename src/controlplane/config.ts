@@ -138,6 +138,8 @@ export function runtimeTimingOf(config: ControlPlaneConfig): RuntimeTiming {
     shootReconcileRequeueMs: g,
     shootDeleteRequeueMs: g,
     controlPlaneRequeueMs: config.controlPlaneRequeueMs,
+    // A deleted Runtime waits for its Kyma at most as long as the purge lets a Kyma deletion hang.
+    kymaDeletionTimeoutMs: config.purgeGraceMs,
     ...config.runtimeTiming,
   };
 }

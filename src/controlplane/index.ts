@@ -180,6 +180,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       namespace,
       timing: runtimeTimingOf(config),
       runtimeWorkers: config.runtimeWorkers,
+      // The Kyma kind is served where the lifecycle manager runs: a deleted Runtime then waits for its Kyma.
+      watchKymas: config.lifecycleManager,
       gardenerCluster: {
         expirationSeconds: config.kubeconfigExpirationSeconds,
         minimalRotationTimeRatio: config.minimalRotationTimeRatio,

@@ -33,6 +33,8 @@ export interface InfrastructureManagerOptions {
   timing?: Partial<RuntimeTiming>;
   /** Parallel reconciles of the Runtime controller (default 25). */
   runtimeWorkers?: number;
+  /** Watch the KCP's Kymas: a deleted Runtime deletes its Kyma and waits for it (needs the Kyma CRD). */
+  watchKymas?: boolean;
   /** Options of the GardenerCluster controller (kubeconfig validity, rotation, workers). */
   gardenerCluster?: Omit<GardenerClusterControllerOptions, 'garden' | 'kcp' | 'project' | 'namespace' | 'logger'>;
   /** Another cluster preparation (tests). */
@@ -56,6 +58,7 @@ export function setupInfrastructureManager(manager: Manager, opts: Infrastructur
     namespace,
     timing: opts.timing,
     workers: opts.runtimeWorkers,
+    watchKymas: opts.watchKymas,
     logger,
     remoteClusters: opts.remoteClusters,
     ...(opts.prepareCluster ? { prepareCluster: opts.prepareCluster } : {}),

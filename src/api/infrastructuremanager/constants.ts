@@ -16,3 +16,13 @@ export const AnnotationKubeconfigExpiration = 'infrastructuremanager.kyma-projec
  * removes the annotation.
  */
 export const AnnotationRetryRequested = 'infrastructuremanager.kyma-project.io/retry';
+
+/**
+ * Runtime condition reason (condition `Deprovisioned`, status Unknown): the Runtime is being deleted
+ * and waits for the Kyma of the same runtime to remove its modules from the cluster before the
+ * kubeconfig and the Shoot go. Not an upstream reason (upstream leaves the order to the broker).
+ */
+export const ConditionReasonKymaDeletionPending = 'KymaDeletionPending';
+
+/** The reasons this project adds to upstream's `runtimeConditionReasons`. */
+export type ProjectRuntimeConditionReason = typeof ConditionReasonKymaDeletionPending;

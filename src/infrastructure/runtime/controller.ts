@@ -21,11 +21,13 @@ import type { Client } from '../../runtime/client/interface.js';
 import { type Controller, KeyChannel, newControllerManagedBy, type ReconcileResult, type Request } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { Informer } from '../../runtime/cache/informer.js';
+import type { Store } from '../../runtime/cache/store.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Manager } from '../../runtime/manager.js';
 import { annotationsChanged, generationChanged, labelsChanged, or, type Predicate } from '../../runtime/predicates.js';
 import type { RemoteClusterCache } from '../../runtime/remote/cache.js';
 import { namespacedName } from '../../kube/keys.js';
+import { Kyma, type KymaObject } from '../../api/operator/index.js';
 import type { ConverterConfig } from '../converter/index.js';
 import { projectNamespace, ShootRuntimeIDAnnotation } from '../converter/index.js';
 import { type InfrastructureMetrics, infrastructureMetrics } from '../metrics.js';
@@ -50,6 +52,11 @@ export interface RuntimeControllerOptions {
   timing?: Partial<RuntimeTiming>;
   /** Parallel reconciles (upstream `--runtime-ctrl-workers-cnt`, default 25). */
   workers?: number;
+  /**
+   * Watch the KCP's Kymas (the Kyma CRD must be served): a deleted Runtime deletes the Kyma of its
+   * runtime and waits for it to remove the modules before the kubeconfig and the Shoot go.
+   */
+  watchKymas?: boolean;
   /** Clients of the runtime clusters: the control plane's cache keyed by kubeconfig Secret (see remote-cluster.ts). */
   remoteClusters: RemoteClusterCache;
   /** Default: `prepareCluster` from src/infrastructure/preparation. */
@@ -118,6 +125,8 @@ export function setupRuntimeController(manager: Manager, opts: RuntimeController
     start: (signal) => shoots.run(signal),
   });
 
+  const kymas = opts.watchKymas ? manager.cache<KymaObject>(Kyma, { namespace }) : undefined;
+
   const reconciler = new RuntimeReconciler({
     kcp: opts.kcp,
     garden: opts.garden,
@@ -126,13 +135,14 @@ export function setupRuntimeController(manager: Manager, opts: RuntimeController
     converterConfig: opts.converterConfig,
     timing: { ...defaultRuntimeTiming, ...opts.timing },
     remoteClusters,
+    ...(kymas ? { kymas } : {}),
     prepareCluster: opts.prepareCluster ?? prepareCluster,
     metrics,
     events: manager.events,
     log,
   });
 
-  const controller = newControllerManagedBy(manager)
+  const builder = newControllerManagedBy(manager)
     .named(RUNTIME_CONTROLLER_NAME)
     .for(Runtime, { namespace, predicates: [runtimeChanged] })
     .watches<GardenerClusterObject>(
@@ -141,9 +151,24 @@ export function setupRuntimeController(manager: Manager, opts: RuntimeController
       { namespace },
     )
     .watchesChannel(shootKeys)
-    .withOptions({ maxConcurrentReconciles: opts.workers ?? 25 })
-    .complete((req, signal) => reconciler.reconcile(req, signal));
+    .withOptions({ maxConcurrentReconciles: opts.workers ?? 25 });
+  if (kymas) {
+    // A Runtime being deleted waits for its Kyma: the Kyma's deletion (start and end) wakes it.
+    builder.watches<KymaObject>(Kyma, (kyma) => runtimesOfKyma(runtimes, kyma), {
+      namespace,
+      predicates: [{ create: () => false, update: (o, n) => o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp }],
+    });
+  }
+  const controller = builder.complete((req, signal) => reconciler.reconcile(req, signal));
   return { controller, remoteClusters, metrics };
+}
+
+/** The Runtimes a Kyma belongs to: by the runtime id label, or by name. */
+function runtimesOfKyma(runtimes: Store<RuntimeObject>, kyma: KymaObject): string[] {
+  const id = kyma.metadata.labels?.[LabelKymaRuntimeID];
+  const keys = new Set((id ? runtimes.byIndex(RUNTIME_ID_INDEX, id) : []).map((rt) => namespacedName(rt)));
+  keys.add(namespacedName(kyma));
+  return [...keys];
 }
 
 interface ReconcilerDeps extends Omit<Machine, 'signal' | 'log' | 'fieldManager'> {

@@ -6,8 +6,11 @@
 import type { ConverterConfig } from '../converter/index.js';
 import type { PreparationOptions, PreparationResult } from '../preparation/index.js';
 import type { RuntimeObject } from '../../api/infrastructuremanager/index.js';
+import type { KymaObject } from '../../api/operator/index.js';
+import type { Store } from '../../runtime/cache/store.js';
 import type { ShootObject } from '../../api/gardener/index.js';
 import type { Client } from '../../runtime/client/interface.js';
+import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
 import type { RemoteClusterCache } from '../../runtime/remote/cache.js';
 import type { InfrastructureMetrics } from '../metrics.js';
@@ -26,6 +29,11 @@ export interface RuntimeTiming {
   controlPlaneRequeueMs: number;
   /** After a status write that the next step builds on (StatusRequeueDelay). */
   statusRequeueMs: number;
+  /**
+   * Longest wait of a deleted Runtime for its Kyma to remove the modules from the cluster before the
+   * kubeconfig and the Shoot go (the control plane passes the lifecycle manager's purge grace).
+   */
+  kymaDeletionTimeoutMs: number;
 }
 
 export const defaultRuntimeTiming: RuntimeTiming = {
@@ -35,6 +43,7 @@ export const defaultRuntimeTiming: RuntimeTiming = {
   shootDeleteRequeueMs: 15_000,
   controlPlaneRequeueMs: 10_000,
   statusRequeueMs: 100,
+  kymaDeletionTimeoutMs: 5 * 60_000,
 };
 
 /** Prepares a provisioned cluster (namespace kyma-system, provisioning info, OIDC, admin bindings): `prepareCluster` by default. */
@@ -51,9 +60,13 @@ export interface Machine {
   /** Field manager of every server-side apply to Shoots (upstream: `kim`). */
   fieldManager: string;
   remoteClusters: RemoteClusterCache;
+  /** The KCP's Kymas (informer cache), when the lifecycle manager's Kymas are watched: deletion waits for them. */
+  kymas?: Store<KymaObject>;
   prepareCluster: ClusterPreparer;
   timing: RuntimeTiming;
   metrics: InfrastructureMetrics;
+  /** Events on the Runtime beyond the condition changes the controller records (e.g. a retry asked for). */
+  events: EventRecorder;
   log: Logger;
   signal: AbortSignal;
 }

@@ -3,7 +3,8 @@
 // UpdateStateFailed), and the checks the steps use to avoid rewriting what is already there.
 import type { Condition } from '../../api/schema.js';
 import {
-  type RuntimeConditionReason,
+  type ProjectRuntimeConditionReason,
+  type RuntimeConditionReason as UpstreamRuntimeConditionReason,
   type RuntimeConditionType,
   type RuntimeObject,
   type RuntimeState,
@@ -15,6 +16,8 @@ import {
 } from '../../api/infrastructuremanager/index.js';
 
 export type ConditionStatus = Condition['status'];
+/** Upstream's reasons and the few this project adds. */
+export type RuntimeConditionReason = UpstreamRuntimeConditionReason | ProjectRuntimeConditionReason;
 
 function statusOf(runtime: RuntimeObject): RuntimeStatus {
   runtime.status ??= { state: RuntimeStatePending };

@@ -2,8 +2,11 @@
 //   markDeleting -> deleteManifests -> waitForManifests -> cleanupRuntime -> dropFinalizer.
 // When the runtime cannot be reached (Secret gone, cluster unreachable) for longer than a bound
 // after the deletion started, the runtime's cleanup is skipped and Manifests stuck on it are
-// released, so that deprovisioning finishes after the runtime itself is gone.
+// released, so that deprovisioning finishes after the runtime itself is gone. Without waiting when
+// the kubeconfig Secret is missing for good: the Runtime is gone, being deleted (the infrastructure
+// manager deletes the Secret first), or failed before it had a cluster.
 import { Finalizers, Kyma, Labels, Manifest, States, type KymaObject, type ManifestObject } from '../../api/operator/index.js';
+import { Runtime, RuntimeStateFailed, type RuntimeObject } from '../../api/infrastructuremanager/index.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { Logger } from '../../runtime/log.js';
@@ -96,13 +99,38 @@ export async function runDeletion(deps: DeletionDeps, kyma: KymaObject, signal: 
     }
   }
   if (probe.error) {
-    if (deletingFor(kyma, now) <= deps.remoteCleanupTimeoutMs) return { step: 'waitingForRuntime', error: probe.error };
+    const retired = probe.error.reason === 'SecretNotFound' ? await retiredRuntime(deps.kcp, kyma, signal) : undefined;
+    if (!retired && deletingFor(kyma, now) <= deps.remoteCleanupTimeoutMs) return { step: 'waitingForRuntime', error: probe.error };
     skippedRuntime = true;
-    deps.log.warn('runtime unreachable during deletion; skipping its cleanup', { kyma: name, reason: probe.error.reason, error: probe.error.message });
+    deps.log.warn('runtime unreachable during deletion; skipping its cleanup', { kyma: name, reason: probe.error.reason, error: probe.error.message, ...(retired ? { runtime: retired } : {}) });
   }
   deps.access.evict(name);
   await dropFinalizer(deps.kcp, kyma, signal);
   return { step: 'done', skippedRuntime };
+}
+
+/**
+ * Why the kubeconfig Secret of a Kyma will not come back, if it will not: its Runtime (by runtime id
+ * label, else by the Kyma's name) is gone, being deleted, or Failed without ever being provisioned.
+ * Undefined when there is a live Runtime, or no Runtime kind in this KCP (no infrastructure manager).
+ */
+async function retiredRuntime(kcp: Client, kyma: KymaObject, signal: AbortSignal): Promise<string | undefined> {
+  const namespace = kyma.metadata.namespace;
+  const id = kyma.metadata.labels?.[Labels.RuntimeID];
+  let runtimes: RuntimeObject[];
+  try {
+    runtimes = id
+      ? (await kcp.list<RuntimeObject>(Runtime, { namespace, labelSelector: `${Labels.RuntimeID}=${id}`, signal })).items
+      : (await kcp.list<RuntimeObject>(Runtime, { namespace, fieldSelector: `metadata.name=${kyma.metadata.name ?? ''}`, signal })).items;
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+  const rt = runtimes[0];
+  if (!rt) return 'its Runtime is gone';
+  if (rt.metadata.deletionTimestamp) return 'its Runtime is being deleted';
+  if (rt.status?.state === RuntimeStateFailed && !rt.status.provisioningCompleted) return 'its Runtime failed before it had a cluster';
+  return undefined;
 }
 
 async function dropFinalizer(kcp: Client, kyma: KymaObject, signal: AbortSignal): Promise<void> {

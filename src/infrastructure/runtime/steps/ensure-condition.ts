@@ -1,8 +1,8 @@
 // Upstream's ensureStatusConditionIsSetAndContinue: record a milestone once (Pending, condition True),
 // write it so that it is visible, and continue with the next step on the following reconciliation.
-import { type RuntimeConditionReason, type RuntimeConditionType, type RuntimeObject, RuntimeStatePending, RuntimeStateTerminating } from '../../../api/infrastructuremanager/index.js';
+import { type RuntimeConditionType, type RuntimeObject, RuntimeStatePending, RuntimeStateTerminating } from '../../../api/infrastructuremanager/index.js';
 import { type Machine, type Step, type Transition, switchTo, updateStatusAndRequeueAfter } from '../machine.js';
-import { hasStateWithCondition, updateStateDeletion, updateStatePending } from '../status.js';
+import { hasStateWithCondition, type RuntimeConditionReason, updateStateDeletion, updateStatePending } from '../status.js';
 
 export function ensurePendingCondition(m: Machine, rt: RuntimeObject, type: RuntimeConditionType, reason: RuntimeConditionReason, message: string, next: Step): Transition {
   if (!hasStateWithCondition(rt, RuntimeStatePending, type, reason, 'True')) {

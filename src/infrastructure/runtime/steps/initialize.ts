@@ -1,6 +1,7 @@
 // First step of every reconciliation: the finalizer, the deletion branch, validation, and which
 // branch of the flow applies (create the Shoot, or follow the one that exists).
 import {
+  AnnotationRetryRequested,
   ConditionReasonConversionError,
   ConditionReasonInitialized,
   ConditionTypeRuntimeProvisioned,
@@ -12,7 +13,8 @@ import { type Machine, type SystemState, type Transition, switchTo, updateStatus
 import { findCondition, updateStateFailed, updateStatePending } from '../status.js';
 import { patchFinalizers } from '../runtime-writes.js';
 import { createShoot } from './create-shoot.js';
-import { deleteKubeconfig } from './delete-kubeconfig.js';
+import { deleteKyma } from './delete-kyma.js';
+import { handleRetryRequest } from './retry-requested.js';
 import { selectShootProcessing } from './select-shoot-processing.js';
 
 export async function initialize(m: Machine, s: SystemState): Promise<Transition> {
@@ -25,7 +27,9 @@ export async function initialize(m: Machine, s: SystemState): Promise<Transition
     await patchFinalizers(m, s, [...finalizers, RuntimeFinalizer]);
     return switchTo(initialize);
   }
-  if (deleting) return switchTo(deleteKubeconfig);
+  if (deleting) return switchTo(deleteKyma);
+  // Before the Failed-is-final rule of selectShootProcessing: a person asked to try again.
+  if (rt.metadata.annotations?.[AnnotationRetryRequested] !== undefined) return switchTo(handleRetryRequest);
 
   const issues = validateRuntime(rt);
   if (issues.length > 0) {

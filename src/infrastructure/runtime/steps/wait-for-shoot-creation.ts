@@ -1,6 +1,7 @@
 // Follows Gardener's Create operation. Pending, Processing, Aborted and Error (Gardener retries)
-// keep the Runtime Pending; Failed with errors worth waiting for too; any other failure ends in
-// Failed with Gardener's errors in the condition; Succeeded moves on to the kubeconfig.
+// keep the Runtime Pending; Failed with errors worth waiting for too, and after a backoff the
+// manager asks Gardener to retry (Gardener does not retry a Failed operation by itself); any other
+// failure ends in Failed with Gardener's errors in the condition; Succeeded moves on to the kubeconfig.
 import {
   LastOperationStateAborted,
   LastOperationStateError,
@@ -15,17 +16,14 @@ import {
   ConditionReasonShootCreationPending,
   ConditionTypeRuntimeProvisioned,
 } from '../../../api/infrastructuremanager/index.js';
-import { describeErrors, isRetryableShootFailure } from '../gardener-errors.js';
-import { type Machine, type SystemState, type Transition, stop, updateStatusAndRequeueAfter, updateStatusAndStop } from '../machine.js';
+import { describeErrors, errorCodesOf, isRetryableShootFailure } from '../gardener-errors.js';
+import { retryGivenUpOperation, retryPending } from '../gardener-retry.js';
+import { type Machine, type SystemState, type Transition, requeueAfter, stop, updateStatusAndRequeueAfter, updateStatusAndStop } from '../machine.js';
 import { updateStateFailed, updateStatePending } from '../status.js';
 import { ensurePendingCondition } from './ensure-condition.js';
 import { handleKubeconfig } from './handle-kubeconfig.js';
 
-export function waitForShootCreation(m: Machine, s: SystemState): Promise<Transition> {
-  return Promise.resolve(follow(m, s));
-}
-
-function follow(m: Machine, s: SystemState): Transition {
+export async function waitForShootCreation(m: Machine, s: SystemState): Promise<Transition> {
   const rt = s.runtime;
   const shoot = s.shoot;
   if (!shoot) throw new Error('waitForShootCreation needs the shoot');
@@ -42,12 +40,14 @@ function follow(m: Machine, s: SystemState): Transition {
       return updateStatusAndRequeueAfter(m.timing.shootCreateRequeueMs);
     }
     case LastOperationStateFailed: {
+      // A retry asked for (by the manager or a person) that Gardener has not started yet.
+      if (retryPending(shoot)) return requeueAfter(m.timing.shootCreateRequeueMs);
       if (isRetryableShootFailure(lastErrors)) {
-        m.log.info('retryable gardener errors during provisioning', { shoot: shoot.metadata.name, errors: describeErrors(lastErrors) });
-        updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonShootCreationPending, 'Unknown', `Retryable gardener errors during cluster provisioning: ${describeErrors(lastErrors)}`);
-        return updateStatusAndRequeueAfter(m.timing.shootCreateRequeueMs);
+        const retry = await retryGivenUpOperation(m, shoot, m.timing.shootCreateRequeueMs);
+        if (retry.message) updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonShootCreationPending, 'Unknown', retry.message);
+        return updateStatusAndRequeueAfter(retry.requeueAfterMs);
       }
-      m.log.info('provisioning failed', { shoot: shoot.metadata.name, description: op.description, errors: describeErrors(lastErrors) });
+      m.log.error('shoot creation failed', { shoot: shoot.metadata.name, codes: errorCodesOf(lastErrors), errors: describeErrors(lastErrors), description: op.description });
       m.metrics.fsmStopped(ConditionReasonCreationError);
       const details = lastErrors.length > 0 ? describeErrors(lastErrors) : op.description;
       updateStateFailed(rt, ConditionTypeRuntimeProvisioned, ConditionReasonCreationError, `Shoot creation failed: ${details}`);

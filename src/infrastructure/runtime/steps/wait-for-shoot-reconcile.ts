@@ -1,5 +1,6 @@
-// Follows Gardener's Reconcile operation after a patch: as the creation, but a final failure is a
-// ProcessingErr and success completes the configuration of the Shoot.
+// Follows Gardener's Reconcile operation after a patch: as the creation (a Failed operation worth
+// waiting for is retried after a backoff), but a final failure is a ProcessingErr and success
+// completes the configuration of the Shoot.
 import {
   LastOperationStateAborted,
   LastOperationStateError,
@@ -13,18 +14,15 @@ import {
   ConditionReasonConfigurationCompleted,
   ConditionReasonProcessing,
   ConditionReasonProcessingErr,
-  ConditionReasonShootCreationPending,
   ConditionTypeRuntimeProvisioned,
 } from '../../../api/infrastructuremanager/index.js';
-import { describeErrors, isRetryableShootFailure } from '../gardener-errors.js';
-import { type Machine, type SystemState, type Transition, stop, updateStatusAndRequeueAfter, updateStatusAndStop } from '../machine.js';
+import { describeErrors, errorCodesOf, isRetryableShootFailure } from '../gardener-errors.js';
+import { retryGivenUpOperation, retryPending } from '../gardener-retry.js';
+import { type Machine, type SystemState, type Transition, requeueAfter, stop, updateStatusAndRequeueAfter, updateStatusAndStop } from '../machine.js';
 import { updateStateFailed, updateStatePending } from '../status.js';
 import { ensurePendingCondition } from './ensure-condition.js';
 import { handleKubeconfig } from './handle-kubeconfig.js';
 
-export function waitForShootReconcile(m: Machine, s: SystemState): Promise<Transition> {
-  return Promise.resolve(follow(m, s));
-}
 
 /** Gardener has not yet acted on the latest spec (it reports observedGeneration). */
 function specNotObserved(shoot: ShootObject): boolean {
@@ -32,7 +30,7 @@ function specNotObserved(shoot: ShootObject): boolean {
   return observed !== undefined && (shoot.metadata.generation ?? 0) > observed;
 }
 
-function follow(m: Machine, s: SystemState): Transition {
+export async function waitForShootReconcile(m: Machine, s: SystemState): Promise<Transition> {
   const rt = s.runtime;
   const shoot = s.shoot;
   if (!shoot) throw new Error('waitForShootReconcile needs the shoot');
@@ -50,11 +48,14 @@ function follow(m: Machine, s: SystemState): Transition {
       return updateStatusAndRequeueAfter(m.timing.shootReconcileRequeueMs);
     }
     case LastOperationStateFailed: {
+      // A retry asked for (by the manager or a person) that Gardener has not started yet.
+      if (retryPending(shoot)) return requeueAfter(m.timing.shootReconcileRequeueMs);
       if (isRetryableShootFailure(lastErrors)) {
-        updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonShootCreationPending, 'Unknown', `Retryable gardener errors during cluster reconcile: ${describeErrors(lastErrors)}`);
-        return updateStatusAndRequeueAfter(m.timing.shootReconcileRequeueMs);
+        const retry = await retryGivenUpOperation(m, shoot, m.timing.shootReconcileRequeueMs);
+        if (retry.message) updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonProcessing, 'Unknown', retry.message);
+        return updateStatusAndRequeueAfter(retry.requeueAfterMs);
       }
-      m.log.info('shoot reconciliation failed', { shoot: shoot.metadata.name, errors: describeErrors(lastErrors) });
+      m.log.error('shoot reconciliation failed', { shoot: shoot.metadata.name, codes: errorCodesOf(lastErrors), errors: describeErrors(lastErrors), description: op?.description });
       m.metrics.fsmStopped(ConditionReasonProcessingErr);
       const details = lastErrors.length > 0 ? describeErrors(lastErrors) : (op?.description ?? 'no details');
       updateStateFailed(rt, ConditionTypeRuntimeProvisioned, ConditionReasonProcessingErr, `Shoot reconciliation failed: ${details}`);
