@@ -39,7 +39,11 @@ function manifestState(m: ManifestObject | undefined): { state: State; message?:
   if (!m) return { state: States.Processing };
   if (m.metadata.deletionTimestamp) return { state: States.Deleting };
   const state = m.status?.state;
-  if (!state) return { state: States.Processing, message: 'waiting for the Manifest to be reconciled' };
+  // A Manifest whose status has not seen its spec yet (a new version just applied) speaks of the
+  // previous version: reporting its Ready would call a version Ready that is not installed yet.
+  const observed = Math.max(0, ...(m.status?.conditions ?? []).map((c) => c.observedGeneration ?? 0));
+  const stale = m.metadata.generation !== undefined && observed > 0 && observed < m.metadata.generation;
+  if (!state || stale) return { state: States.Processing, message: 'waiting for the Manifest to be reconciled' };
   return { state, message: m.status?.lastOperation?.operation };
 }
 
