@@ -15,24 +15,26 @@ export type FlagKind = 'value' | 'switch';
 export type FlagTable = Readonly<Record<string, FlagKind>>;
 
 /** Short spellings every command understands, as kubectl does. */
-const SHORT: Readonly<Record<string, string>> = { o: 'output', h: 'help' };
+const SHORT: Readonly<Record<string, string>> = { o: 'output', h: 'help', n: 'namespace' };
 
 export class UsageError extends Error {}
 
 /** The known flag closest to a mistyped one, when it is close enough to be what was meant. */
 export function closestFlag(name: string, known: Iterable<string>): string | undefined {
+  const names = [...known];
+  // A cut-short flag (`--time` for `--timeout`) is what was meant when only one flag starts so.
+  const extended = names.filter((k) => name.length >= 2 && k.startsWith(name));
+  if (extended.length === 1) return extended[0];
   let best: string | undefined;
   let bestDistance = Infinity;
-  for (const k of known) {
+  for (const k of names) {
     const d = distance(name, k);
     if (d < bestDistance) {
       best = k;
       bestDistance = d;
     }
   }
-  // A prefix counts as close too (`--time` for `--timeout`).
-  if (best !== undefined && (bestDistance <= Math.max(2, Math.floor(name.length / 3)) || best.startsWith(name))) return best;
-  return undefined;
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
 }
 
 function unknownFlag(spelled: string, name: string, table: FlagTable, where: string): UsageError {

@@ -24,9 +24,18 @@ export interface Command {
 export function parseCommandArgs(command: Command, name: string, argv: readonly string[]): ParsedArgs {
   const loose = parseArgs(argv);
   if (loose.flags.has('help')) return loose;
-  const verb = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
+  const first = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
+  // A command with subcommands may get flags before the subcommand (`kcp runtime -o name list`): the
+  // subcommand is then the first word that names one.
+  const verb = first ?? (command.flags(undefined) === undefined ? argv.find((a) => !a.startsWith('-') && command.flags(a) !== undefined) : undefined);
   const table = command.flags(verb);
   if (!table) return loose;
   const where = command.flags(undefined) === table ? `kcp ${name}` : `kcp ${name} ${verb ?? ''}`.trimEnd();
-  return parseArgs(argv, table, { where, lastWins: command.lastFlagWins });
+  const parsed = parseArgs(argv, table, { where, lastWins: command.lastFlagWins });
+  // Flags before the subcommand took their values; the subcommand leads the arguments.
+  if (verb !== undefined && parsed.positionals[0] !== verb && parsed.positionals.includes(verb)) {
+    parsed.positionals.splice(parsed.positionals.indexOf(verb), 1);
+    parsed.positionals.unshift(verb);
+  }
+  return parsed;
 }

@@ -69,7 +69,7 @@ export async function runEvents(args: ParsedArgs, ctx: CliContext): Promise<Even
   const all = (await ctx.kcp.list<EventObject>(EVENT, { namespace: ctx.namespace, signal: ctx.signal })).items;
   const events = all
     .filter((e) => (!type || e.type === type) && (!keys || keys.has(`${e.regarding?.kind ?? ''}/${e.regarding?.name ?? ''}`)))
-    .sort((a, b) => Date.parse(lastSeen(a) ?? '') - Date.parse(lastSeen(b) ?? ''))
+    .sort((a, b) => (Date.parse(lastSeen(a) ?? '') || 0) - (Date.parse(lastSeen(b) ?? '') || 0))
     .slice(-limit);
   if (format === 'name') ctx.output.out(renderNames('event', events.map((e) => e.metadata.name ?? '')));
   else if (!isTable(format)) ctx.output.out(renderData({ apiVersion: 'v1', kind: 'List', items: events.map(forDisplay) }, format));

@@ -23,7 +23,7 @@ import {
   States,
 } from '../api/operator/index.js';
 import { type Client, clientFromKubeconfig, findObject, isConflict } from '../runtime/client/index.js';
-import { type FlagTable, flagString, type ParsedArgs, switchOn, UsageError } from './args.js';
+import { closestFlag, type FlagTable, flagString, type ParsedArgs, switchOn, UsageError } from './args.js';
 import type { Command } from './command.js';
 import { type CliContext, KCP_FLAGS, withKcp } from './connect.js';
 import { requireRuntime, runtimeKubeconfig, type RuntimeRecord } from './kubeconfig.js';
@@ -43,8 +43,11 @@ export const MODULE_USAGE = `Usage:
       Edit the runtime's Kyma kyma-system/default in the runtime cluster, as a runtime admin would.
       --wait: until the module is Ready (enable) or removed (disable) in the control plane.
 ${MODULE_PUSH_USAGE.replace(/^Usage:\n/, '')}
-  Common flags: -o json|yaml, --namespace kcp-system; the control plane: --kubeconfig KCP_FILE, else
-  --data-dir DIR (DIR/kcp.kubeconfig), else $KUBECONFIG, else .kcp/kcp.kubeconfig.`;
+      --wait ends at once with exit 1 when the module goes Error or Warning, or when the lifecycle
+      manager refuses the change (a downgrade), with its reason.
+  Common flags: -o table|wide|json|yaml|name (name: module/NAME lines), -n|--namespace kcp-system;
+  the control plane: --kubeconfig KCP_FILE, else --data-dir DIR (DIR/kcp.kubeconfig), else
+  $KUBECONFIG, else .kcp/kcp.kubeconfig.`;
 
 const VERB_FLAGS: Record<string, FlagTable> = {
   list: { ...KCP_FLAGS, runtime: 'value' },
@@ -261,11 +264,8 @@ async function kcpKyma(ctx: CliContext, name: string, signal?: AbortSignal): Pro
 async function enable(args: ParsedArgs, positionals: string[], format: OutputFormat, ctx: CliContext): Promise<void> {
   const synopsis = 'kcp module enable RUNTIME MODULE [--channel C | --version V]';
   const [, runtimeName, module] = positionals;
-  if (!runtimeName || !module) throw new UsageError(`a runtime and a module are required: ${synopsis}`);
-  if (positionals.length > 3) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[3])}: ${synopsis}`);
   const channel = flagString(args, 'channel');
   const version = flagString(args, 'version');
-  if (channel && version) throw new UsageError('--channel and --version exclude each other: a pinned version does not follow a channel');
   const wait = switchOn(args, 'wait');
   const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
 
@@ -338,6 +338,7 @@ async function enable(args: ParsedArgs, positionals: string[], format: OutputFor
         const arrived = st.version === targetVersion && (version !== undefined || st.channel === (effectiveChannel ?? DEFAULT_CHANNEL));
         if (arrived && state === States.Ready) return { status, done: true };
         if (state === States.Error) return { status, failed: `module ${module} in runtime ${runtimeName} is in Error: ${st.message ?? 'no reason given'}` };
+        if (arrived && state === States.Warning) return { status, failed: `module ${module} in runtime ${runtimeName} is installed (version ${st.version ?? '?'}) but in Warning: ${st.message ?? 'no reason given'}` };
         // The lifecycle manager keeps the installed version and says why (a downgrade, for one).
         if (!arrived && state === States.Warning) return { status, failed: `module ${module} in runtime ${runtimeName}: the change to ${how} was refused: ${st.message ?? `version ${st.version ?? '?'} kept`}` };
         return { status };
@@ -352,12 +353,11 @@ async function enable(args: ParsedArgs, positionals: string[], format: OutputFor
 async function disable(args: ParsedArgs, positionals: string[], format: OutputFormat, ctx: CliContext): Promise<void> {
   const synopsis = 'kcp module disable RUNTIME MODULE';
   const [, runtimeName, module] = positionals;
-  if (!runtimeName || !module) throw new UsageError(`a runtime and a module are required: ${synopsis}`);
-  if (positionals.length > 3) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[3])}: ${synopsis}`);
   const wait = switchOn(args, 'wait');
   const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
+  // Only the runtime's own list matters: a module that left the catalog, or a beta module of a
+  // runtime that no longer admits beta ones, can still be disabled.
   const record = await requireRuntime(ctx, runtimeName, synopsis);
-  await requireModule(ctx, module, record);
 
   const remote = await runtimeClient(ctx, record);
   try {
@@ -371,7 +371,10 @@ async function disable(args: ParsedArgs, positionals: string[], format: OutputFo
       },
       ctx.signal,
     );
-    if (!changed) throw new UsageError(`module ${module} is not enabled in runtime ${runtimeName}`);
+    if (!changed) {
+      const mandatory = (await loadCatalog(ctx)).find((e) => e.name === module)?.mandatory;
+      throw new UsageError(mandatory ? `module ${module} is mandatory: it is installed in every runtime (version ${mandatory}) and cannot be disabled` : `module ${module} is not enabled in runtime ${runtimeName}`);
+    }
   } catch (e) {
     throw runtimeError(runtimeName, e);
   } finally {
@@ -412,26 +415,39 @@ function runtimeError(runtime: string, e: unknown): Error {
 
 // ---------------------------------------------------------------------------------------------
 
-export async function runModule(args: ParsedArgs, ctx: CliContext): Promise<void> {
+/** Checks what can be checked without the control plane; returns the format and arguments. */
+function checkModuleArgs(args: ParsedArgs): { verb: string; format: OutputFormat; positionals: string[] } {
   const { format, positionals } = takeOutputFormat(args);
-  const verb = positionals[0];
-  switch (verb) {
-    case 'list':
-    case 'ls': {
-      if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}: kcp module list [--runtime RUNTIME]`);
-      const runtimeName = flagString(args, 'runtime');
-      if (runtimeName === undefined) return printCatalog(await loadCatalog(ctx), format, ctx);
-      return printRuntimeModules(await requireRuntime(ctx, runtimeName, 'kcp module list --runtime RUNTIME'), format, ctx);
-    }
-    case 'enable':
-      return enable(args, positionals, format, ctx);
-    case 'disable':
-      return disable(args, positionals, format, ctx);
-    case undefined:
-      throw new UsageError('a subcommand is required: list, enable, disable or push (see kcp module --help)');
-    default:
-      throw new UsageError(`unknown subcommand ${JSON.stringify(verb)}: use list, enable, disable or push`);
+  const given = positionals[0];
+  if (given === undefined) throw new UsageError('a subcommand is required: list, enable, disable or push (see kcp module --help)');
+  const verb = ALIASES[given] ?? given;
+  if (!(verb in VERB_FLAGS)) {
+    const near = closestFlag(given, Object.keys(VERB_FLAGS));
+    throw new UsageError(`unknown subcommand ${JSON.stringify(given)}: ${near ? `did you mean ${near}? ` : ''}use list, enable, disable or push`);
   }
+  if (args.flags.has('timeout') && !switchOn(args, 'wait')) throw new UsageError(`--timeout goes with --wait: kcp module ${verb} RUNTIME MODULE --wait --timeout D`);
+  timeoutFlag(args, DEFAULT_TIMEOUT_MS);
+  if (verb === 'list' && positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}: kcp module list [--runtime RUNTIME]`);
+  if (verb === 'enable' || verb === 'disable') {
+    const synopsis = `kcp module ${verb} RUNTIME MODULE`;
+    if (!positionals[1] || !positionals[2]) throw new UsageError(`a runtime and a module are required: ${synopsis}`);
+    if (positionals.length > 3) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[3])}: ${synopsis}`);
+    if (args.flags.has('channel') && args.flags.has('version')) throw new UsageError('--channel and --version exclude each other: a pinned version does not follow a channel');
+  }
+  return { verb, format, positionals };
+}
+
+async function performModuleCall(call: ReturnType<typeof checkModuleArgs>, args: ParsedArgs, ctx: CliContext): Promise<void> {
+  const { verb, format, positionals } = call;
+  if (verb === 'enable') return enable(args, positionals, format, ctx);
+  if (verb === 'disable') return disable(args, positionals, format, ctx);
+  const runtimeName = flagString(args, 'runtime');
+  if (runtimeName === undefined) return printCatalog(await loadCatalog(ctx), format, ctx);
+  return printRuntimeModules(await requireRuntime(ctx, runtimeName, 'kcp module list --runtime RUNTIME'), format, ctx);
+}
+
+export async function runModule(args: ParsedArgs, ctx: CliContext): Promise<void> {
+  return performModuleCall(checkModuleArgs(args), args, ctx);
 }
 
 export const command: Command = {
@@ -444,6 +460,7 @@ export const command: Command = {
       await runModulePush(args);
       return;
     }
-    await withKcp(args, (ctx) => runModule(args, ctx));
+    const call = checkModuleArgs(args);
+    await withKcp(args, (ctx) => performModuleCall(call, args, ctx));
   },
 };

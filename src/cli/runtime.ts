@@ -17,14 +17,14 @@ import {
 } from '../api/infrastructuremanager/index.js';
 import { DEFAULT_CHANNEL, Kyma, type KymaObject, type ModuleStatus, States } from '../api/operator/index.js';
 import { findObject, isAlreadyExists, isConflict, isNoKindMatch, isNotFound } from '../runtime/client/index.js';
-import { type FlagTable, flagInt, flagString, type ParsedArgs, rejectExtra, switchOn, UsageError } from './args.js';
+import { closestFlag, type FlagTable, flagInt, flagString, type ParsedArgs, rejectExtra, switchOn, UsageError } from './args.js';
 import type { Command } from './command.js';
 import { type CliContext, KCP_FLAGS, withKcp } from './connect.js';
 import { lookupRuntime, requireRuntime, type RuntimeRecord, SECRET, type SecretObject } from './kubeconfig.js';
 import { age, forDisplay, isTable, type OutputFormat, renderData, renderNames, renderTable, takeOutputFormat } from './output.js';
 import { timeoutFlag } from './duration.js';
 import { waitWithProgress } from './progress.js';
-import { buildRuntimeAndKyma, checkKubernetesVersion, checkMachineType, providerProfiles, validateRuntimeRequest } from './runtime-spec.js';
+import { buildRuntimeAndKyma, checkKubernetesVersion, checkMachineType, providerProfiles, type ValidRuntimeRequest, validateRuntimeRequest } from './runtime-spec.js';
 
 export const RUNTIME_USAGE = `Usage:
   kcp runtime create NAME --provider aws|azure|gcp|openstack|alicloud --region REGION
@@ -163,7 +163,11 @@ export function runtimeMessage(rt: RuntimeObject | undefined, kyma: KymaObject |
   return '';
 }
 
-/** Whether a Runtime's status speaks of its current spec (the conditions observed its generation). */
+/**
+ * Whether a Runtime's status speaks of its current spec: a condition observed its generation. The
+ * controllers write a status whole, state and conditions from one reconcile, so the state beside such
+ * a condition is that reconcile's too.
+ */
 export function runtimeObserved(rt: RuntimeObject): boolean {
   const generation = rt.metadata.generation ?? 0;
   return (rt.status?.conditions ?? []).some((c) => (c.observedGeneration ?? 0) >= generation);
@@ -208,7 +212,8 @@ function summarize(rt: RuntimeObject | undefined, kyma: KymaObject | undefined, 
 // ---------------------------------------------------------------------------------------------
 // create
 
-async function create(args: ParsedArgs, positionals: string[], format: OutputFormat, ctx: CliContext): Promise<void> {
+/** What `create` asks for, checked before anything is asked of the control plane. */
+function createRequest(args: ParsedArgs, positionals: string[]): ValidRuntimeRequest {
   const synopsis = 'kcp runtime create NAME --provider P --region R';
   const name = positionals[1];
   if (!name) throw new UsageError(`a runtime name is required: ${synopsis}`);
@@ -218,7 +223,7 @@ async function create(args: ParsedArgs, positionals: string[], format: OutputFor
   const region = flagString(args, 'region');
   if (!region) throw new UsageError(`--region is required, e.g. --region ${providerProfiles[provider as keyof typeof providerProfiles]?.regions[0] ?? 'eu-central-1'}`);
   const maximum = flagInt(args, 'max', 20);
-  const request = validateRuntimeRequest({
+  return validateRuntimeRequest({
     name,
     provider,
     region,
@@ -233,8 +238,12 @@ async function create(args: ParsedArgs, positionals: string[], format: OutputFor
     channel: flagString(args, 'channel', DEFAULT_CHANNEL) ?? DEFAULT_CHANNEL,
     kubernetesVersion: flagString(args, 'kubernetes-version'),
   });
-  const wait = switchOn(args, 'wait');
-  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
+}
+
+async function create(call: RuntimeCall, ctx: CliContext): Promise<void> {
+  const { format, wait, timeoutMs } = call;
+  const request = call.request as ValidRuntimeRequest;
+  const { name } = request;
   if (await lookupRuntime(ctx, name)) throw new UsageError(`runtime ${name} already exists`);
 
   const { runtime, kyma } = buildRuntimeAndKyma(request, ctx.namespace);
@@ -261,33 +270,62 @@ async function create(args: ParsedArgs, positionals: string[], format: OutputFor
   printResult(format, ctx, `runtime ${name} is Ready`, name, [record?.runtime, record?.kyma]);
 }
 
-/** What a command that changed a runtime prints: a line for a person, `runtime/NAME` for `-o name`, or the objects for `-o json|yaml`. */
+/**
+ * What a command that changed a runtime prints: a line for a person, `runtime/NAME` for `-o name`, or
+ * for `-o json|yaml` the objects (`{runtime, message}` when there are none left, after a deletion).
+ */
 function printResult(format: OutputFormat, ctx: CliContext, line: string, name: string, objects: (RuntimeObject | KymaObject | undefined)[]): void {
   if (isTable(format)) ctx.output.out(`${line}\n`);
   else if (format === 'name') ctx.output.out(renderNames('runtime', [name]));
+  else if (objects.length === 0) ctx.output.out(renderData({ runtime: name, message: line }, format));
   else ctx.output.out(renderData({ apiVersion: 'v1', kind: 'List', items: objects.filter((o) => o !== undefined).map(forDisplay) }, format));
 }
 
+/** What a wait for a Ready runtime must see beyond a Ready Runtime for its current spec. */
+export interface ReadyWait {
+  /** After a retry: the failure before it, which is not the answer (compared by condition, not by clocks). */
+  failedBefore?: Condition;
+  /** After a channel change: the Kyma must have taken this channel, and a module left in Warning is a refused change. */
+  channel?: string;
+  /** The runtime has only a Kyma (its cluster is not managed here): only the Kyma is waited for. */
+  kymaOnly?: boolean;
+}
+
+const sameCondition = (a: Condition | undefined, b: Condition | undefined) => a?.type === b?.type && a?.lastTransitionTime === b?.lastTransitionTime && a?.message === b?.message;
+
 /** A wait's observation of a runtime: Ready once the current spec is applied and the Kyma settled; Failed ends it. */
-async function observeRuntime(ctx: CliContext, name: string, signal: AbortSignal | undefined, since?: number): Promise<{ status: string; done?: boolean; failed?: string }> {
-  const rt = await findObject<RuntimeObject>(ctx.kcp, Runtime, { namespace: ctx.namespace, name }, { signal });
+async function observeRuntime(ctx: CliContext, name: string, signal: AbortSignal | undefined, expect: ReadyWait): Promise<{ status: string; done?: boolean; failed?: string }> {
+  const rt = expect.kymaOnly ? undefined : await findObject<RuntimeObject>(ctx.kcp, Runtime, { namespace: ctx.namespace, name }, { signal });
+  if (!expect.kymaOnly) {
+    const runtimeWait = observeRuntimeObject(rt, name, expect);
+    if (runtimeWait) return runtimeWait;
+  }
+  const kyma = await findObject<KymaObject>(ctx.kcp, Kyma, { namespace: ctx.namespace, name }, { signal });
+  if (!kyma) return expect.kymaOnly ? { status: 'Kyma not found', failed: `runtime ${name}'s Kyma disappeared while waiting for it` } : { status: 'runtime Ready (no Kyma)', done: true };
+  const state = kymaState(kyma);
+  const status = `${expect.kymaOnly ? '' : 'runtime Ready, '}${kymaProgress(kyma)}`;
+  if (!kymaObserved(kyma) || (expect.channel !== undefined && kyma.status?.activeChannel !== expect.channel)) return { status };
+  if (expect.channel !== undefined && (state === States.Warning || state === States.Error)) {
+    const troubled = (kyma.status?.modules ?? []).filter((m) => m.state === States.Warning || m.state === States.Error).map((m) => `${m.name}: ${m.message ?? m.state}`);
+    return { status, failed: `runtime ${name}'s modules did not all follow channel ${expect.channel}: ${troubled.join('; ') || (kyma.status?.lastOperation?.operation ?? state)}` };
+  }
+  return { status, done: state === States.Ready || state === States.Warning };
+}
+
+/** The Runtime's part of a wait: undefined once it is Ready for its current spec (the Kyma decides then). */
+function observeRuntimeObject(rt: RuntimeObject | undefined, name: string, expect: ReadyWait): { status: string; failed?: string } | undefined {
   if (!rt) return { status: 'Runtime not found', failed: `runtime ${name} disappeared while waiting for it` };
   const latest = latestCondition(rt.status?.conditions);
-  // A failure counts when it speaks of the current spec and, after a retry, of the time since it was asked.
-  const current = runtimeObserved(rt) && (since === undefined || (latest !== undefined && Date.parse(latest.lastTransitionTime) >= Math.floor(since / 1000) * 1000));
-  if (rt.status?.state === RuntimeStateFailed && current && !rt.metadata.annotations?.[AnnotationRetryRequested]) {
-    return { status: runtimeProgress(rt), failed: `runtime ${name} failed: ${latest?.message ?? 'no reason given'}` };
-  }
-  if (rt.status?.state !== RuntimeStateReady || !current || rt.metadata.annotations?.[AnnotationRetryRequested]) return { status: runtimeProgress(rt) };
-  const kyma = await findObject<KymaObject>(ctx.kcp, Kyma, { namespace: ctx.namespace, name }, { signal });
-  if (!kyma) return { status: 'runtime Ready (no Kyma)', done: true };
-  const state = kymaState(kyma);
-  const settled = kymaObserved(kyma) && (state === States.Ready || state === States.Warning);
-  return { status: `runtime Ready, ${kymaProgress(kyma)}`, done: settled };
+  // Until the manager took a retry (it removes the annotation), and while the failure shown is the one
+  // from before the retry, the status does not answer it.
+  const answered = runtimeObserved(rt) && !rt.metadata.annotations?.[AnnotationRetryRequested] && !(expect.failedBefore && sameCondition(latest, expect.failedBefore));
+  if (rt.status?.state === RuntimeStateFailed && answered) return { status: runtimeProgress(rt), failed: `runtime ${name} failed: ${latest?.message ?? 'no reason given'}` };
+  if (rt.status?.state !== RuntimeStateReady || !answered) return { status: runtimeProgress(rt) };
+  return undefined;
 }
 
 /** Waits until the Runtime is Ready for its current spec and its Kyma has reconciled (Ready or Warning); fails at once when the Runtime fails. */
-export async function waitRuntimeReady(ctx: CliContext, name: string, timeoutMs: number, since?: number): Promise<void> {
+export async function waitRuntimeReady(ctx: CliContext, name: string, timeoutMs: number, expect: ReadyWait = {}): Promise<void> {
   await waitWithProgress({
     what: `runtime ${name} to become Ready`,
     output: ctx.output,
@@ -295,7 +333,7 @@ export async function waitRuntimeReady(ctx: CliContext, name: string, timeoutMs:
     timeoutMs,
     pollMs: ctx.pollMs,
     now: ctx.now,
-    observe: (signal) => observeRuntime(ctx, name, signal, since),
+    observe: (signal) => observeRuntime(ctx, name, signal, expect),
   });
 }
 
@@ -350,8 +388,8 @@ function stateFilter(args: ParsedArgs): string | undefined {
   return state;
 }
 
-async function listCommand(args: ParsedArgs, format: OutputFormat, ctx: CliContext): Promise<void> {
-  const state = stateFilter(args);
+async function listCommand(call: RuntimeCall, ctx: CliContext): Promise<void> {
+  const { format, state } = call;
   const all = (await loadRuntimes(ctx)).map((r) => ({ ...r, summary: summarize(r.runtime, r.kyma, r.name) })).filter((r) => !state || r.summary.state === state || r.summary.kymaState === state);
   if (format === 'name') return ctx.output.out(renderNames('runtime', all.map((r) => r.name)));
   if (!isTable(format)) return ctx.output.out(renderData(all.map((r) => r.summary), format));
@@ -428,9 +466,8 @@ function indent(table: string): string {
 // ---------------------------------------------------------------------------------------------
 // delete
 
-async function deleteRuntime(args: ParsedArgs, record: RuntimeRecord, format: OutputFormat, ctx: CliContext): Promise<void> {
-  const wait = switchOn(args, 'wait');
-  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
+async function deleteRuntime(call: RuntimeCall, record: RuntimeRecord, ctx: CliContext): Promise<void> {
+  const { format, wait, timeoutMs } = call;
   const { name } = record;
   const ignoreNotFound = (e: unknown) => {
     if (!isNotFound(e)) throw e;
@@ -469,21 +506,13 @@ function updatedSpec(args: ParsedArgs, rt: RuntimeObject): RuntimeObject['spec']
     spec.shoot.kubernetes = { ...spec.shoot.kubernetes, version };
   }
   const admins = flagString(args, 'admin');
-  if (admins !== undefined) {
-    const list = admins.split(',').map((a) => a.trim()).filter(Boolean);
-    const bad = list.find((a) => !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(a));
-    if (list.length === 0 || bad !== undefined) throw new UsageError(`invalid administrator ${JSON.stringify(bad ?? admins)}: expected e-mail addresses, comma-separated`);
-    spec.security = { ...spec.security, administrators: list };
-  }
+  if (admins !== undefined) spec.security = { ...spec.security, administrators: adminList(admins) };
   const oidcGiven = Object.keys(OIDC_FLAGS).filter((f) => args.flags.has(f));
   if (oidcGiven.length > 0) {
     const apiServer = spec.shoot.kubernetes?.kubeAPIServer ?? {};
     const oidc = { ...(apiServer.oidcConfig ?? {}) };
     const issuer = flagString(args, 'oidc-issuer-url');
-    if (issuer !== undefined) {
-      if (!/^https:\/\/\S+$/.test(issuer)) throw new UsageError(`--oidc-issuer-url must be an https URL, got ${JSON.stringify(issuer)}`);
-      oidc.issuerURL = issuer;
-    }
+    if (issuer !== undefined) oidc.issuerURL = issuer;
     const set = (flag: string, apply: (v: string) => void) => {
       const v = flagString(args, flag);
       if (v !== undefined) apply(v);
@@ -492,12 +521,7 @@ function updatedSpec(args: ParsedArgs, rt: RuntimeObject): RuntimeObject['spec']
     set('oidc-groups-claim', (v) => (oidc.groupsClaim = v));
     set('oidc-username-claim', (v) => (oidc.usernameClaim = v));
     set('oidc-username-prefix', (v) => (oidc.usernamePrefix = v));
-    set('oidc-signing-algs', (v) => {
-      const algs = v.split(',').map((a) => a.trim()).filter(Boolean);
-      const bad = algs.find((a) => !(oidcSigningAlgorithms as readonly string[]).includes(a));
-      if (bad !== undefined || algs.length === 0) throw new UsageError(`unknown signing algorithm ${JSON.stringify(bad ?? v)} for --oidc-signing-algs: use ${oidcSigningAlgorithms.join(', ')}`);
-      oidc.signingAlgs = algs as (typeof oidcSigningAlgorithms)[number][];
-    });
+    set('oidc-signing-algs', (v) => (oidc.signingAlgs = signingAlgs(v)));
     if (!oidc.issuerURL || !oidc.clientID) throw new UsageError('OIDC needs both --oidc-issuer-url and --oidc-client-id (the runtime has none yet)');
     spec.shoot.kubernetes = { ...spec.shoot.kubernetes, kubeAPIServer: { ...apiServer, oidcConfig: oidc } };
   }
@@ -518,19 +542,51 @@ async function updateWithRetry<T extends RuntimeObject | KymaObject>(ctx: CliCon
   }
 }
 
-async function update(args: ParsedArgs, record: RuntimeRecord, format: OutputFormat, ctx: CliContext): Promise<void> {
-  const { name } = record;
+/** The update's flags that can be checked without the runtime; the flags asked for. */
+function checkUpdate(args: ParsedArgs): string[] {
   const asked = Object.keys({ ...CLUSTER_FLAGS, ...OIDC_FLAGS }).filter((f) => args.flags.has(f));
   if (asked.length === 0) throw new UsageError(`nothing to update: give at least one of ${Object.keys({ ...CLUSTER_FLAGS, ...OIDC_FLAGS }).map((f) => `--${f}`).join(', ')}`);
-  const wait = switchOn(args, 'wait');
-  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
+  flagInt(args, 'min', 0);
+  flagInt(args, 'max', 0);
+  const version = flagString(args, 'kubernetes-version');
+  if (version !== undefined) checkKubernetesVersion(version);
+  const channel = flagString(args, 'channel');
+  if (channel !== undefined && !/^[a-z]+$/.test(channel)) throw new UsageError(`invalid channel ${JSON.stringify(channel)}: use a release channel name such as regular or fast`);
+  const admins = flagString(args, 'admin');
+  if (admins !== undefined) adminList(admins);
+  const issuer = flagString(args, 'oidc-issuer-url');
+  if (issuer !== undefined && !/^https:\/\/\S+$/.test(issuer)) throw new UsageError(`--oidc-issuer-url must be an https URL, got ${JSON.stringify(issuer)}`);
+  const algs = flagString(args, 'oidc-signing-algs');
+  if (algs !== undefined) signingAlgs(algs);
+  return asked;
+}
+
+/** `--admin a@x.com,b@x.com`: e-mail addresses. */
+function adminList(text: string): string[] {
+  const list = text.split(',').map((a) => a.trim()).filter(Boolean);
+  const bad = list.find((a) => !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(a));
+  if (list.length === 0 || bad !== undefined) throw new UsageError(`invalid administrator ${JSON.stringify(bad ?? text)}: expected e-mail addresses, comma-separated`);
+  return list;
+}
+
+/** `--oidc-signing-algs RS256,ES256`: algorithms Gardener accepts. */
+function signingAlgs(text: string): (typeof oidcSigningAlgorithms)[number][] {
+  const algs = text.split(',').map((a) => a.trim()).filter(Boolean);
+  const bad = algs.find((a) => !(oidcSigningAlgorithms as readonly string[]).includes(a));
+  if (bad !== undefined || algs.length === 0) throw new UsageError(`unknown signing algorithm ${JSON.stringify(bad ?? text)} for --oidc-signing-algs: use ${oidcSigningAlgorithms.join(', ')}`);
+  return algs as (typeof oidcSigningAlgorithms)[number][];
+}
+
+async function update(call: RuntimeCall, record: RuntimeRecord, ctx: CliContext): Promise<void> {
+  const { args, format, wait, timeoutMs } = call;
+  const { name } = record;
+  const asked = call.asked ?? [];
   const rt = record.runtime;
   const clusterAsked = asked.some((f) => f !== 'channel');
   if (clusterAsked && !rt) throw new UsageError(`runtime ${name} has no Runtime (only a Kyma): only --channel can be changed`);
   if (rt?.metadata.deletionTimestamp) throw new UsageError(`runtime ${name} is being deleted`);
   const channel = flagString(args, 'channel');
   if (channel !== undefined && !record.kyma) throw new UsageError(`runtime ${name} has no Kyma: --channel cannot be changed`);
-  if (channel !== undefined && !/^[a-z]+$/.test(channel)) throw new UsageError(`invalid channel ${JSON.stringify(channel)}: use a release channel name such as regular or fast`);
   // Validate everything before writing anything.
   const spec = rt && clusterAsked ? updatedSpec(args, rt) : undefined;
 
@@ -553,7 +609,7 @@ async function update(args: ParsedArgs, record: RuntimeRecord, format: OutputFor
   if (changes.length === 0) return printResult(format, ctx, `runtime ${name} unchanged: it already has what was asked`, name, [runtime, kyma]);
   if (!wait) return printResult(format, ctx, `runtime ${name} updated (${changes.join(', ')})`, name, [runtime, kyma]);
   if (isTable(format)) ctx.output.out(`runtime ${name} updated (${changes.join(', ')})\n`);
-  await waitRuntimeReady(ctx, name, timeoutMs);
+  await waitRuntimeReady(ctx, name, timeoutMs, { channel, kymaOnly: !rt });
   const after = await lookupRuntime(ctx, name);
   printResult(format, ctx, `runtime ${name} is Ready with the change`, name, [after?.runtime, after?.kyma]);
 }
@@ -561,20 +617,20 @@ async function update(args: ParsedArgs, record: RuntimeRecord, format: OutputFor
 // ---------------------------------------------------------------------------------------------
 // retry
 
-async function retry(args: ParsedArgs, record: RuntimeRecord, format: OutputFormat, ctx: CliContext): Promise<void> {
+async function retry(call: RuntimeCall, record: RuntimeRecord, ctx: CliContext): Promise<void> {
+  const { format, wait, timeoutMs } = call;
   const { name } = record;
-  const wait = switchOn(args, 'wait');
-  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
   const rt = record.runtime;
   if (!rt) throw new UsageError(`runtime ${name} has no Runtime (only a Kyma): there is no cluster operation to retry`);
   const state = runtimeState(rt);
   if (state !== RuntimeStateFailed) throw new Error(`runtime ${name} is ${state}, not Failed: there is nothing to retry`);
-  const askedAt = (ctx.now ?? Date.now)();
-  const patched = await ctx.kcp.patch<RuntimeObject>(Runtime, { namespace: ctx.namespace, name }, 'merge', { metadata: { annotations: { [AnnotationRetryRequested]: new Date(askedAt).toISOString() } } }, { fieldManager: 'kcp-cli', signal: ctx.signal });
-  const why = latestCondition(rt.status?.conditions)?.message;
+  const failedBefore = latestCondition(rt.status?.conditions);
+  const askedAt = new Date((ctx.now ?? Date.now)()).toISOString();
+  const patched = await ctx.kcp.patch<RuntimeObject>(Runtime, { namespace: ctx.namespace, name }, 'merge', { metadata: { annotations: { [AnnotationRetryRequested]: askedAt } } }, { fieldManager: 'kcp-cli', signal: ctx.signal });
+  const why = failedBefore?.message;
   if (!wait) return printResult(format, ctx, `retry of runtime ${name} requested${why ? ` (it failed with: ${why})` : ''}; follow it with \`kcp runtime wait ${name}\``, name, [patched]);
   if (isTable(format)) ctx.output.out(`retry of runtime ${name} requested\n`);
-  await waitRuntimeReady(ctx, name, timeoutMs, askedAt);
+  await waitRuntimeReady(ctx, name, timeoutMs, { failedBefore });
   const after = await lookupRuntime(ctx, name);
   printResult(format, ctx, `runtime ${name} is Ready`, name, [after?.runtime, after?.kyma]);
 }
@@ -582,10 +638,9 @@ async function retry(args: ParsedArgs, record: RuntimeRecord, format: OutputForm
 // ---------------------------------------------------------------------------------------------
 // rotate
 
-async function rotate(args: ParsedArgs, record: RuntimeRecord, format: OutputFormat, ctx: CliContext): Promise<void> {
+async function rotate(call: RuntimeCall, record: RuntimeRecord, ctx: CliContext): Promise<void> {
+  const { format, wait, timeoutMs } = call;
   const { name, runtimeID } = record;
-  const wait = switchOn(args, 'wait');
-  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
   const key = { namespace: ctx.namespace, name: runtimeID };
   const cluster = await findObject<GardenerClusterObject>(ctx.kcp, GardenerCluster, key, { signal: ctx.signal });
   if (!cluster) throw new Error(`runtime ${name} has no GardenerCluster ${ctx.namespace}/${runtimeID} yet: its kubeconfig is created once the cluster is provisioned`);
@@ -615,63 +670,107 @@ async function rotate(args: ParsedArgs, record: RuntimeRecord, format: OutputFor
 // ---------------------------------------------------------------------------------------------
 // wait
 
-async function waitCommand(args: ParsedArgs, record: RuntimeRecord, format: OutputFormat, ctx: CliContext): Promise<void> {
-  const target = flagString(args, 'for', 'ready');
-  if (target !== 'ready' && target !== 'deleted') throw new UsageError(`--for must be ready or deleted, got ${JSON.stringify(target)}`);
-  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
-  if (target === 'deleted') {
+async function waitCommand(call: RuntimeCall, record: RuntimeRecord, ctx: CliContext): Promise<void> {
+  const { format, timeoutMs } = call;
+  if (call.waitFor === 'deleted') {
     await waitRuntimeGone(ctx, record.name, timeoutMs);
     return printResult(format, ctx, `runtime ${record.name} deleted`, record.name, []);
   }
-  await waitRuntimeReady(ctx, record.name, timeoutMs);
+  await waitRuntimeReady(ctx, record.name, timeoutMs, { kymaOnly: !record.runtime });
   const after = await lookupRuntime(ctx, record.name);
   printResult(format, ctx, `runtime ${record.name} is Ready`, record.name, [after?.runtime, after?.kyma]);
 }
 
 // ---------------------------------------------------------------------------------------------
 
-export async function runRuntime(args: ParsedArgs, ctx: CliContext): Promise<void> {
+/** A `kcp runtime` call with its input checked: nothing here needs the control plane. */
+interface RuntimeCall {
+  args: ParsedArgs;
+  verb: string;
+  positionals: string[];
+  format: OutputFormat;
+  wait: boolean;
+  timeoutMs: number;
+  request?: ValidRuntimeRequest;
+  state?: string;
+  waitFor?: 'ready' | 'deleted';
+  /** update: the flags asked for. */
+  asked?: string[];
+}
+
+/** Checks the arguments of a `kcp runtime` call; every mistake is a UsageError before anything is sent. */
+export function prepareRuntimeCall(args: ParsedArgs): RuntimeCall {
   const { format, positionals } = takeOutputFormat(args);
   const given = positionals[0];
-  const verb = given === undefined ? undefined : (ALIASES[given] ?? given);
-  const synopsis = `kcp runtime ${verb ?? ''} NAME`;
+  if (given === undefined) throw new UsageError(`a subcommand is required: ${VERBS} (see kcp runtime --help)`);
+  const verb = ALIASES[given] ?? given;
+  if (!(verb in VERB_FLAGS)) {
+    const near = closestFlag(given, Object.keys(VERB_FLAGS));
+    throw new UsageError(`unknown subcommand ${JSON.stringify(given)}: ${near ? `did you mean ${near}? ` : ''}use ${VERBS}`);
+  }
+  const wait = switchOn(args, 'wait');
+  if (args.flags.has('timeout') && !wait && verb !== 'wait') throw new UsageError(`--timeout goes with --wait: kcp runtime ${verb} NAME --wait --timeout D`);
+  const call: RuntimeCall = { args, verb, positionals, format, wait, timeoutMs: timeoutFlag(args, DEFAULT_TIMEOUT_MS) };
+  const synopsis = `kcp runtime ${verb} NAME`;
   switch (verb) {
     case 'create':
-      return create(args, positionals, format, ctx);
+      call.request = createRequest(args, positionals);
+      break;
     case 'list':
       rejectExtra(positionals, 1, 'kcp runtime list [--state STATE]');
-      return listCommand(args, format, ctx);
-    case 'describe': {
-      rejectExtra(positionals, 2, synopsis);
-      const record = await requireRuntime(ctx, positionals[1], synopsis);
-      if (format === 'name') ctx.output.out(renderNames('runtime', [record.name]));
-      else if (isTable(format)) ctx.output.out(describe(record, ctx));
-      else ctx.output.out(renderData({ name: record.name, runtimeID: record.runtimeID, runtime: record.runtime && forDisplay(record.runtime), kyma: record.kyma && forDisplay(record.kyma) }, format));
-      return;
+      call.state = stateFilter(args);
+      break;
+    case 'wait': {
+      const target = flagString(args, 'for', 'ready');
+      if (target !== 'ready' && target !== 'deleted') throw new UsageError(`--for must be ready or deleted, got ${JSON.stringify(target)}`);
+      call.waitFor = target;
+      break;
     }
     case 'update':
-    case 'retry':
-    case 'rotate':
-    case 'wait':
-    case 'delete': {
-      rejectExtra(positionals, 2, synopsis);
-      const record = await requireRuntime(ctx, positionals[1], synopsis);
-      if (verb === 'update') return update(args, record, format, ctx);
-      if (verb === 'retry') return retry(args, record, format, ctx);
-      if (verb === 'rotate') return rotate(args, record, format, ctx);
-      if (verb === 'wait') return waitCommand(args, record, format, ctx);
-      return deleteRuntime(args, record, format, ctx);
-    }
-    case undefined:
-      throw new UsageError(`a subcommand is required: ${VERBS} (see kcp runtime --help)`);
-    default:
-      throw new UsageError(`unknown subcommand ${JSON.stringify(given)}: use ${VERBS}`);
+      call.asked = checkUpdate(args);
+      break;
   }
+  if (verb !== 'create' && verb !== 'list') {
+    if (!positionals[1]) throw new UsageError(`a runtime name is required: ${synopsis}`);
+    rejectExtra(positionals, 2, synopsis);
+  }
+  return call;
+}
+
+/** Carries out a checked call against the control plane. */
+async function performRuntimeCall(call: RuntimeCall, ctx: CliContext): Promise<void> {
+  if (call.verb === 'create') return create(call, ctx);
+  if (call.verb === 'list') return listCommand(call, ctx);
+  const record = await requireRuntime(ctx, call.positionals[1], `kcp runtime ${call.verb} NAME`);
+  switch (call.verb) {
+    case 'describe':
+      if (call.format === 'name') ctx.output.out(renderNames('runtime', [record.name]));
+      else if (isTable(call.format)) ctx.output.out(describe(record, ctx));
+      else ctx.output.out(renderData({ name: record.name, runtimeID: record.runtimeID, runtime: record.runtime && forDisplay(record.runtime), kyma: record.kyma && forDisplay(record.kyma) }, call.format));
+      return;
+    case 'update':
+      return update(call, record, ctx);
+    case 'retry':
+      return retry(call, record, ctx);
+    case 'rotate':
+      return rotate(call, record, ctx);
+    case 'wait':
+      return waitCommand(call, record, ctx);
+    default:
+      return deleteRuntime(call, record, ctx);
+  }
+}
+
+export async function runRuntime(args: ParsedArgs, ctx: CliContext): Promise<void> {
+  return performRuntimeCall(prepareRuntimeCall(args), ctx);
 }
 
 export const command: Command = {
   summary: 'create, list, describe, update, retry, rotate credentials of, wait for and delete runtimes',
   usage: RUNTIME_USAGE,
   flags: (verb) => (verb === undefined ? undefined : VERB_FLAGS[ALIASES[verb] ?? verb]),
-  run: (args) => withKcp(args, (ctx) => runRuntime(args, ctx)),
+  run(args) {
+    const call = prepareRuntimeCall(args);
+    return withKcp(args, (ctx) => performRuntimeCall(call, ctx));
+  },
 };

@@ -7,6 +7,7 @@ import type { KubeObject } from '../../src/kube/object.js';
 import { parseCommandArgs } from '../../src/cli/command.js';
 import { command as moduleCommand, runModule } from '../../src/cli/module.js';
 import { runStatus } from '../../src/cli/status.js';
+import { command as runtimeCommand, runRuntime } from '../../src/cli/runtime.js';
 import { findObject } from '../../src/runtime/client/index.js';
 import { type KymaEnv, startKymaEnv } from '../lifecycle/kyma-env.js';
 import { cliRunner, type CliRunner } from './cli-env.js';
@@ -108,6 +109,19 @@ describe('kcp module', () => {
     assert.equal((await mod('disable r1 demo-broken -o name')).out, 'module/demo-broken\n');
     assert.match((await modFails('enable r1 demo-echo --chanel fast')).message, /^unknown flag --chanel for kcp module enable: did you mean --channel\?$/);
     assert.match((await modFails('list --runtime')).message, /--runtime needs a value/);
+  });
+
+  it('runtime update --channel --wait follows the modules to the new channel, and ends at once when one refuses', async () => {
+    const r2 = await env.runtime('r2');
+    await env.setRemoteModules(r2, []);
+    assert.match((await mod('enable r2 demo-echo --wait --timeout 30s')).out, /Ready in runtime r2 \(version 1\.0\.0\)/);
+    const rt = (words: string) => cli.run(words, runRuntime, runtimeCommand);
+    assert.match((await rt('update r2 --channel fast --wait --timeout 30s')).out, /runtime r2 updated \(channel fast\)\nruntime r2 is Ready with the change\n/);
+    const status = (await env.kyma('r2')).status;
+    assert.equal(status?.activeChannel, 'fast');
+    assert.deepEqual(status?.modules?.map((m) => [m.name, m.version, m.state]), [['demo-echo', '1.1.0', 'Ready']]);
+    const refused = await cli.fails('update r2 --channel regular --wait --timeout 10m', runRuntime, runtimeCommand);
+    assert.match(refused.message, /^runtime r2's modules did not all follow channel regular: demo-echo: downgrade of module demo-echo from 1\.1\.0 to 1\.0\.0 is not supported/);
   });
 
   it('module push is handed to the module-push command with its own flags', async () => {

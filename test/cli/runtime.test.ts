@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LabelKymaRuntimeID, Runtime, type RuntimeObject, requiredRuntimeLabels } from '../../src/api/infrastructuremanager/index.js';
 import { Kyma, type KymaObject, Labels } from '../../src/api/operator/index.js';
+import { AnnotationRetryRequested } from '../../src/api/infrastructuremanager/index.js';
 import { command as kubeconfigCommand, runKubeconfig } from '../../src/cli/kubeconfig.js';
 import { command as runtimeCommand, runRuntime, waitRuntimeReady } from '../../src/cli/runtime.js';
 import { Shoot } from '../../src/api/gardener/index.js';
@@ -138,6 +139,30 @@ describe('kcp runtime', () => {
     assert.match(events, /\n\S+\s+Warning\s+\S+\s+runtime\/r2\s+.*ERR_INFRA_UNAUTHORIZED/);
     assert.doesNotMatch(events, /runtime\/r1\b/);
     assert.match((await cli.run('r2 -o name', runEvents, eventsCommand)).out, /^(event\/\S+\n)+$/);
+
+    // The operator fixes the cause (here: the injected failure goes), then retries: Ready again.
+    await h.land.garden.patch(Shoot, { namespace: h.land.projectNamespace, name: shootName }, 'merge', { metadata: { annotations: { [AnnotationFailWith]: null } } });
+    const retried = await runtime('retry r2 --wait --timeout 60s');
+    assert.match(retried.out, /^retry of runtime r2 requested\nruntime r2 is Ready\n$/);
+    assert.match(retried.err, /runtime Failed: [^\n]*ERR_INFRA_UNAUTHORIZED[^\n]*\n(.*\n)*runtime Pending: Shoot creation in progress/, 'progress follows the retried operation');
+    const after = await h.land.kcp.get<RuntimeObject>(Runtime, { namespace: NAMESPACE, name: 'r2' });
+    assert.equal(after.status?.state, 'Ready');
+    assert.equal(after.metadata.annotations?.[AnnotationRetryRequested], undefined, 'the manager took the request');
+    assert.match((await runtimeFails('retry r2')).message, /runtime r2 is Ready, not Failed: there is nothing to retry/);
+  });
+
+  it('a retry that fails again ends the wait at once with the new reason', async () => {
+    await runtime('create r4 --provider gcp --region europe-west3 --max 1');
+    const shootName = (await h.land.kcp.get<RuntimeObject>(Runtime, { namespace: NAMESPACE, name: 'r4' })).spec.shoot.name;
+    await waitFor('the Shoot of r4', () => h.shoot(shootName));
+    await h.land.garden.patch(Shoot, { namespace: h.land.projectNamespace, name: shootName }, 'merge', { metadata: { annotations: { [AnnotationFailWith]: 'ERR_INFRA_UNAUTHORIZED' } } });
+    await assert.rejects(runtime('wait r4 --timeout 10m'), /runtime r4 failed: .*ERR_INFRA_UNAUTHORIZED/);
+    // The cause stays (another code now): the retry is followed, and its own failure ends the wait.
+    await h.land.garden.patch(Shoot, { namespace: h.land.projectNamespace, name: shootName }, 'merge', { metadata: { annotations: { [AnnotationFailWith]: 'ERR_CONFIGURATION_PROBLEM' } } });
+    const again = await runtimeFails('retry r4 --wait --timeout 10m');
+    assert.match(again.message, /^runtime r4 failed: .*ERR_CONFIGURATION_PROBLEM/);
+    assert.equal(again.usage, false);
+    assert.match((await runtime('delete r4 --wait --timeout 60s')).out, /runtime r4 deleted/);
   });
 
   it('strict flags: a typo fails with exit code 2 and the closest flag, before anything is created', async () => {
