@@ -26,9 +26,13 @@ Every label, annotation, finalizer and API group name the project writes follows
 - **The project's own extensions of a Kyma API group live under that group's domain**, and are
   defined in the group's one constants file (\`src/api/<group>/constants.ts\`):
   \`infrastructuremanager.kyma-project.io/kubeconfig-expiration\` (on kubeconfig Secrets, when the issued
-  credential expires) and \`operator.kyma-project.io/ca-added-to-bundle-at\` (on
-  the watcher's CA Secret \`klm-watcher\`, when its newest CA joined the trusted bundle; upstream keeps
-  this time as \`caAddedToBundleAt\`).
+  credential expires), \`infrastructuremanager.kyma-project.io/retry\` (on a Failed Runtime: a person
+  asks for Gardener's retry, \`kcp runtime retry\`; the manager removes it), the Runtime condition
+  reason \`KymaDeletionPending\` (a deleted Runtime waits for its Kyma's modules to be removed),
+  \`operator.kyma-project.io/ca-added-to-bundle-at\` (on the watcher's CA Secret \`klm-watcher\`, when
+  its newest CA joined the trusted bundle; upstream keeps this time as \`caAddedToBundleAt\`) and
+  \`operator.kyma-project.io/control-plane-version\` (on the Lease \`kcp-control-plane\`, the version of
+  the controllers that started last, for \`kcp version\`).
 - **Names of the development-only embedded landscape** (the Gardener simulator's failure-injection
   annotations \`simulator.example/fail-*\` and webhook \`validate.shoots.simulator.example\`, the demo
   modules' API groups \`<module>.demo.example\` and OCM names \`demo.example/module/<module>\`) never
