@@ -31,7 +31,7 @@ import { MODULE_PUSH_FLAGS, MODULE_PUSH_USAGE, runModulePush } from './module-pu
 import { isTable, type OutputFormat, renderData, renderNames, renderTable, takeOutputFormat } from './output.js';
 import { kymaObserved } from './runtime.js';
 import { timeoutFlag } from './duration.js';
-import { waitWithProgress } from './progress.js';
+import { waitInContext } from './progress.js';
 
 export const MODULE_USAGE = `Usage:
   kcp module list [--runtime RUNTIME]
@@ -221,21 +221,13 @@ async function runtimeClient(ctx: CliContext, record: RuntimeRecord): Promise<Cl
 /** The runtime Kyma; with `waitMs`, waits for the lifecycle manager to create it. */
 async function remoteKyma(ctx: CliContext, remote: Client, record: RuntimeRecord, waitMs: number): Promise<KymaObject> {
   let found: KymaObject | undefined;
-  await waitWithProgress({
-    what: `the Kyma ${Namespaces.Remote}/${DEFAULT_REMOTE_KYMA_NAME} in runtime ${record.name}`,
-    output: ctx.output,
-    signal: ctx.signal,
-    timeoutMs: waitMs,
-    pollMs: ctx.pollMs,
-    now: ctx.now,
-    async observe(signal) {
-      found = await findObject<KymaObject>(remote, Kyma, REMOTE_KYMA_KEY, { signal });
-      if (found) return { status: 'runtime Kyma found', done: true, quiet: true };
-      if (waitMs <= 0) {
-        return { status: 'no runtime Kyma', quiet: true, failed: `runtime ${record.name} has no Kyma ${Namespaces.Remote}/${DEFAULT_REMOTE_KYMA_NAME} yet (the lifecycle manager creates it once the runtime is Ready; try again shortly, or use --wait)` };
-      }
-      return { status: `waiting for the lifecycle manager to create ${Namespaces.Remote}/${DEFAULT_REMOTE_KYMA_NAME} in runtime ${record.name}` };
-    },
+  await waitInContext(ctx, `the Kyma ${Namespaces.Remote}/${DEFAULT_REMOTE_KYMA_NAME} in runtime ${record.name}`, waitMs, async (signal) => {
+    found = await findObject<KymaObject>(remote, Kyma, REMOTE_KYMA_KEY, { signal });
+    if (found) return { status: 'runtime Kyma found', done: true, quiet: true };
+    if (waitMs <= 0) {
+      return { status: 'no runtime Kyma', quiet: true, failed: `runtime ${record.name} has no Kyma ${Namespaces.Remote}/${DEFAULT_REMOTE_KYMA_NAME} yet (the lifecycle manager creates it once the runtime is Ready; try again shortly, or use --wait)` };
+    }
+    return { status: `waiting for the lifecycle manager to create ${Namespaces.Remote}/${DEFAULT_REMOTE_KYMA_NAME} in runtime ${record.name}` };
   });
   if (!found) throw new Error('unreachable: the runtime Kyma wait ended without a Kyma');
   return found;
@@ -315,34 +307,26 @@ async function enable(args: ParsedArgs, positionals: string[], format: OutputFor
 
   let final: RuntimeModule | undefined;
   if (wait) {
-    await waitWithProgress({
-      what: `module ${module} in runtime ${runtimeName} to become Ready`,
-      output: ctx.output,
-      signal: ctx.signal,
-      timeoutMs,
-      pollMs: ctx.pollMs,
-      now: ctx.now,
-      async observe(signal) {
-        const kyma = await kcpKyma(ctx, record.name, signal);
-        if (!kyma) return { status: `Kyma ${record.name} not found`, failed: `runtime ${runtimeName} has no Kyma in the control plane any more` };
-        const inSpec = (kyma.spec?.modules ?? []).find((m) => m.name === module);
-        // The change reached the KCP Kyma, and its status speaks of that spec (observed generation).
-        if (!inSpec || inSpec.channel !== wanted.channel || inSpec.version !== wanted.version || !kymaObserved(kyma)) {
-          return { status: `module ${module}: waiting for the lifecycle manager to pick up the change` };
-        }
-        const st = kyma.status?.modules?.find((m) => m.name === module);
-        if (!st) return { status: `module ${module} Processing` };
-        final = { name: st.name, channel: st.channel, version: st.version, state: st.state || States.Processing, message: st.message };
-        const state = final.state;
-        const status = `module ${module} ${state}${st.version ? ` ${st.version}` : ''}${st.message ? `: ${st.message}` : ''}`;
-        const arrived = st.version === targetVersion && (version !== undefined || st.channel === (effectiveChannel ?? DEFAULT_CHANNEL));
-        if (arrived && state === States.Ready) return { status, done: true };
-        if (state === States.Error) return { status, failed: `module ${module} in runtime ${runtimeName} is in Error: ${st.message ?? 'no reason given'}` };
-        if (arrived && state === States.Warning) return { status, failed: `module ${module} in runtime ${runtimeName} is installed (version ${st.version ?? '?'}) but in Warning: ${st.message ?? 'no reason given'}` };
-        // The lifecycle manager keeps the installed version and says why (a downgrade, for one).
-        if (!arrived && state === States.Warning) return { status, failed: `module ${module} in runtime ${runtimeName}: the change to ${how} was refused: ${st.message ?? `version ${st.version ?? '?'} kept`}` };
-        return { status };
-      },
+    await waitInContext(ctx, `module ${module} in runtime ${runtimeName} to become Ready`, timeoutMs, async (signal) => {
+      const kyma = await kcpKyma(ctx, record.name, signal);
+      if (!kyma) return { status: `Kyma ${record.name} not found`, failed: `runtime ${runtimeName} has no Kyma in the control plane any more` };
+      const inSpec = (kyma.spec?.modules ?? []).find((m) => m.name === module);
+      // The change reached the KCP Kyma, and its status speaks of that spec (observed generation).
+      if (!inSpec || inSpec.channel !== wanted.channel || inSpec.version !== wanted.version || !kymaObserved(kyma)) {
+        return { status: `module ${module}: waiting for the lifecycle manager to pick up the change` };
+      }
+      const st = kyma.status?.modules?.find((m) => m.name === module);
+      if (!st) return { status: `module ${module} Processing` };
+      final = { name: st.name, channel: st.channel, version: st.version, state: st.state || States.Processing, message: st.message };
+      const state = final.state;
+      const status = `module ${module} ${state}${st.version ? ` ${st.version}` : ''}${st.message ? `: ${st.message}` : ''}`;
+      const arrived = st.version === targetVersion && (version !== undefined || st.channel === (effectiveChannel ?? DEFAULT_CHANNEL));
+      if (arrived && state === States.Ready) return { status, done: true };
+      if (state === States.Error) return { status, failed: `module ${module} in runtime ${runtimeName} is in Error: ${st.message ?? 'no reason given'}` };
+      if (arrived && state === States.Warning) return { status, failed: `module ${module} in runtime ${runtimeName} is installed (version ${st.version ?? '?'}) but in Warning: ${st.message ?? 'no reason given'}` };
+      // The lifecycle manager keeps the installed version and says why (a downgrade, for one).
+      if (!arrived && state === States.Warning) return { status, failed: `module ${module} in runtime ${runtimeName}: the change to ${how} was refused: ${st.message ?? `version ${st.version ?? '?'} kept`}` };
+      return { status };
     });
     if (isTable(format)) ctx.output.out(`module ${module} is Ready in runtime ${runtimeName}${final?.version ? ` (version ${final.version})` : ''}\n`);
   }
@@ -382,23 +366,15 @@ async function disable(args: ParsedArgs, positionals: string[], format: OutputFo
   }
   if (isTable(format)) ctx.output.out(`module ${module} disabled in runtime ${runtimeName}\n`);
   if (wait) {
-    await waitWithProgress({
-      what: `module ${module} to be removed from runtime ${runtimeName}`,
-      output: ctx.output,
-      signal: ctx.signal,
-      timeoutMs,
-      pollMs: ctx.pollMs,
-      now: ctx.now,
-      async observe(signal) {
-        const kyma = await kcpKyma(ctx, record.name, signal);
-        const inSpec = (kyma?.spec?.modules ?? []).some((m) => m.name === module);
-        if (inSpec) return { status: `module ${module}: waiting for the lifecycle manager to pick up the change` };
-        const st = kyma?.status?.modules?.find((m) => m.name === module);
-        // Gone from the status is not enough: the module is removed from the runtime when its Manifest is gone.
-        const manifests = await ctx.kcp.list(Manifest, { namespace: ctx.namespace, labelSelector: `${Labels.KymaName}=${record.name},${Labels.ModuleName}=${module}`, signal });
-        if (!st && manifests.items.length === 0) return { status: `module ${module} removed`, done: true };
-        return { status: `module ${module} ${st?.state || States.Deleting}${st?.message ? `: ${st.message}` : ''}` };
-      },
+    await waitInContext(ctx, `module ${module} to be removed from runtime ${runtimeName}`, timeoutMs, async (signal) => {
+      const kyma = await kcpKyma(ctx, record.name, signal);
+      const inSpec = (kyma?.spec?.modules ?? []).some((m) => m.name === module);
+      if (inSpec) return { status: `module ${module}: waiting for the lifecycle manager to pick up the change` };
+      const st = kyma?.status?.modules?.find((m) => m.name === module);
+      // Gone from the status is not enough: the module is removed from the runtime when its Manifest is gone.
+      const manifests = await ctx.kcp.list(Manifest, { namespace: ctx.namespace, labelSelector: `${Labels.KymaName}=${record.name},${Labels.ModuleName}=${module}`, signal });
+      if (!st && manifests.items.length === 0) return { status: `module ${module} removed`, done: true };
+      return { status: `module ${module} ${st?.state || States.Deleting}${st?.message ? `: ${st.message}` : ''}` };
     });
     if (isTable(format)) ctx.output.out(`module ${module} removed from runtime ${runtimeName}\n`);
   }

@@ -2,6 +2,7 @@
 // (state, the latest condition message, elapsed time). On a terminal the line is rewritten in place;
 // otherwise a new line is printed only when the state or message changes.
 import { sleep } from '../util/sleep.js';
+import type { CliContext } from './connect.js';
 import { elapsed, type CliOutput } from './output.js';
 
 /** One look at the thing waited for. */
@@ -71,4 +72,9 @@ export async function waitWithProgress(opts: WaitOptions): Promise<string> {
   } finally {
     if (lineOpen) opts.output.err('\n');
   }
+}
+
+/** waitWithProgress with a command's output, signal, poll interval and clock. */
+export function waitInContext(ctx: Pick<CliContext, 'output' | 'signal' | 'pollMs' | 'now'>, what: string, timeoutMs: number, observe: WaitOptions['observe']): Promise<string> {
+  return waitWithProgress({ what, observe, timeoutMs, output: ctx.output, signal: ctx.signal, pollMs: ctx.pollMs, now: ctx.now });
 }

@@ -7,6 +7,8 @@ import {
   AnnotationForceKubeconfigRotation,
   AnnotationLastKubeconfigSync,
   AnnotationRetryRequested,
+  ConditionReasonCreationError,
+  ConditionReasonProcessingErr,
   GardenerCluster,
   type GardenerClusterObject,
   kubeconfigSecretName,
@@ -23,7 +25,7 @@ import { type CliContext, KCP_FLAGS, withKcp } from './connect.js';
 import { lookupRuntime, requireRuntime, type RuntimeRecord, SECRET, type SecretObject } from './kubeconfig.js';
 import { age, forDisplay, isTable, type OutputFormat, renderData, renderNames, renderTable, takeOutputFormat } from './output.js';
 import { timeoutFlag } from './duration.js';
-import { waitWithProgress } from './progress.js';
+import { waitInContext } from './progress.js';
 import { buildRuntimeAndKyma, checkKubernetesVersion, checkMachineType, providerProfiles, type ValidRuntimeRequest, validateRuntimeRequest } from './runtime-spec.js';
 
 export const RUNTIME_USAGE = `Usage:
@@ -100,6 +102,8 @@ const ALIASES: Record<string, string> = { ls: 'list', get: 'describe', rm: 'dele
 const VERBS = 'create, list, describe, update, retry, rotate, wait or delete';
 
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+/** Failures of the Shoot operation or patch: what the infrastructure manager retries through Gardener. */
+const RETRYABLE_REASONS: ReadonlySet<string> = new Set([ConditionReasonCreationError, ConditionReasonProcessingErr]);
 const DEFAULT_ADMIN = 'admin@example.com';
 const RUNTIME_STATES = ['Pending', 'Ready', 'Failed', 'Terminating'];
 const KYMA_STATES = [States.Processing, States.Ready, States.Warning, States.Error, States.Deleting];
@@ -117,7 +121,7 @@ export function latestCondition(conditions: Condition[] | undefined): Condition 
 /** `Pending: Shoot creation in progress [Create Processing 40%]`. */
 export function runtimeProgress(rt: RuntimeObject | undefined): string {
   if (!rt) return 'Runtime not found';
-  const state = rt.metadata.deletionTimestamp ? 'Terminating' : (rt.status?.state ?? 'Pending');
+  const state = runtimeState(rt);
   const message = latestCondition(rt.status?.conditions)?.message;
   const op = rt.status?.shootLastOperation;
   const shoot = op && op.state !== 'Succeeded' ? ` [shoot: ${op.type} ${op.state} ${op.progress}%]` : '';
@@ -127,7 +131,7 @@ export function runtimeProgress(rt: RuntimeObject | undefined): string {
 /** `Kyma Processing: not all modules are in ready state`. */
 export function kymaProgress(kyma: KymaObject | undefined): string {
   if (!kyma) return 'Kyma not found';
-  const state = kyma.metadata.deletionTimestamp ? States.Deleting : kyma.status?.state || States.Processing;
+  const state = kymaState(kyma);
   const message = kyma.status?.lastOperation?.operation;
   return `Kyma ${state}${message ? `: ${message}` : ''}`;
 }
@@ -326,34 +330,18 @@ function observeRuntimeObject(rt: RuntimeObject | undefined, name: string, expec
 
 /** Waits until the Runtime is Ready for its current spec and its Kyma has reconciled (Ready or Warning); fails at once when the Runtime fails. */
 export async function waitRuntimeReady(ctx: CliContext, name: string, timeoutMs: number, expect: ReadyWait = {}): Promise<void> {
-  await waitWithProgress({
-    what: `runtime ${name} to become Ready`,
-    output: ctx.output,
-    signal: ctx.signal,
-    timeoutMs,
-    pollMs: ctx.pollMs,
-    now: ctx.now,
-    observe: (signal) => observeRuntime(ctx, name, signal, expect),
-  });
+  await waitInContext(ctx, `runtime ${name} to become Ready`, timeoutMs, (signal) => observeRuntime(ctx, name, signal, expect));
 }
 
 /** Waits until neither the Runtime nor the Kyma exists any more. */
 async function waitRuntimeGone(ctx: CliContext, name: string, timeoutMs: number): Promise<void> {
-  await waitWithProgress({
-    what: `runtime ${name} to be deleted`,
-    output: ctx.output,
-    signal: ctx.signal,
-    timeoutMs,
-    pollMs: ctx.pollMs,
-    now: ctx.now,
-    async observe(signal) {
-      const [rt, kyma] = await Promise.all([
-        findObject<RuntimeObject>(ctx.kcp, Runtime, { namespace: ctx.namespace, name }, { signal }),
-        findObject<KymaObject>(ctx.kcp, Kyma, { namespace: ctx.namespace, name }, { signal }),
-      ]);
-      if (!rt && !kyma) return { status: 'runtime deleted', done: true };
-      return { status: [kyma ? kymaProgress(kyma) : 'Kyma deleted', rt ? runtimeProgress(rt) : 'runtime deleted'].join('; ') };
-    },
+  await waitInContext(ctx, `runtime ${name} to be deleted`, timeoutMs, async (signal) => {
+    const [rt, kyma] = await Promise.all([
+      findObject<RuntimeObject>(ctx.kcp, Runtime, { namespace: ctx.namespace, name }, { signal }),
+      findObject<KymaObject>(ctx.kcp, Kyma, { namespace: ctx.namespace, name }, { signal }),
+    ]);
+    if (!rt && !kyma) return { status: 'runtime deleted', done: true };
+    return { status: [kyma ? kymaProgress(kyma) : 'Kyma deleted', rt ? runtimeProgress(rt) : 'runtime deleted'].join('; ') };
   });
 }
 
@@ -431,7 +419,7 @@ function describe(record: RuntimeRecord, ctx: CliContext): string {
     }
     field('Networks', `nodes ${shoot.networking.nodes}, pods ${shoot.networking.pods}, services ${shoot.networking.services}`);
     field('Administrators', rt.spec.security.administrators.join(', '));
-    field('State', rt.metadata.deletionTimestamp ? 'Terminating' : (rt.status?.state ?? 'Pending'));
+    field('State', runtimeState(rt));
     field('Created', `${rt.metadata.creationTimestamp ?? '-'} (${age(rt.metadata.creationTimestamp, now)} ago)`);
     const op = rt.status?.shootLastOperation;
     if (op) field('Shoot operation', `${op.type} ${op.state} ${op.progress}%${op.description ? `: ${op.description}` : ''}`);
@@ -442,7 +430,7 @@ function describe(record: RuntimeRecord, ctx: CliContext): string {
   } else field('Runtime', 'none (only a Kyma exists for this name)');
   if (kyma) {
     lines.push('Kyma:');
-    lines.push(`  Channel: ${kyma.spec?.channel ?? DEFAULT_CHANNEL}   State: ${kyma.metadata.deletionTimestamp ? States.Deleting : kyma.status?.state || States.Processing}${kyma.status?.lastOperation ? `   Last: ${kyma.status.lastOperation.operation}` : ''}`);
+    lines.push(`  Channel: ${kyma.spec?.channel ?? DEFAULT_CHANNEL}   State: ${kymaState(kyma)}${kyma.status?.lastOperation ? `   Last: ${kyma.status.lastOperation.operation}` : ''}`);
     const modules = kyma.status?.modules ?? [];
     lines.push('Modules:');
     if (modules.length === 0 && (kyma.spec?.modules ?? []).length === 0) lines.push('  (none enabled)');
@@ -625,6 +613,12 @@ async function retry(call: RuntimeCall, record: RuntimeRecord, ctx: CliContext):
   const state = runtimeState(rt);
   if (state !== RuntimeStateFailed) throw new Error(`runtime ${name} is ${state}, not Failed: there is nothing to retry`);
   const failedBefore = latestCondition(rt.status?.conditions);
+  // Only a Shoot operation that Gardener gave up on, or a Shoot patch it refused, can be retried; any
+  // other failure (a spec that cannot be converted) needs a changed Runtime.
+  const failing = rt.status?.conditions?.find((c) => c.status === 'False');
+  if (!failing || !RETRYABLE_REASONS.has(failing.reason)) {
+    throw new Error(`runtime ${name} failed with ${failing?.reason ?? 'no reason'}, which a retry cannot fix: ${failing?.message ?? ''} (change the Runtime with \`kcp runtime update\`)`);
+  }
   const askedAt = new Date((ctx.now ?? Date.now)()).toISOString();
   const patched = await ctx.kcp.patch<RuntimeObject>(Runtime, { namespace: ctx.namespace, name }, 'merge', { metadata: { annotations: { [AnnotationRetryRequested]: askedAt } } }, { fieldManager: 'kcp-cli', signal: ctx.signal });
   const why = failedBefore?.message;
@@ -649,20 +643,12 @@ async function rotate(call: RuntimeCall, record: RuntimeRecord, ctx: CliContext)
   const before = await lastSync(ctx.signal);
   await ctx.kcp.patch(GardenerCluster, key, 'merge', { metadata: { annotations: { [AnnotationForceKubeconfigRotation]: 'true' } } }, { fieldManager: 'kcp-cli', signal: ctx.signal });
   if (!wait) return printResult(format, ctx, `rotation of runtime ${name}'s kubeconfig requested`, name, []);
-  await waitWithProgress({
-    what: `the new kubeconfig of runtime ${name}`,
-    output: ctx.output,
-    signal: ctx.signal,
-    timeoutMs,
-    pollMs: ctx.pollMs,
-    now: ctx.now,
-    async observe(signal) {
-      const gc = await findObject<GardenerClusterObject>(ctx.kcp, GardenerCluster, key, { signal });
-      if (!gc) return { status: 'GardenerCluster not found', failed: `runtime ${name}'s GardenerCluster disappeared while rotating` };
-      const synced = await lastSync(signal);
-      const done = !gc.metadata.annotations?.[AnnotationForceKubeconfigRotation] && synced !== undefined && synced !== before;
-      return { status: done ? 'kubeconfig rotated' : `rotating: GardenerCluster ${gc.status?.state ?? 'Pending'}`, done };
-    },
+  await waitInContext(ctx, `the new kubeconfig of runtime ${name}`, timeoutMs, async (signal) => {
+    const gc = await findObject<GardenerClusterObject>(ctx.kcp, GardenerCluster, key, { signal });
+    if (!gc) return { status: 'GardenerCluster not found', failed: `runtime ${name}'s GardenerCluster disappeared while rotating` };
+    const synced = await lastSync(signal);
+    const done = !gc.metadata.annotations?.[AnnotationForceKubeconfigRotation] && synced !== undefined && synced !== before;
+    return { status: done ? 'kubeconfig rotated' : `rotating: GardenerCluster ${gc.status?.state ?? 'Pending'}`, done };
   });
   printResult(format, ctx, `runtime ${name}'s kubeconfig rotated`, name, []);
 }

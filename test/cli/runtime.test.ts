@@ -10,7 +10,7 @@ import { command as runtimeCommand, runRuntime, waitRuntimeReady } from '../../s
 import { Shoot } from '../../src/api/gardener/index.js';
 import { AnnotationFailWith } from '../../src/landscape/index.js';
 import { clientFromKubeconfig, findObject } from '../../src/runtime/client/index.js';
-import { type Harness, NAMESPACE, startHarness, waitFor } from '../infrastructure/runtime-harness.js';
+import { type Harness, NAMESPACE, startHarness, testRuntime, waitFor } from '../infrastructure/runtime-harness.js';
 import { command as eventsCommand, runEvents } from '../../src/cli/events.js';
 import { command as statusCommand, runStatus } from '../../src/cli/status.js';
 import { command as versionCommand, runVersion, type VersionInfo } from '../../src/cli/version.js';
@@ -151,6 +151,15 @@ describe('kcp runtime', () => {
     assert.match((await runtimeFails('retry r2')).message, /runtime r2 is Ready, not Failed: there is nothing to retry/);
   });
 
+  it('a runtime whose spec cannot be converted is not retried: the operator is told to change it', async () => {
+    await h.land.kcp.create(testRuntime('r6', (rt) => (rt.spec.shoot.networking.services = '100.64.0.0/13')));
+    await assert.rejects(runtime('wait r6 --timeout 10m'), /runtime r6 failed: .*spec\.shoot\.networking\.services/);
+    const refused = await runtimeFails('retry r6 --wait');
+    assert.match(refused.message, /^runtime r6 failed with ConversionErr, which a retry cannot fix: .* \(change the Runtime with `kcp runtime update`\)$/);
+    assert.equal((await h.land.kcp.get<RuntimeObject>(Runtime, { namespace: NAMESPACE, name: 'r6' })).metadata.annotations?.[AnnotationRetryRequested], undefined, 'nothing was asked of the manager');
+    await runtime('delete r6 --wait --timeout 60s');
+  });
+
   it('a retry that fails again ends the wait at once with the new reason', async () => {
     await runtime('create r4 --provider gcp --region europe-west3 --max 1');
     const shootName = (await h.land.kcp.get<RuntimeObject>(Runtime, { namespace: NAMESPACE, name: 'r4' })).spec.shoot.name;
@@ -175,6 +184,7 @@ describe('kcp runtime', () => {
     assert.match((await runtimeFails('create r5 --provider aws --region eu-central-1 --kubernetes-version latest')).message, /invalid Kubernetes version "latest"/);
     assert.match((await runtimeFails('describe r1 r2')).message, /unexpected argument "r2"/);
     assert.match((await runtimeFails('create r5 --provider aws --provider gcp --region eu-central-1')).message, /--provider is given twice/);
+    assert.match((await runtimeFails('delete r1 --timeout 5m')).message, /--timeout goes with --wait/);
     assert.equal(await findObject(h.land.kcp, Runtime, { namespace: NAMESPACE, name: 'r5' }), undefined, 'nothing was created');
   });
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Shoot } from '../../src/api/gardener/index.js';
-import { Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
+import { Runtime } from '../../src/api/infrastructuremanager/index.js';
 import { RUNTIME_CONTROLLER_NAME } from '../../src/infrastructure/runtime/controller.js';
 import { AnnotationFailWith } from '../../src/landscape/index.js';
 import { countReconciles } from '../support/metrics.js';
@@ -19,18 +19,6 @@ describe('runtime failures', () => {
     await h.stop();
   });
 
-  async function edit(id: string, change: (rt: RuntimeObject) => void): Promise<RuntimeObject> {
-    for (;;) {
-      const rt = await h.runtime(id);
-      assert.ok(rt);
-      change(rt);
-      try {
-        return await h.land.kcp.update(rt);
-      } catch (e) {
-        if ((e as { reason?: string }).reason !== 'Conflict') throw e;
-      }
-    }
-  }
 
   async function injectFailure(shootName: string, code: string | null): Promise<void> {
     await waitFor(`shoot ${shootName} exists`, () => h.shoot(shootName));
@@ -76,7 +64,7 @@ describe('runtime failures', () => {
 
     // The credentials are fixed on the infrastructure side, and the Runtime is edited.
     await injectFailure('c-rt-final', null);
-    await edit('rt-final', (rt) => {
+    await h.edit('rt-final', (rt) => {
       rt.spec.shoot.provider.workers[0].maximum = 4;
     });
     const ready = await waitForRuntime(h, 'rt-final', 'Ready');
@@ -95,7 +83,7 @@ describe('runtime failures', () => {
     assert.match(condition(failed, 'Provisioned')?.message ?? '', /metadata\.labels\[kyma-project\.io\/subaccount-id\]/);
     assert.equal(await h.shoot('c-rt-nolabel'), undefined);
 
-    await edit('rt-nolabel', (rt) => {
+    await h.edit('rt-nolabel', (rt) => {
       rt.metadata.labels = { ...rt.metadata.labels, 'kyma-project.io/subaccount-id': 'sa-1' };
     });
     await waitForRuntime(h, 'rt-nolabel', 'Ready');

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AnnotationGardenerOperation, Shoot } from '../../src/api/gardener/index.js';
-import { AnnotationRetryRequested, Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
+import { AnnotationRetryRequested, Runtime } from '../../src/api/infrastructuremanager/index.js';
 import { RUNTIME_CONTROLLER_NAME } from '../../src/infrastructure/runtime/controller.js';
 import { AnnotationFailOperations, AnnotationFailRecover, AnnotationFailWith } from '../../src/landscape/index.js';
 import { RecordingLogger } from '../support/log.js';
@@ -28,19 +28,6 @@ describe('runtime: shoot operations Gardener gave up on', () => {
     await h.land.garden.patch(Shoot, { namespace: h.land.projectNamespace, name: shootName }, 'merge', { metadata: { annotations } });
   }
 
-  async function edit(id: string, change: (rt: RuntimeObject) => void): Promise<void> {
-    for (;;) {
-      const rt = await h.runtime(id);
-      assert.ok(rt);
-      change(rt);
-      try {
-        await h.land.kcp.update(rt);
-        return;
-      } catch (e) {
-        if ((e as { reason?: string }).reason !== 'Conflict') throw e;
-      }
-    }
-  }
 
   async function eventNotes(name: string, reason: string): Promise<string[]> {
     const { items } = await h.land.kcp.list({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: NAMESPACE });
@@ -69,7 +56,7 @@ describe('runtime: shoot operations Gardener gave up on', () => {
     await h.land.kcp.create(testRuntime('rt-giveup-upd'));
     await waitForRuntime(h, 'rt-giveup-upd', 'Ready');
     await annotateShoot('c-rt-giveup-upd', { [AnnotationFailWith]: 'ERR_INFRA_QUOTA_EXCEEDED', [AnnotationFailOperations]: 'Reconcile' });
-    await edit('rt-giveup-upd', (rt) => {
+    await h.edit('rt-giveup-upd', (rt) => {
       rt.spec.shoot.provider.workers[0].maximum = 5;
     });
     const ready = await waitForRuntime(h, 'rt-giveup-upd', 'Ready', (rt) => condition(rt, 'Provisioned')?.reason === 'ConfigurationCompleted');
@@ -120,7 +107,7 @@ describe('runtime: shoot operations Gardener gave up on', () => {
     await waitForRuntime(h, 'rt-retry-twice', 'Ready');
     await annotateShoot('c-rt-retry-twice', { [AnnotationFailWith]: 'ERR_CONFIGURATION_PROBLEM', [AnnotationFailOperations]: 'Reconcile', [AnnotationFailRecover]: 'false' });
     for (const [round, maximum] of [[1, 4], [2, 5]] as const) {
-      await edit('rt-retry-twice', (rt) => {
+      await h.edit('rt-retry-twice', (rt) => {
         rt.spec.shoot.provider.workers[0].maximum = maximum;
       });
       const failed = await waitForRuntime(h, 'rt-retry-twice', 'Failed', (rt) => rt.status?.conditions?.find((c) => c.type === 'Provisioned')?.observedGeneration === rt.metadata.generation);

@@ -7,7 +7,7 @@ import { GardenerCluster, Runtime, type RuntimeObject } from '../../src/api/infr
 import type { ConverterConfig } from '../../src/infrastructure/converter/index.js';
 import { readConverterConfig } from '../../src/up/index.js';
 import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
-import { isNotFound } from '../../src/runtime/client/errors.js';
+import { isConflict, isNotFound } from '../../src/runtime/client/errors.js';
 import { createLogger, silentLogger, type Logger } from '../../src/runtime/log.js';
 import { Registry } from '../../src/runtime/metrics.js';
 import { type Landscape, type LandscapeOptions, startLandscape, waitFor } from '../support/landscape.js';
@@ -39,6 +39,8 @@ export interface Harness {
   stopManager(): Promise<void>;
   startManager(): Promise<void>;
   runtime(name: string): Promise<RuntimeObject | undefined>;
+  /** Changes the Runtime as a person with kubectl edit would (read, change, update; again on a conflict). */
+  edit(name: string, change: (rt: RuntimeObject) => void): Promise<RuntimeObject>;
   shoot(name: string): Promise<ShootObject | undefined>;
   stop(): Promise<void>;
 }
@@ -98,6 +100,17 @@ export async function startHarness(opts: LandscapeOptions & { logger?: Logger } 
       } catch (e) {
         if (isNotFound(e)) return undefined;
         throw e;
+      }
+    },
+    async edit(name, change) {
+      for (;;) {
+        const rt = await land.kcp.get<RuntimeObject>(Runtime, { namespace: NAMESPACE, name });
+        change(rt);
+        try {
+          return await land.kcp.update(rt);
+        } catch (e) {
+          if (!isConflict(e)) throw e;
+        }
       }
     },
     async shoot(name) {

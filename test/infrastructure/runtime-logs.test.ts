@@ -2,7 +2,6 @@
 // reason, once per failure; the way to Ready at debug, Ready itself at info.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
 import { RecordingLogger } from '../support/log.js';
 import { type Harness, NAMESPACE, startHarness, testRuntime, waitForRuntime } from './runtime-harness.js';
 
@@ -16,27 +15,14 @@ describe('runtime logs', () => {
     await h.stop();
   });
 
-  async function edit(id: string, change: (rt: RuntimeObject) => void): Promise<void> {
-    for (;;) {
-      const rt = await h.runtime(id);
-      assert.ok(rt);
-      change(rt);
-      try {
-        await h.land.kcp.update(rt);
-        return;
-      } catch (e) {
-        if ((e as { reason?: string }).reason !== 'Conflict') throw e;
-      }
-    }
-  }
 
   it('an invalid Runtime is a warning naming it and its issues, logged once; Ready again is info', async () => {
     const runtime = `${NAMESPACE}/rt-logs`;
     await h.land.kcp.create(testRuntime('rt-logs', (rt) => delete rt.metadata.labels?.['kyma-project.io/subaccount-id']));
     await waitForRuntime(h, 'rt-logs', 'Failed');
     // Looked at again without a change of the Runtime: no second warning.
-    await edit('rt-logs', (rt) => (rt.metadata.annotations = { ...rt.metadata.annotations, touched: 'yes' }));
-    await edit('rt-logs', (rt) => (rt.metadata.labels = { ...rt.metadata.labels, 'kyma-project.io/subaccount-id': 'sa-1' }));
+    await h.edit('rt-logs', (rt) => (rt.metadata.annotations = { ...rt.metadata.annotations, touched: 'yes' }));
+    await h.edit('rt-logs', (rt) => (rt.metadata.labels = { ...rt.metadata.labels, 'kyma-project.io/subaccount-id': 'sa-1' }));
     await waitForRuntime(h, 'rt-logs', 'Ready');
 
     const invalid = log.matching('runtime is invalid', { runtime });
