@@ -34,9 +34,9 @@ import { timeoutFlag } from './duration.js';
 import { waitInContext } from './progress.js';
 
 export const MODULE_USAGE = `Usage:
-  kcp module list [--runtime RUNTIME]
-      Without --runtime: the module catalog (channels and their versions, beta/internal/mandatory).
-      With --runtime: the runtime's modules with channel, version and state, the state of each
+  kcp module list [RUNTIME]
+      Without a runtime: the module catalog (channels and their versions, beta/internal/mandatory).
+      With one (also as --runtime RUNTIME): the runtime's modules with channel, version and state, the state of each
       module's ModuleConfig (CONFIG) and of its SyncResources (SYNC) (docs/module-sync.md).
   kcp module enable RUNTIME MODULE [--channel C | --version V] [--wait [--timeout 5m]]
   kcp module disable RUNTIME MODULE [--wait [--timeout 5m]]
@@ -403,7 +403,11 @@ function checkModuleArgs(args: ParsedArgs): { verb: string; format: OutputFormat
   }
   if (args.flags.has('timeout') && !switchOn(args, 'wait')) throw new UsageError(`--timeout goes with --wait: kcp module ${verb} RUNTIME MODULE --wait --timeout D`);
   timeoutFlag(args, DEFAULT_TIMEOUT_MS);
-  if (verb === 'list' && positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}: kcp module list [--runtime RUNTIME]`);
+  if (verb === 'list') {
+    // The runtime is an argument as in every other command; --runtime stays for scripts that use it.
+    if (positionals.length > 2) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[2])}: kcp module list [RUNTIME]`);
+    if (positionals[1] !== undefined && args.flags.has('runtime')) throw new UsageError('give the runtime once: kcp module list RUNTIME (or --runtime RUNTIME)');
+  }
   if (verb === 'enable' || verb === 'disable') {
     const synopsis = `kcp module ${verb} RUNTIME MODULE`;
     if (!positionals[1] || !positionals[2]) throw new UsageError(`a runtime and a module are required: ${synopsis}`);
@@ -417,9 +421,9 @@ async function performModuleCall(call: ReturnType<typeof checkModuleArgs>, args:
   const { verb, format, positionals } = call;
   if (verb === 'enable') return enable(args, positionals, format, ctx);
   if (verb === 'disable') return disable(args, positionals, format, ctx);
-  const runtimeName = flagString(args, 'runtime');
+  const runtimeName = positionals[1] ?? flagString(args, 'runtime');
   if (runtimeName === undefined) return printCatalog(await loadCatalog(ctx), format, ctx);
-  return printRuntimeModules(await requireRuntime(ctx, runtimeName, 'kcp module list --runtime RUNTIME'), format, ctx);
+  return printRuntimeModules(await requireRuntime(ctx, runtimeName, 'kcp module list RUNTIME'), format, ctx);
 }
 
 export async function runModule(args: ParsedArgs, ctx: CliContext): Promise<void> {

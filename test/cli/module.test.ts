@@ -106,6 +106,8 @@ describe('kcp module', () => {
     // -o name on both lists, and for the changes.
     assert.match((await mod('list -o name')).out, /^module\/base-agent\nmodule\/demo-beta\nmodule\/demo-broken\nmodule\/demo-echo\n$/);
     assert.equal((await mod('list --runtime r1 -o name')).out, 'module/demo-broken\nmodule/demo-echo\n');
+    assert.equal((await mod('list r1 -o name')).out, 'module/demo-broken\nmodule/demo-echo\n', 'the runtime as an argument, as in every other command');
+    assert.match((await modFails('list r1 --runtime r1')).message, /give the runtime once/);
     assert.equal((await mod('disable r1 demo-broken -o name')).out, 'module/demo-broken\n');
     assert.match((await modFails('enable r1 demo-echo --chanel fast')).message, /^unknown flag --chanel for kcp module enable: did you mean --channel\?$/);
     assert.match((await modFails('list --runtime')).message, /--runtime needs a value/);
