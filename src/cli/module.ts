@@ -253,13 +253,12 @@ async function kcpKyma(ctx: CliContext, name: string, signal?: AbortSignal): Pro
   return findObject<KymaObject>(ctx.kcp, Kyma, { namespace: ctx.namespace, name }, { signal });
 }
 
-async function enable(args: ParsedArgs, positionals: string[], format: OutputFormat, ctx: CliContext): Promise<void> {
+async function enable(args: ParsedArgs, positionals: string[], format: OutputFormat, timeoutMs: number, ctx: CliContext): Promise<void> {
   const synopsis = 'kcp module enable RUNTIME MODULE [--channel C | --version V]';
   const [, runtimeName, module] = positionals;
   const channel = flagString(args, 'channel');
   const version = flagString(args, 'version');
   const wait = switchOn(args, 'wait');
-  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
 
   const record = await requireRuntime(ctx, runtimeName, synopsis);
   const entry = await requireModule(ctx, module, record);
@@ -334,11 +333,10 @@ async function enable(args: ParsedArgs, positionals: string[], format: OutputFor
   else if (!isTable(format)) ctx.output.out(renderData({ runtime: runtimeName, module, enabled: true, changed, ...(final ? { status: final } : {}) }, format));
 }
 
-async function disable(args: ParsedArgs, positionals: string[], format: OutputFormat, ctx: CliContext): Promise<void> {
+async function disable(args: ParsedArgs, positionals: string[], format: OutputFormat, timeoutMs: number, ctx: CliContext): Promise<void> {
   const synopsis = 'kcp module disable RUNTIME MODULE';
   const [, runtimeName, module] = positionals;
   const wait = switchOn(args, 'wait');
-  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
   // Only the runtime's own list matters: a module that left the catalog, or a beta module of a
   // runtime that no longer admits beta ones, can still be disabled.
   const record = await requireRuntime(ctx, runtimeName, synopsis);
@@ -392,7 +390,7 @@ function runtimeError(runtime: string, e: unknown): Error {
 // ---------------------------------------------------------------------------------------------
 
 /** Checks what can be checked without the control plane; returns the format and arguments. */
-function checkModuleArgs(args: ParsedArgs): { verb: string; format: OutputFormat; positionals: string[] } {
+function checkModuleArgs(args: ParsedArgs): { verb: string; format: OutputFormat; positionals: string[]; timeoutMs: number } {
   const { format, positionals } = takeOutputFormat(args);
   const given = positionals[0];
   if (given === undefined) throw new UsageError('a subcommand is required: list, enable, disable or push (see kcp module --help)');
@@ -402,7 +400,7 @@ function checkModuleArgs(args: ParsedArgs): { verb: string; format: OutputFormat
     throw new UsageError(`unknown subcommand ${JSON.stringify(given)}: ${near ? `did you mean ${near}? ` : ''}use list, enable, disable or push`);
   }
   if (args.flags.has('timeout') && !switchOn(args, 'wait')) throw new UsageError(`--timeout goes with --wait: kcp module ${verb} RUNTIME MODULE --wait --timeout D`);
-  timeoutFlag(args, DEFAULT_TIMEOUT_MS);
+  const timeoutMs = timeoutFlag(args, DEFAULT_TIMEOUT_MS);
   if (verb === 'list') {
     // The runtime is an argument as in every other command; --runtime stays for scripts that use it.
     if (positionals.length > 2) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[2])}: kcp module list [RUNTIME]`);
@@ -414,13 +412,13 @@ function checkModuleArgs(args: ParsedArgs): { verb: string; format: OutputFormat
     if (positionals.length > 3) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[3])}: ${synopsis}`);
     if (args.flags.has('channel') && args.flags.has('version')) throw new UsageError('--channel and --version exclude each other: a pinned version does not follow a channel');
   }
-  return { verb, format, positionals };
+  return { verb, format, positionals, timeoutMs };
 }
 
 async function performModuleCall(call: ReturnType<typeof checkModuleArgs>, args: ParsedArgs, ctx: CliContext): Promise<void> {
-  const { verb, format, positionals } = call;
-  if (verb === 'enable') return enable(args, positionals, format, ctx);
-  if (verb === 'disable') return disable(args, positionals, format, ctx);
+  const { verb, format, positionals, timeoutMs } = call;
+  if (verb === 'enable') return enable(args, positionals, format, timeoutMs, ctx);
+  if (verb === 'disable') return disable(args, positionals, format, timeoutMs, ctx);
   const runtimeName = positionals[1] ?? flagString(args, 'runtime');
   if (runtimeName === undefined) return printCatalog(await loadCatalog(ctx), format, ctx);
   return printRuntimeModules(await requireRuntime(ctx, runtimeName, 'kcp module list RUNTIME'), format, ctx);

@@ -139,10 +139,21 @@ export function validateRuntimeRequest(req: RuntimeRequest): ValidRuntimeRequest
   if (req.kubernetesVersion !== undefined) checkKubernetesVersion(req.kubernetesVersion);
   if (req.maximum < 1) throw new UsageError(`--max must be at least 1, got ${req.maximum}`);
   if (req.minimum > req.maximum) throw new UsageError(`--min ${req.minimum} is greater than --max ${req.maximum}`);
-  if (req.administrators.length === 0) throw new UsageError('at least one --admin EMAIL is required');
-  const badAdmin = req.administrators.find((a) => !EMAIL.test(a));
-  if (badAdmin !== undefined) throw new UsageError(`invalid administrator ${JSON.stringify(badAdmin)}: expected an e-mail address`);
+  checkAdministrators(req.administrators);
   return { ...req, provider: req.provider, purpose: req.purpose };
+}
+
+/** `--admin a@x.com,b@x.com`: the list, or a one-line UsageError when it is empty or holds something that is not an e-mail address. */
+export function administratorsFrom(text: string): string[] {
+  const list = text.split(',').map((a) => a.trim()).filter(Boolean);
+  checkAdministrators(list);
+  return list;
+}
+
+function checkAdministrators(list: readonly string[]): void {
+  if (list.length === 0) throw new UsageError('at least one --admin EMAIL is required');
+  const bad = list.find((a) => !EMAIL.test(a));
+  if (bad !== undefined) throw new UsageError(`invalid administrator ${JSON.stringify(bad)}: expected an e-mail address`);
 }
 
 /** A machine type the provider's plan offers; a one-line UsageError listing them otherwise. */

@@ -26,7 +26,7 @@ import { lookupRuntime, requireRuntime, type RuntimeRecord, SECRET, type SecretO
 import { age, forDisplay, isTable, type OutputFormat, renderData, renderNames, renderTable, takeOutputFormat } from './output.js';
 import { timeoutFlag } from './duration.js';
 import { waitInContext } from './progress.js';
-import { buildRuntimeAndKyma, checkKubernetesVersion, checkMachineType, providerProfiles, type ValidRuntimeRequest, validateRuntimeRequest } from './runtime-spec.js';
+import { administratorsFrom, buildRuntimeAndKyma, checkKubernetesVersion, checkMachineType, providerProfiles, type ValidRuntimeRequest, validateRuntimeRequest } from './runtime-spec.js';
 
 export const RUNTIME_USAGE = `Usage:
   kcp runtime create NAME --provider aws|azure|gcp|openstack|alicloud --region REGION
@@ -231,7 +231,7 @@ function createRequest(args: ParsedArgs, positionals: string[]): ValidRuntimeReq
     name,
     provider,
     region,
-    administrators: (flagString(args, 'admin', DEFAULT_ADMIN) ?? DEFAULT_ADMIN).split(',').map((a) => a.trim()).filter(Boolean),
+    administrators: administratorsFrom(flagString(args, 'admin', DEFAULT_ADMIN) ?? DEFAULT_ADMIN),
     machineType: flagString(args, 'machine-type'),
     minimum: flagInt(args, 'min', Math.min(3, maximum)),
     maximum,
@@ -494,7 +494,7 @@ function updatedSpec(args: ParsedArgs, rt: RuntimeObject): RuntimeObject['spec']
     spec.shoot.kubernetes = { ...spec.shoot.kubernetes, version };
   }
   const admins = flagString(args, 'admin');
-  if (admins !== undefined) spec.security = { ...spec.security, administrators: adminList(admins) };
+  if (admins !== undefined) spec.security = { ...spec.security, administrators: administratorsFrom(admins) };
   const oidcGiven = Object.keys(OIDC_FLAGS).filter((f) => args.flags.has(f));
   if (oidcGiven.length > 0) {
     const apiServer = spec.shoot.kubernetes?.kubeAPIServer ?? {};
@@ -541,20 +541,12 @@ function checkUpdate(args: ParsedArgs): string[] {
   const channel = flagString(args, 'channel');
   if (channel !== undefined && !/^[a-z]+$/.test(channel)) throw new UsageError(`invalid channel ${JSON.stringify(channel)}: use a release channel name such as regular or fast`);
   const admins = flagString(args, 'admin');
-  if (admins !== undefined) adminList(admins);
+  if (admins !== undefined) administratorsFrom(admins);
   const issuer = flagString(args, 'oidc-issuer-url');
   if (issuer !== undefined && !/^https:\/\/\S+$/.test(issuer)) throw new UsageError(`--oidc-issuer-url must be an https URL, got ${JSON.stringify(issuer)}`);
   const algs = flagString(args, 'oidc-signing-algs');
   if (algs !== undefined) signingAlgs(algs);
   return asked;
-}
-
-/** `--admin a@x.com,b@x.com`: e-mail addresses. */
-function adminList(text: string): string[] {
-  const list = text.split(',').map((a) => a.trim()).filter(Boolean);
-  const bad = list.find((a) => !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(a));
-  if (list.length === 0 || bad !== undefined) throw new UsageError(`invalid administrator ${JSON.stringify(bad ?? text)}: expected e-mail addresses, comma-separated`);
-  return list;
 }
 
 /** `--oidc-signing-algs RS256,ES256`: algorithms Gardener accepts. */

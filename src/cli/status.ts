@@ -1,12 +1,11 @@
 // `kcp status`: the fleet at a glance: runtimes, Kymas, modules and Manifests counted by state.
 import { RuntimeStateFailed } from '../api/infrastructuremanager/index.js';
 import { Manifest, type ManifestObject, ModuleReleaseMeta, States } from '../api/operator/index.js';
-import { isNoKindMatch } from '../runtime/client/index.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import type { Command } from './command.js';
 import { type CliContext, KCP_FLAGS, withKcp } from './connect.js';
 import { isTable, renderData, renderNames, renderTable, takeOutputFormat } from './output.js';
-import { kymaState, latestCondition, loadRuntimes, runtimeState } from './runtime.js';
+import { absentKind, kymaState, latestCondition, loadRuntimes, runtimeState } from './runtime.js';
 
 export const STATUS_USAGE = `Usage:
   kcp status [-o table|wide|json|yaml|name] [--kubeconfig KCP_FILE | --data-dir DIR]
@@ -46,14 +45,10 @@ function tally(states: string[]): Tally {
 }
 
 export async function fleetStatus(ctx: CliContext): Promise<FleetStatus> {
-  const orEmpty = <T>(e: unknown): T[] => {
-    if (isNoKindMatch(e)) return [];
-    throw e;
-  };
   const [all, manifests, metas] = await Promise.all([
     loadRuntimes(ctx),
-    ctx.kcp.list<ManifestObject>(Manifest, { namespace: ctx.namespace, signal: ctx.signal }).then((r) => r.items, orEmpty<ManifestObject>),
-    ctx.kcp.list(ModuleReleaseMeta, { namespace: ctx.namespace, signal: ctx.signal }).then((r) => r.items, orEmpty),
+    ctx.kcp.list<ManifestObject>(Manifest, { namespace: ctx.namespace, signal: ctx.signal }).then((r) => r.items, absentKind<ManifestObject>),
+    ctx.kcp.list(ModuleReleaseMeta, { namespace: ctx.namespace, signal: ctx.signal }).then((r) => r.items, absentKind),
   ]);
   const runtimes = all.flatMap((r) => (r.runtime ? [runtimeState(r.runtime)] : []));
   const kymas = all.flatMap((r) => (r.kyma ? [kymaState(r.kyma)] : []));

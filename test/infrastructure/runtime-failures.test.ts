@@ -19,7 +19,6 @@ describe('runtime failures', () => {
     await h.stop();
   });
 
-
   async function injectFailure(shootName: string, code: string | null): Promise<void> {
     await waitFor(`shoot ${shootName} exists`, () => h.shoot(shootName));
     await h.land.garden.patch(Shoot, { namespace: h.land.projectNamespace, name: shootName }, 'merge', { metadata: { annotations: { [AnnotationFailWith]: code } } });

@@ -28,7 +28,6 @@ describe('runtime: shoot operations Gardener gave up on', () => {
     await h.land.garden.patch(Shoot, { namespace: h.land.projectNamespace, name: shootName }, 'merge', { metadata: { annotations } });
   }
 
-
   async function eventNotes(name: string, reason: string): Promise<string[]> {
     const { items } = await h.land.kcp.list({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: NAMESPACE });
     return items.filter((e) => (e.regarding as { name?: string } | undefined)?.name === name && e.reason === reason).map((e) => String(e.note));

@@ -15,7 +15,6 @@ describe('runtime logs', () => {
     await h.stop();
   });
 
-
   it('an invalid Runtime is a warning naming it and its issues, logged once; Ready again is info', async () => {
     const runtime = `${NAMESPACE}/rt-logs`;
     await h.land.kcp.create(testRuntime('rt-logs', (rt) => delete rt.metadata.labels?.['kyma-project.io/subaccount-id']));
