@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { oidcSigningAlgorithms } from '../api/gardener/index.js';
 import {
   AnnotationForceKubeconfigRotation,
-  AnnotationLastKubeconfigSync,
+  DefaultKubeconfigSecretKey,
   AnnotationRetryRequested,
   ConditionReasonCreationError,
   ConditionReasonProcessingErr,
@@ -631,14 +631,16 @@ async function rotate(call: RuntimeCall, record: RuntimeRecord, ctx: CliContext)
   const cluster = await findObject<GardenerClusterObject>(ctx.kcp, GardenerCluster, key, { signal: ctx.signal });
   if (!cluster) throw new Error(`runtime ${name} has no GardenerCluster ${ctx.namespace}/${runtimeID} yet: its kubeconfig is created once the cluster is provisioned`);
   const secretKey = { namespace: ctx.namespace, name: kubeconfigSecretName(runtimeID) };
-  const lastSync = async (signal?: AbortSignal) => (await findObject<SecretObject>(ctx.kcp, SECRET, secretKey, { signal }))?.metadata.annotations?.[AnnotationLastKubeconfigSync];
-  const before = await lastSync(ctx.signal);
+  // The kubeconfig itself tells a rotation apart (its last-sync annotation has whole seconds only, and
+  // may not move when the Secret was synced within the same second).
+  const kubeconfig = async (signal?: AbortSignal) => (await findObject<SecretObject>(ctx.kcp, SECRET, secretKey, { signal }))?.data?.[DefaultKubeconfigSecretKey];
+  const before = await kubeconfig(ctx.signal);
   await ctx.kcp.patch(GardenerCluster, key, 'merge', { metadata: { annotations: { [AnnotationForceKubeconfigRotation]: 'true' } } }, { fieldManager: 'kcp-cli', signal: ctx.signal });
   if (!wait) return printResult(format, ctx, `rotation of runtime ${name}'s kubeconfig requested`, name, []);
   await waitInContext(ctx, `the new kubeconfig of runtime ${name}`, timeoutMs, async (signal) => {
     const gc = await findObject<GardenerClusterObject>(ctx.kcp, GardenerCluster, key, { signal });
     if (!gc) return { status: 'GardenerCluster not found', failed: `runtime ${name}'s GardenerCluster disappeared while rotating` };
-    const synced = await lastSync(signal);
+    const synced = await kubeconfig(signal);
     const done = !gc.metadata.annotations?.[AnnotationForceKubeconfigRotation] && synced !== undefined && synced !== before;
     return { status: done ? 'kubeconfig rotated' : `rotating: GardenerCluster ${gc.status?.state ?? 'Pending'}`, done };
   });
