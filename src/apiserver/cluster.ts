@@ -27,6 +27,7 @@ import { newUid, nowRfc3339, randomSuffix, serialize, servedJson } from './objec
 import { jsonPatch, mergePatch } from './patch.js';
 import { BUILTIN_TYPES, groupVersion, resourceKey, type ResourceType, storageVersionOf, typesFromCrd } from './resources.js';
 import { validateScalePaths } from './scale.js';
+import { checkRbacWrite } from './auth/escalation.js';
 import { type LabelSelector, matchesLabels } from '../kube/labels.js';
 import { type FieldRequirement, matchesFields } from './selectors.js';
 import { ObjectStore, type StoredObject } from './store.js';
@@ -473,7 +474,7 @@ export class LogicalCluster {
     this.validate(t, obj, undefined);
     const key = resourceKey(t);
     if (this.store.get(key, t.namespaced ? namespace : '', meta.name)) throw alreadyExists(refOf(t), meta.name);
-    if (!opts.internal && this.admitter) await this.admit(t, 'CREATE', obj, undefined, opts);
+    if (!opts.internal) await this.admit(t, 'CREATE', obj, undefined, opts);
     if (this.store.get(key, t.namespaced ? namespace : '', meta.name)) throw alreadyExists(refOf(t), meta.name);
     if (opts.dryRun) return { code: 201, object: obj, exists: true };
     return this.committed(201, t, obj, undefined);
@@ -596,7 +597,7 @@ export class LogicalCluster {
     const finalizing = !!obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0;
     if (!finalizing && jsonEqual(obj, old)) return { code: 200, object: old, exists: true };
     if (finalizing) delete obj.metadata.finalizers;
-    if (!opts.internal && this.admitter) await this.admit(t, 'UPDATE', obj, old, opts, subresource);
+    if (!opts.internal) await this.admit(t, 'UPDATE', obj, old, opts, subresource);
     const current = this.store.get(resourceKey(t), old.metadata.namespace ?? '', old.metadata.name ?? '');
     if (!current) throw notFound(refOf(t), old.metadata.name ?? '');
     if (String(current.rv) !== old.metadata.resourceVersion) throw new ChangedDuringAdmission(conflict(refOf(t), old.metadata.name ?? '', MODIFIED));
@@ -865,7 +866,10 @@ export class LogicalCluster {
     subresource?: string,
     deleteOptions?: DeleteOptions,
   ): Promise<void> {
-    if (opts.internal || !this.admitter) return;
+    if (opts.internal) return;
+    // RBAC objects are checked for escalation before the validating webhooks, as kube's RBAC storage does.
+    if (obj && opts.user && operation !== 'DELETE') checkRbacWrite(this, t, obj, old, opts.user);
+    if (!this.admitter) return;
     await this.admitter.admit(this, {
       type: t,
       operation,

@@ -2,6 +2,7 @@
 // ownerReferences (background, foreground, orphan), namespace deletion, and each namespace's
 // `default` ServiceAccount and `kube-root-ca.crt` (namespace-defaults.ts). Runs in-process per
 // logical cluster, reacting to committed changes on the next tick.
+import { aggregateClusterRoles, CLUSTER_ROLE } from './auth/aggregation.js';
 import type { LogicalCluster } from './cluster.js';
 import { StatusError } from './errors.js';
 import { NamespaceDefaults, type NamespaceDefaultsOptions } from './namespace-defaults.js';
@@ -23,6 +24,8 @@ export class ClusterControllers {
   private readonly pendingNamespaces = new Set<string>();
   private stopped = false;
   private readonly defaults: NamespaceDefaults | undefined;
+  /** A ClusterRole aggregation pass is queued (one pass covers every change before it runs). */
+  private aggregationQueued = false;
 
   constructor(
     private readonly cluster: LogicalCluster,
@@ -74,7 +77,18 @@ export class ClusterControllers {
     this.running = false;
   }
 
+  /** Queues one ClusterRole aggregation pass (after a ClusterRole changed, and after a restore). */
+  aggregateClusterRoles(): void {
+    if (this.aggregationQueued) return;
+    this.aggregationQueued = true;
+    this.enqueue(() => {
+      this.aggregationQueued = false;
+      return aggregateClusterRoles(this.cluster);
+    });
+  }
+
   private observe(t: ResourceType, obj: ObjectWithMeta | undefined, old: ObjectWithMeta | undefined): void {
+    if (t.group === CLUSTER_ROLE.group && t.kind === CLUSTER_ROLE.kind) this.aggregateClusterRoles();
     const defaultsOf = this.defaults?.affected(t, obj, old);
     if (defaultsOf) this.enqueue(() => this.defaults!.sync(defaultsOf));
     if (t.kind === 'Namespace' && t.group === '') {

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import yaml from 'js-yaml';
 import type { DeleteOptions, LogicalCluster, PatchType, UserInfo, WriteOptions } from './cluster.js';
-import { enforce, requestVerb } from './auth/authorizer.js';
+import { enforce, type RequestAttributes, requestVerb } from './auth/authorizer.js';
 import { answerReview } from './auth/reviews.js';
 import { parseFieldValidation } from './field-validation.js';
 import { apiGroupList, apiResourceList, apiVersions, type ExtensionVerbs, groupDiscovery } from './discovery.js';
@@ -127,6 +127,45 @@ function route(ctx: RequestContext): Route {
     return resourceRoute(group, version, parts.slice(3));
   }
   return { kind: 'text404' };
+}
+
+/**
+ * What a request asks, as kube's RequestInfoFactory reads it from the path alone (whether the
+ * resource exists does not matter): `/api/<v>/...` and `/apis/<g>/<v>/...` with a resource are
+ * resource requests, everything else (discovery included) is a path. A namespace is its own
+ * namespace, and a list or watch of one object by `metadata.name` names it.
+ */
+export function requestAttributes(method: string, path: string, query: URLSearchParams): RequestAttributes {
+  const parts = path.split('/').filter((x) => x !== '');
+  const prefix = parts[0] === 'api' ? 2 : parts[0] === 'apis' ? 3 : 0;
+  if (prefix === 0 || parts.length <= prefix) return { resourceRequest: false, verb: requestVerb(method, true, false), path };
+  const apiGroup = prefix === 3 ? parts[1] : '';
+  const apiVersion = parts[prefix - 1];
+  let rest = parts.slice(prefix);
+  let watch = query.get('watch') === '1' || query.get('watch') === 'true';
+  if (rest[0] === 'watch') {
+    watch = true;
+    rest = rest.slice(1);
+  }
+  let namespace = '';
+  if (rest[0] === 'namespaces' && rest.length > 1) {
+    namespace = rest[1];
+    // `/namespaces/x` and its `status` and `finalize` are the namespace itself.
+    if (rest.length > 2 && rest[2] !== 'status' && rest[2] !== 'finalize') rest = rest.slice(2);
+  }
+  const [resource = '', name = '', subresource = ''] = rest;
+  const verb = requestVerb(method, name !== '', watch);
+  const named = name || (verb === 'list' || verb === 'watch' ? (exactNameSelected(query.get('fieldSelector')) ?? '') : '');
+  return { resourceRequest: true, verb, namespace, apiGroup, apiVersion, resource, subresource, name: named };
+}
+
+/** `X` of a field selector `metadata.name=X` (or `==`), alone or among other terms. */
+function exactNameSelected(selector: string | null): string | undefined {
+  for (const term of (selector ?? '').split(',')) {
+    const m = /^metadata\.name==?(.*)$/.exec(term.trim());
+    if (m) return m[1];
+  }
+  return undefined;
 }
 
 function extensionVerbs(ctx: RequestContext): ExtensionVerbs | undefined {
@@ -265,6 +304,9 @@ export async function handleApiRequest(req: IncomingMessage, res: ServerResponse
 async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
   const r = route(ctx);
   const method = req.method ?? 'GET';
+  // Authorization comes before routing, as kube's filter chain has it: a user who may not ask does
+  // not learn whether a resource exists.
+  enforce(ctx.cluster, ctx.user, requestAttributes(method, ctx.path, ctx.query));
   if (r.kind === 'text404') return sendText(res, 404, '404 page not found\n');
   if (r.kind === 'notfound') throw resourceNotFound();
   if (r.kind === 'discovery') {
@@ -285,7 +327,6 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   if (p.namespace !== undefined && !t.namespaced) throw resourceNotFound();
   const q = ctx.query;
   const isWatch = p.watchPrefix || q.get('watch') === '1' || q.get('watch') === 'true';
-  enforce(ctx.user, { resourceRequest: true, verb: requestVerb(method, p.name !== undefined, isWatch), namespace: p.namespace ?? '', apiGroup: t.group, apiVersion: t.version, resource: t.resource, subresource: p.subresource ?? '', name: p.name ?? '' });
   if (t.createOnly) return serveReview(req, res, ctx, t, p);
   if (extension && p.name !== undefined) return serveExtension(req, res, ctx, extension, t, p.namespace ?? '', p.name);
   if (p.subresource && !servedSubresource) throw resourceNotFound();
@@ -390,7 +431,7 @@ async function serveReview(req: IncomingMessage, res: ServerResponse, ctx: Reque
   if (p.name !== undefined || p.watchPrefix) throw resourceNotFound();
   if (req.method !== 'POST') throw methodNotAllowed();
   const body = decodeObject(t, await readBody(req), req.headers['content-type'] ?? 'application/json');
-  sender(ctx)(res, 201, answerReview(t, body, ctx.user));
+  sender(ctx)(res, 201, answerReview(ctx.cluster, t, body, ctx.user));
 }
 
 async function serveExtension(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, ext: SubresourceHandler, t: ResourceType, namespace: string, name: string): Promise<void> {

@@ -15,6 +15,8 @@ import { ClusterControllers } from './controllers.js';
 import type { NamespaceDefaultsController } from './namespace-defaults.js';
 import { SERVER_VERSION } from './discovery.js';
 import { StatusError } from './errors.js';
+import { enforce, requestVerb } from './auth/authorizer.js';
+import { ensureBootstrapPolicy } from './auth/bootstrap-policy.js';
 import { type FaultConfig, FaultInjector } from './faults.js';
 import { handleApiRequest, readBody, type RequestContext, type ResourcePath, sendJson, sendStatus, type SubresourceHandler } from './handler.js';
 import { kubeconfigYaml } from './kubeconfig.js';
@@ -152,6 +154,9 @@ class EmbeddedApiServer implements RunningApiServer {
       for (const e of this.clusters.values()) {
         persistence.attach(e.cluster);
         e.controllers.resyncNamespaceDefaults();
+        // A data dir from before RBAC lacks the bootstrap policy; aggregation catches up with the restored roles.
+        this.ensureBootstrapPolicy(e.cluster);
+        e.controllers.aggregateClusterRoles();
       }
       if (!this.clusters.has(DEFAULT_CLUSTER)) this.addCluster(DEFAULT_CLUSTER);
     } else {
@@ -232,7 +237,13 @@ class EmbeddedApiServer implements RunningApiServer {
       this.persistence.attach(cluster);
     }
     this.ensureDefaultNamespaces(cluster);
+    this.ensureBootstrapPolicy(cluster);
     return cluster;
+  }
+
+  /** The default ClusterRoles and bindings every real cluster starts with. */
+  private ensureBootstrapPolicy(cluster: LogicalCluster): void {
+    ensureBootstrapPolicy(cluster).catch((err: unknown) => console.error(`cluster ${cluster.name}: could not create the bootstrap RBAC policy:`, err));
   }
 
   /** Namespaces every real cluster starts with. */
@@ -423,9 +434,11 @@ class EmbeddedApiServer implements RunningApiServer {
     for (const observe of this.requestObservers) observe({ cluster: name, method: req.method ?? 'GET', path, query: url.search });
     const authenticated = this.authenticate(token, entry);
     if (!authenticated) return unauthorized(res);
-    const user = asksImpersonation(req.headers) ? impersonated(authenticated, req.headersDistinct) : authenticated;
+    const user = asksImpersonation(req.headers) ? impersonated(entry.cluster, authenticated, req.headersDistinct) : authenticated;
     const fault = await entry.faults.before(req, res);
     if (fault === 'handled') return;
+    // Non-resource paths are authorized too (a thrown 403 is answered by the caller of onRequest).
+    if (path === '/version' || isOpenApiPath(path)) enforce(entry.cluster, user, { resourceRequest: false, verb: requestVerb(req.method ?? 'GET', true, false), path });
     if (path === '/version') return sendJson(res, 200, SERVER_VERSION);
     if (isOpenApiPath(path)) return serveOpenApi(req, res, entry.cluster, path, url.searchParams, url.pathname.slice(0, url.pathname.length - path.length));
     const ctx: RequestContext = {

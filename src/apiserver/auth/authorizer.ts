@@ -1,11 +1,15 @@
 // Authorization: the one place that decides what a user may do in a logical cluster. Every
-// resource request (handler.ts) and every access review (reviews.ts) asks `authorize`; the
-// rules review asks `rulesFor`. Today the server answers as kube-apiserver does with
-// `--authorization-mode=AlwaysAllow`: every authenticated user may do everything in the
-// logical cluster its token belongs to. RBAC (Roles and bindings read from the cluster)
-// replaces these two functions and nothing else.
-import type { UserInfo } from '../cluster.js';
+// request (handler.ts, server.ts), impersonation and every access review (reviews.ts) asks
+// `authorize`; the rules review asks `rulesFor`. As kube-apiserver with
+// `--authorization-mode=RBAC`: members of `system:masters` may do everything (its privileged-group
+// authorizer, ahead of RBAC), everyone else what the cluster's Roles and bindings grant (rbac.ts).
+// A token only ever opens its own logical cluster, so RBAC never spans clusters.
+import type { LogicalCluster, UserInfo } from '../cluster.js';
 import { forbidden, StatusError } from '../errors.js';
+import { aggregateErrors, rbacOf } from './rbac.js';
+
+/** kube's user.SystemPrivilegedGroup. */
+export const PRIVILEGED_GROUP = 'system:masters';
 
 /** What a request does, as kube's authorizer.Attributes: a resource request or a non-resource path. */
 export type RequestAttributes =
@@ -46,20 +50,38 @@ export interface Rules {
   nonResourceRules: NonResourceRule[];
   /** True when the rules could not all be listed (e.g. an authorizer that cannot enumerate). */
   incomplete: boolean;
+  /** What could not be resolved (a binding naming a missing role). */
+  evaluationError?: string;
 }
 
-/** May `user` do what `attributes` describe? */
-export function authorize(_user: UserInfo, _attributes: RequestAttributes): Decision {
-  return { allowed: true, denied: false, reason: '' };
+export function isPrivileged(user: UserInfo): boolean {
+  return user.groups.includes(PRIVILEGED_GROUP);
+}
+
+/** May `user` do what `attributes` describe in `cluster`? */
+export function authorize(cluster: LogicalCluster, user: UserInfo, attributes: RequestAttributes): Decision {
+  if (isPrivileged(user)) return { allowed: true, denied: false, reason: '' };
+  const { allowed, reason } = rbacOf(cluster).decide(user, attributes);
+  return { allowed, denied: false, reason };
 }
 
 /** Everything `user` may do in `namespace` (and cluster-wide), for SelfSubjectRulesReview. */
-export function rulesFor(_user: UserInfo, _namespace: string): Rules {
-  return {
-    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
-    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-    incomplete: false,
-  };
+export function rulesFor(cluster: LogicalCluster, user: UserInfo, namespace: string): Rules {
+  if (isPrivileged(user)) {
+    return {
+      resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+      nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+      incomplete: false,
+    };
+  }
+  const { rules, errors } = rbacOf(cluster).rulesFor(user, namespace);
+  const out: Rules = { resourceRules: [], nonResourceRules: [], incomplete: false };
+  for (const r of rules) {
+    if (r.resources && r.resources.length > 0) out.resourceRules.push({ verbs: r.verbs, apiGroups: r.apiGroups ?? [], resources: r.resources, ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}) });
+    if (r.nonResourceURLs && r.nonResourceURLs.length > 0) out.nonResourceRules.push({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs });
+  }
+  if (errors.length > 0) out.evaluationError = aggregateErrors(errors);
+  return out;
 }
 
 /** The verb of a resource request, as kube's request info derives it from method and path. */
@@ -82,8 +104,8 @@ export function requestVerb(method: string, named: boolean, watch: boolean): str
 }
 
 /** Throws kube-apiserver's 403 when the authorizer does not allow the request. */
-export function enforce(user: UserInfo, attributes: RequestAttributes): void {
-  const decision = authorize(user, attributes);
+export function enforce(cluster: LogicalCluster, user: UserInfo, attributes: RequestAttributes): void {
+  const decision = authorize(cluster, user, attributes);
   if (!decision.allowed) throw forbiddenRequest(user, attributes, decision.reason);
 }
 

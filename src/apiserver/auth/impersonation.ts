@@ -3,7 +3,7 @@
 // for the real user (verb `impersonate` on users, groups, serviceaccounts, uids or userextras),
 // then the request runs as the impersonated user.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { UserInfo } from '../cluster.js';
+import type { LogicalCluster, UserInfo } from '../cluster.js';
 import { internalError } from '../errors.js';
 import { authorize, forbiddenRequest, type RequestAttributes } from './authorizer.js';
 import { serviceAccountUser } from './service-account-tokens.js';
@@ -12,7 +12,7 @@ const EXTRA_PREFIX = 'impersonate-extra-';
 const SERVICE_ACCOUNT_USER = /^system:serviceaccount:([^:]+):([^:]+)$/;
 
 /** The user a request acts as: `user` itself, or whom its impersonation headers name (403 when not allowed). */
-export function impersonated(user: UserInfo, headers: NodeJS.Dict<string[]>): UserInfo {
+export function impersonated(cluster: LogicalCluster, user: UserInfo, headers: NodeJS.Dict<string[]>): UserInfo {
   const username = headers['impersonate-user']?.[0] ?? '';
   const groupsAsked = headers['impersonate-group'] ?? [];
   const uid = headers['impersonate-uid']?.[0] ?? '';
@@ -28,7 +28,7 @@ export function impersonated(user: UserInfo, headers: NodeJS.Dict<string[]>): Us
 
   const allow = (a: Omit<Extract<RequestAttributes, { resourceRequest: true }>, 'resourceRequest' | 'verb' | 'apiVersion'>) => {
     const attributes: RequestAttributes = { resourceRequest: true, verb: 'impersonate', apiVersion: '', ...a };
-    const decision = authorize(user, attributes);
+    const decision = authorize(cluster, user, attributes);
     if (!decision.allowed) throw forbiddenRequest(user, attributes, decision.reason);
   };
   let groups: string[] = [];

@@ -2,7 +2,7 @@
 // (authorization.k8s.io/v1) and SelfSubjectReview (authentication.k8s.io/v1). A POST is answered
 // from the request and the caller; nothing is stored. Answers are shaped as kube-apiserver
 // encodes them (Go field order, omitempty, `creationTimestamp: null` for an empty one).
-import type { UserInfo } from '../cluster.js';
+import type { LogicalCluster, UserInfo } from '../cluster.js';
 import { badRequest, type FieldError, fieldErrors, invalid } from '../errors.js';
 import { nowRfc3339 } from '../objects.js';
 import type { ResourceType } from '../resources.js';
@@ -14,12 +14,12 @@ const AUTHORIZATION = 'authorization.k8s.io';
 type JsonObject = Record<string, unknown>;
 
 /** Answers a POST of a create-only kind (`t.createOnly`) for `user`. */
-export function answerReview(t: ResourceType, body: JsonObject, user: UserInfo): JsonObject {
+export function answerReview(cluster: LogicalCluster, t: ResourceType, body: JsonObject, user: UserInfo): JsonObject {
   switch (t.kind) {
     case 'SelfSubjectAccessReview':
-      return selfSubjectAccessReview(t, body, user);
+      return selfSubjectAccessReview(cluster, t, body, user);
     case 'SelfSubjectRulesReview':
-      return selfSubjectRulesReview(t, body, user);
+      return selfSubjectRulesReview(cluster, t, body, user);
     case 'SelfSubjectReview':
       return selfSubjectReview(t, user);
     default:
@@ -59,7 +59,7 @@ function emptyMeta(meta: unknown): boolean {
   return Object.values(meta).every((v) => v === null || v === '' || v === 0 || (Array.isArray(v) && v.length === 0) || (isPlainObject(v) && Object.keys(v).length === 0));
 }
 
-function selfSubjectAccessReview(t: ResourceType, body: JsonObject, user: UserInfo): JsonObject {
+function selfSubjectAccessReview(cluster: LogicalCluster, t: ResourceType, body: JsonObject, user: UserInfo): JsonObject {
   const spec = objectOrUndefined(body.spec) ?? {};
   const ra = objectOrUndefined(spec.resourceAttributes);
   const nra = objectOrUndefined(spec.nonResourceAttributes);
@@ -95,17 +95,17 @@ function selfSubjectAccessReview(t: ResourceType, body: JsonObject, user: UserIn
     echoed.nonResourceAttributes = n;
     attributes = { resourceRequest: false, verb: (n.verb as string | undefined) ?? '', path: (n.path as string | undefined) ?? '' };
   }
-  const decision = authorize(user, attributes);
+  const decision = authorize(cluster, user, attributes);
   const status: JsonObject = { allowed: decision.allowed };
   if (decision.denied) status.denied = true;
   if (decision.reason) status.reason = decision.reason;
   return { ...typeMeta(t), metadata: { creationTimestamp: null }, spec: echoed, status };
 }
 
-function selfSubjectRulesReview(t: ResourceType, body: JsonObject, user: UserInfo): JsonObject {
+function selfSubjectRulesReview(cluster: LogicalCluster, t: ResourceType, body: JsonObject, user: UserInfo): JsonObject {
   const namespace = objectOrUndefined(body.spec)?.namespace;
   if (typeof namespace !== 'string' || namespace === '') throw badRequest('no namespace on request');
-  const rules = rulesFor(user, namespace);
+  const rules = rulesFor(cluster, user, namespace);
   // kube answers with a fresh object: the spec is not echoed.
   return {
     ...typeMeta(t),
@@ -121,6 +121,7 @@ function selfSubjectRulesReview(t: ResourceType, body: JsonObject, user: UserInf
       }),
       nonResourceRules: rules.nonResourceRules.map((r) => (r.nonResourceURLs.length > 0 ? { verbs: r.verbs, nonResourceURLs: r.nonResourceURLs } : { verbs: r.verbs })),
       incomplete: rules.incomplete,
+      ...(rules.evaluationError ? { evaluationError: rules.evaluationError } : {}),
     },
   };
 }

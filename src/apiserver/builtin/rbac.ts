@@ -38,7 +38,6 @@ function validateRole(obj: ObjectWithMeta, old: ObjectWithMeta | undefined, meta
     const selectors = objItems(aggregation.clusterRoleSelectors);
     if (selectors.length === 0) errs.push(fieldErrors.required('aggregationRule.clusterRoleSelectors', 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
     selectors.forEach((s, i) => errs.push(...validateLabelSelector(s, `aggregationRule.clusterRoleSelectors[${i}]`)));
-    if (asArr(obj.rules).length > 0) errs.push(invalidRendered('rules', '[]rbac.PolicyRule{...}', 'rules must be empty when aggregationRule is set'));
   }
   if (old) errs.push(...validateObjectMetaUpdate(obj, old));
   return errs;
