@@ -304,25 +304,31 @@ export async function handleApiRequest(req: IncomingMessage, res: ServerResponse
 async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
   const r = route(ctx);
   const method = req.method ?? 'GET';
-  // Authorization comes before routing, as kube's filter chain has it: a user who may not ask does
-  // not learn whether a resource exists.
-  enforce(ctx.cluster, ctx.user, requestAttributes(method, ctx.path, ctx.query));
-  if (r.kind === 'text404') return sendText(res, 404, '404 page not found\n');
-  if (r.kind === 'notfound') throw resourceNotFound();
-  if (r.kind === 'discovery') {
+  // Authorization comes before the answer, as kube's filter chain has it: a user who may not ask
+  // does not learn whether a resource exists. (A known resource's refusal is still labelled for
+  // /metrics and answered in protobuf when asked for, as kube-apiserver does.)
+  const attributes = requestAttributes(method, ctx.path, ctx.query);
+  if (r.kind !== 'resource') {
+    enforce(ctx.cluster, ctx.user, attributes);
+    if (r.kind === 'text404') return sendText(res, 404, '404 page not found\n');
+    if (r.kind === 'notfound') throw resourceNotFound();
     if (method !== 'GET') throw methodNotAllowed();
     return sendJson(res, 200, r.body());
   }
   const p = r.path;
-  const t = ctx.cluster.resolve(p.group, p.version, p.resource);
-  if (!t) throw resourceNotFound();
-  const extension = p.subresource ? ctx.subresources?.get(`${t.group}/${t.resource}/${p.subresource}`) : undefined;
-  const scale = p.subresource === 'scale' && scaleSubresourceOf(t) !== undefined;
-  const servedSubresource = (p.subresource === 'status' && t.status) || (t.kind === 'Namespace' && p.subresource === 'finalize') || scale;
-  // /metrics labels requests by route: only a served path gets one, so no client can mint new series.
-  if (!p.subresource || servedSubresource || (extension && p.name !== undefined)) ctx.route = p;
+  const found = ctx.cluster.resolve(p.group, p.version, p.resource);
+  const extension = found && p.subresource ? ctx.subresources?.get(`${found.group}/${found.resource}/${p.subresource}`) : undefined;
+  const scale = !!found && p.subresource === 'scale' && scaleSubresourceOf(found) !== undefined;
+  const servedSubresource = !!found && ((p.subresource === 'status' && found.status) || (found.kind === 'Namespace' && p.subresource === 'finalize') || scale);
+  if (found) {
+    // /metrics labels requests by route: only a served path gets one, so no client can mint new series.
+    if (!p.subresource || servedSubresource || (extension && p.name !== undefined)) ctx.route = p;
+    ctx.protobuf = answersInProtobuf(req.headers.accept, found);
+  }
+  enforce(ctx.cluster, ctx.user, attributes);
+  if (!found) throw resourceNotFound();
+  const t = found;
   if (t.deprecation) addWarnings(res, [t.deprecation]);
-  ctx.protobuf = answersInProtobuf(req.headers.accept, t);
   const send = sender(ctx);
   if (p.namespace !== undefined && !t.namespaced) throw resourceNotFound();
   const q = ctx.query;

@@ -1,16 +1,19 @@
-// The RBAC of `kcp install` is what the controllers need: every request `kcp run` makes to the KCP
-// while a Runtime is provisioned, a Kyma installs a module, and both are deleted again is allowed
-// by the Role (in the namespace) or the ClusterRole — and nothing asks for more.
+// The RBAC of `kcp install` is what the controllers need, enforced: `kcp run` runs with the token of
+// the ServiceAccount kcp install creates, against the embedded API server's RBAC, while a Runtime is
+// provisioned, a Kyma installs a module and both are deleted again. It converges, the server refused
+// nothing, and every request made is one the Role (in the namespace) or the ClusterRole grants.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { controlPlaneKinds } from '../../src/api/index.js';
 import { Runtime } from '../../src/api/infrastructuremanager/index.js';
 import { Kyma, type KymaObject, Labels, Manifest, type ManifestObject, ModuleReleaseMeta, ModuleTemplate } from '../../src/api/operator/index.js';
-import { clusterRules, namespacedRules, type PolicyRule } from '../../src/cli/install.js';
+import { CONTROLLERS_NAME, clusterRules, namespacedRules, type PolicyRule, rbacObjects } from '../../src/cli/install.js';
 import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
-import { isNotFound } from '../../src/runtime/client/index.js';
+import { clientFromKubeconfig, isForbidden, isNotFound } from '../../src/runtime/client/index.js';
 import type { KindRef, KubeObject } from '../../src/kube/object.js';
 import { testRuntime } from '../infrastructure/runtime-harness.js';
+import { forbiddenAnswers, serviceAccountKubeconfig } from '../support/service-account.js';
 import { waitFor } from '../support/wait.js';
 import { startRunEnv } from './run-env.js';
 import { recordingClient, type RecordedRequest } from '../support/recording-client.js';
@@ -31,11 +34,18 @@ const fetcher: ArtifactFetcher = {
     }),
 };
 
-test('every request kcp run makes to the KCP through provisioning, module install and deletion is allowed by the installed RBAC', async () => {
+test('kcp run as the installed ServiceAccount provisions, installs a module and deletes both with no request refused by the enforced RBAC', async () => {
   const requests: RecordedRequest[] = [];
-  const env = await startRunEnv(['--leader-elect'], { wrapKcpClient: (c) => recordingClient(c, requests), fetcher });
+  const env = await startRunEnv(['--leader-elect'], { wrapKcpClient: (c) => recordingClient(c, requests), fetcher }, {
+    // What `kcp install` applies (the CRDs are the landscape's already), then the ServiceAccount's own credentials.
+    kcpKubeconfig: async (l) => {
+      for (const o of rbacObjects(NS)) await l.kcp.apply(o, { fieldManager: 'kcp-install', force: true });
+      return serviceAccountKubeconfig(l.server, 'default', NS, CONTROLLERS_NAME);
+    },
+  });
   const { land } = env;
   try {
+    const refusedBefore = await forbiddenAnswers(land.server);
     await land.kcp.create({ apiVersion: ModuleTemplate.apiVersion, kind: ModuleTemplate.kind, metadata: { name: 'rbac-module-1.0.0', namespace: NS, labels: { [Labels.ModuleName]: 'rbac-module' } }, spec: { moduleName: 'rbac-module', version: '1.0.0', resources: [{ name: 'rawManifest', link: 'https://modules.test/rbac-module/1.0.0.yaml' }] } });
     await land.kcp.create({ apiVersion: ModuleReleaseMeta.apiVersion, kind: ModuleReleaseMeta.kind, metadata: { name: 'rbac-module', namespace: NS }, spec: { moduleName: 'rbac-module', channels: [{ channel: 'regular', version: '1.0.0' }] } });
     const rt = testRuntime('rbac-rt');
@@ -52,6 +62,14 @@ test('every request kcp run makes to the KCP through provisioning, module instal
     await land.kcp.delete(Runtime, { namespace: NS, name: 'rbac-rt' });
     await waitFor('the Runtime is gone', gone(Runtime), 20_000);
     await env.running.stop();
+    assert.equal((await forbiddenAnswers(land.server)) - refusedBefore, 0, 'the API server refused none of the controllers\' requests');
+    // The kubeconfig the controllers ran with is the restricted identity: it may not create a Runtime.
+    const controllersClient = clientFromKubeconfig(readFileSync(env.kcpKubeconfigFile, 'utf8'));
+    try {
+      await assert.rejects(controllersClient.create(testRuntime('not-allowed')), (e: unknown) => isForbidden(e));
+    } finally {
+      controllersClient.close();
+    }
 
     const nsRules = namespacedRules();
     const clRules = clusterRules();

@@ -45,10 +45,10 @@ export interface RunEnv {
   stop(): Promise<void>;
 }
 
-export function writeFiles(land: Landscape, dir: string): { kcp: string; garden: string; flags: string[] } {
+export function writeFiles(land: Landscape, dir: string, kcpKubeconfig = land.kcpKubeconfig): { kcp: string; garden: string; flags: string[] } {
   const kcp = join(dir, 'kcp.kubeconfig');
   const garden = join(dir, 'garden.kubeconfig');
-  writeFileSync(kcp, land.kcpKubeconfig);
+  writeFileSync(kcp, kcpKubeconfig);
   writeFileSync(garden, land.gardenKubeconfig);
   return {
     kcp,
@@ -57,11 +57,16 @@ export function writeFiles(land: Landscape, dir: string): { kcp: string; garden:
   };
 }
 
-export async function startRunEnv(extraFlags: string[] = [], deps: RunDeps = {}): Promise<RunEnv> {
+export interface RunEnvOptions {
+  /** The KCP kubeconfig `kcp run` is given (default: the landscape's admin one). */
+  kcpKubeconfig?: (land: Landscape) => Promise<string>;
+}
+
+export async function startRunEnv(extraFlags: string[] = [], deps: RunDeps = {}, opts: RunEnvOptions = {}): Promise<RunEnv> {
   const land = await startLandscape();
   const dir = mkdtempSync(join(tmpdir(), 'kcp-run-'));
   try {
-    const files = writeFiles(land, dir);
+    const files = writeFiles(land, dir, opts.kcpKubeconfig ? await opts.kcpKubeconfig(land) : land.kcpKubeconfig);
     const config = parseRunConfig(parseArgs([...files.flags, ...FAST_FLAGS, ...extraFlags], RUN_FLAG_TABLE, { lastWins: true }));
     const logSink = process.env.TEST_LOG ? undefined : () => undefined;
     const running = await startControllers(config, { logSink, ...deps });

@@ -95,8 +95,14 @@ describe('kubectl auth, tokens and namespace defaults', () => {
     assert.match(me.UID, /^[0-9a-f-]{36}$/);
     const bob = await whoami(kc, ['--as=bob', '--as-group=devs']);
     assert.deepEqual(bob, { Username: 'bob', Groups: '[devs system:authenticated]' });
-    const asSa = await kubectl(kc, ['auth', 'can-i', 'create', 'pods', '--as=system:serviceaccount:team:default']);
-    assert.deepEqual([asSa.code, asSa.stdout.trim()], [0, 'yes']);
+    // A ServiceAccount may do only what bindings grant it: nothing here until one names it.
+    const canSa = () => kubectl(kc, ['auth', 'can-i', 'create', 'pods', '-n', 'team', '--as=system:serviceaccount:team:default']);
+    const before = await canSa();
+    assert.deepEqual([before.code, before.stdout.trim()], [1, 'no']);
+    await kubectlOk(kc, ['create', 'rolebinding', 'sa-edit', '--clusterrole=edit', '--serviceaccount=team:default', '-n', 'team']);
+    const after = await canSa();
+    assert.deepEqual([after.code, after.stdout.trim()], [0, 'yes']);
+    await kubectlOk(kc, ['delete', 'rolebinding', 'sa-edit', '-n', 'team']);
   });
 
   it('every namespace has its default ServiceAccount and kube-root-ca.crt, recreated when deleted', async () => {
@@ -124,8 +130,12 @@ describe('kubectl auth, tokens and namespace defaults', () => {
     assert.match(token, /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
     const saKc = join(dir, 'sa.kubeconfig');
     writeFileSync(saKc, server.kubeconfigWithToken('default', token), { mode: 0o600 });
+    const unbound = await kubectl(saKc, ['get', 'configmaps', '-n', 'team', '-o', 'name']);
+    assert.notEqual(unbound.code, 0);
+    assert.match(unbound.stderr, /Error from server \(Forbidden\): configmaps is forbidden: User "system:serviceaccount:team:default" cannot list resource "configmaps" in API group "" in the namespace "team"/);
+    await kubectlOk(kc, ['create', 'rolebinding', 'sa-view', '--clusterrole=view', '--serviceaccount=team:default', '-n', 'team']);
     const cms = await kubectlOk(saKc, ['get', 'configmaps', '-n', 'team', '-o', 'name']);
-    assert.equal(cms.trim(), 'configmap/kube-root-ca.crt', 'the token opens the cluster');
+    assert.equal(cms.trim(), 'configmap/kube-root-ca.crt', 'the token opens the cluster, with what the binding grants');
     const me = await whoami(saKc);
     assert.equal(me.Username, 'system:serviceaccount:team:default');
     assert.equal(me.Groups, '[system:serviceaccounts system:serviceaccounts:team system:authenticated]');

@@ -1,14 +1,15 @@
 // The demo functions module manager against the embedded API server, through its own HTTPS client:
 // a ModuleConfig becomes a SyncResource owned by it, a changed module CR is followed, an update that
 // changes nothing it reads writes nothing, a ModuleConfig without a resource leaves the last
-// SyncResource, and garbage collection removes the SyncResource with its ModuleConfig. Every request
-// the manager made is allowed by deploy/manifests/module-manager-rbac.yaml.
+// SyncResource, and garbage collection removes the SyncResource with its ModuleConfig. The manager
+// runs as a ServiceAccount bound to deploy/manifests/module-manager-rbac.yaml, which the server
+// enforces: nothing it asked was refused.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
-import { Labels, ModuleConfig, type ModuleConfigObject, SyncResource, type SyncResourceObject, validateSyncResource } from '../../../src/api/operator/index.js';
+import { Kyma, Labels, ModuleConfig, type ModuleConfigObject, SyncResource, type SyncResourceObject, validateSyncResource } from '../../../src/api/operator/index.js';
 import { type RunningApiServer, startApiServer } from '../../../src/apiserver/server.js';
 import type { KubeObject } from '../../../src/kube/object.js';
 import { installControlPlane } from '../../../src/landscape/control-plane.js';
@@ -19,12 +20,32 @@ import {
   type RunningModuleManager,
   startFunctionsModuleManager,
 } from '../../../src/landscape/module-managers/functions.js';
-import { type Client, clientFromKubeconfig, findObject } from '../../../src/runtime/client/index.js';
+import { type Client, clientFromKubeconfig, findObject, isForbidden } from '../../../src/runtime/client/index.js';
 import { silentLogger } from '../../../src/runtime/log.js';
 import { recordingClient, type RecordedRequest } from '../../support/recording-client.js';
+import { forbiddenAnswers, serviceAccountKubeconfig } from '../../support/service-account.js';
 import { waitFor } from '../../support/wait.js';
 
 const NS = 'kcp-system';
+const MANAGER_NS = 'functions-system';
+const MANAGER_SA = 'functions-module-manager';
+
+/** The shipped ClusterRole, and the manager's namespace, ServiceAccount and RoleBinding from its example. */
+function managerRbac(): KubeObject[] {
+  const [role] = yaml.loadAll(readFileSync(`${root}deploy/manifests/module-manager-rbac.yaml`, 'utf8')) as KubeObject[];
+  return [
+    role,
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: MANAGER_NS } },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: MANAGER_SA, namespace: MANAGER_NS } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: MANAGER_SA, namespace: NS },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata.name ?? '' },
+      subjects: [{ kind: 'ServiceAccount', name: MANAGER_SA, namespace: MANAGER_NS }],
+    } as KubeObject,
+  ];
+}
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 
 function moduleConfig(kyma: string, spec: Record<string, unknown> | undefined, extraLabels: Record<string, string> = {}): ModuleConfigObject {
@@ -70,6 +91,7 @@ describe('the functions module manager', () => {
   let own: Client;
   let running: RunningModuleManager;
   const requests: RecordedRequest[] = [];
+  let refusedBefore = 0;
   /** Keys the manager started reconciling, in order. */
   const reconciled: string[] = [];
 
@@ -95,7 +117,11 @@ describe('the functions module manager', () => {
     const kubeconfig = server.clusterAccess('default').kubeconfig;
     admin = clientFromKubeconfig(kubeconfig, { qps: 0 });
     await installControlPlane(server, admin);
-    own = clientFromKubeconfig(kubeconfig, { qps: 0 });
+    // The manager runs as its own ServiceAccount, bound to the shipped ClusterRole in the KCP
+    // namespace as deploy/manifests/module-manager-rbac.yaml's example binds it: the server enforces it.
+    for (const o of managerRbac()) await admin.apply(o, { fieldManager: 'test', force: true });
+    own = clientFromKubeconfig(await serviceAccountKubeconfig(server, 'default', MANAGER_NS, MANAGER_SA), { qps: 0 });
+    refusedBefore = await forbiddenAnswers(server);
     running = await startFunctionsModuleManager({ client: recordingClient(own, requests), logger: silentLogger });
     running.controller.onReconcileStart = (key) => reconciled.push(key);
   });
@@ -184,7 +210,10 @@ describe('the functions module manager', () => {
     assert.ok(await getSync('k2'), 'other Kymas keep theirs');
   });
 
-  it('made only requests the module managers\' ClusterRole allows', async () => {
+  it('was refused nothing by the server enforcing the module managers\' ClusterRole, and made only requests it allows', async () => {
+    assert.equal((await forbiddenAnswers(server)) - refusedBefore, 0, 'no request of the manager was refused');
+    // Control: the manager's identity is the restricted one (it may not touch a Kyma).
+    await assert.rejects(own.list(Kyma, { namespace: NS }), (e: unknown) => isForbidden(e));
     const [role] = yaml.loadAll(readFileSync(`${root}deploy/manifests/module-manager-rbac.yaml`, 'utf8')) as { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] }[];
     const denied = new Set<string>();
     const made = new Set<string>();
