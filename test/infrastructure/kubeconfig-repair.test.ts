@@ -5,26 +5,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AnnotationKubeconfigSha256, AnnotationKubeconfigShoot, kubeconfigSecretName } from '../../src/api/infrastructuremanager/index.js';
-import { Kyma, type KymaObject, LabelValues, Labels } from '../../src/api/operator/index.js';
+import { Kyma, type KymaObject } from '../../src/api/operator/index.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { clientFromKubeconfig, findObject } from '../../src/runtime/client/index.js';
 import { RecordingLogger } from '../support/log.js';
-import { type Harness, NAMESPACE, startHarness, testRuntime, waitFor, waitForRuntime } from './runtime-harness.js';
+import { type Harness, NAMESPACE, startHarness, testKyma, testRuntime, waitFor, waitForRuntime } from './runtime-harness.js';
 
 type SecretObject = KubeObject & { data?: Record<string, string> };
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
 const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const REMOTE_KYMA = { namespace: 'kyma-system', name: 'default' };
 
-function kymaFor(name: string): KymaObject {
-  const labels = testRuntime(name).metadata.labels ?? {};
-  return {
-    apiVersion: Kyma.apiVersion,
-    kind: Kyma.kind,
-    metadata: { name, namespace: NAMESPACE, labels: { ...labels, [Labels.ManagedBy]: LabelValues.LifecycleManager } },
-    spec: { channel: 'regular', modules: [] },
-  };
-}
 
 describe('a garbled kubeconfig Secret is repaired on the next pass', () => {
   let h: Harness;
@@ -73,7 +64,7 @@ describe('a garbled kubeconfig Secret is repaired on the next pass', () => {
   it('garbage, another runtime\'s kubeconfig, a missing key: each is fetched again from Gardener, and the lifecycle manager reaches the runtime again', async () => {
     await h.land.kcp.create(testRuntime('kr-a'));
     await h.land.kcp.create(testRuntime('kr-b'));
-    await h.land.kcp.create(kymaFor('kr-a'));
+    await h.land.kcp.create(testKyma('kr-a'));
     await waitForRuntime(h, 'kr-a', 'Ready', () => true, 30_000);
     await waitForRuntime(h, 'kr-b', 'Ready', () => true, 30_000);
     await waitFor('Kyma kr-a Ready', async () => (await findObject<KymaObject>(h.land.kcp, Kyma, { namespace: NAMESPACE, name: 'kr-a' }))?.status?.state === 'Ready', 30_000);
