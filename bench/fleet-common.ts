@@ -119,6 +119,27 @@ export class FleetWatch {
     return Object.values(this.informers).reduce((n, inf) => n + inf.stats.lists * Math.max(1, Math.ceil(inf.store.size / 500)) + inf.stats.watches, 0);
   }
 
+  /**
+   * Calls `seen` with every error any status shows from now on (a Runtime Failed, a Kyma or Manifest
+   * in Error, a module in Error in a Kyma's status), as `Kind name: state`, on every update, not only
+   * the last one.
+   */
+  watchErrors(seen: (error: string) => void): void {
+    for (const [kind, inf] of [['Runtime', this.informers.runtimes], ['Kyma', this.informers.kymas], ['Manifest', this.informers.manifests]] as const) {
+      const look = (o: Slim): void => {
+        const state = o.status?.state;
+        if (state === 'Error' || state === 'Failed') seen(`${kind} ${o.metadata.name ?? ''}: ${state}`);
+        for (const m of o.status?.modules ?? []) if (m.state === 'Error') seen(`${kind} ${o.metadata.name ?? ''}: module ${m.name} Error`);
+      };
+      inf.addHandlers({ onAdd: look, onUpdate: (_old, o) => look(o) });
+    }
+  }
+
+  /** Manifests Ready now. */
+  readyManifests(): number {
+    return this.informers.manifests.store.list().filter((m) => m.status?.state === 'Ready').length;
+  }
+
   kymaNames(): string[] {
     return this.informers.kymas.store.list().map((k) => k.metadata.name ?? '');
   }

@@ -29,6 +29,10 @@ Every label, annotation, finalizer and API group name the project writes follows
   credential expires), \`infrastructuremanager.kyma-project.io/retry\` (on a Failed Runtime: a person
   asks for Gardener's retry, \`kcp runtime retry\`; the manager removes it), the Runtime condition
   reason \`KymaDeletionPending\` (a deleted Runtime waits for its Kyma's modules to be removed),
+  the Runtime condition reason \`DuplicateRuntimeID\` (another Runtime holds the runtime id; this one is
+  not provisioned), \`infrastructuremanager.kyma-project.io/kubeconfig-shoot\` and
+  \`infrastructuremanager.kyma-project.io/kubeconfig-sha256\` (on kubeconfig Secrets, the Shoot the
+  kubeconfig was issued for and its digest as written: a Secret that no longer matches is fetched again),
   \`operator.kyma-project.io/ca-added-to-bundle-at\` (on the watcher's CA Secret \`klm-watcher\`, when
   its newest CA joined the trusted bundle; upstream keeps this time as \`caAddedToBundleAt\`) and
   \`operator.kyma-project.io/control-plane-version\` (on the Lease \`kcp-control-plane\`, the version of

@@ -3,6 +3,7 @@
 // commands configure the controllers the same way (src/controlplane/config.ts).
 import { type BindAddress, type ControlPlaneConfig, DEFAULT_LEASE, DEFAULT_MODULE_CONFIG_RESYNC_MS, DEFAULT_MODULE_SYNC, defaultControlPlaneConfig } from '../controlplane/config.js';
 import type { WatcherConfig } from '../controlplane/watcher.js';
+import type { RuntimeAdmissionConfig } from '../controlplane/runtime-admission.js';
 import { DEFAULT_MANIFEST_WORKERS } from '../lifecycle/index.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../runtime/log.js';
 import { type FlagTable, type ParsedArgs, UsageError } from './args.js';
@@ -62,6 +63,9 @@ export const CONTROLLER_FLAGS: readonly Flag[] = [
   { name: 'leader-election-retry-period', type: 'duration', default: d(DEFAULT_LEASE.retryPeriodMs), help: 'interval of acquire and renew attempts' },
   { name: 'shards', type: 'int', default: '0', help: 'split the keys into N shards owned through Leases (all replicas must agree; 0: off)' },
   { name: 'shard-lease-prefix', type: 'string', default: 'kcp-controllers', help: 'shard group: Leases <prefix>-shard-<i> and <prefix>-member-<id>' },
+  { name: 'runtime-admission-bind-address', type: 'address', default: ':9443', help: 'address of the admission webhook that refuses a Runtime whose runtime id another Runtime carries (0: off; with the infrastructure manager)' },
+  { name: 'runtime-admission-url', type: 'string', default: '', help: 'URL the KCP API server calls the webhook at (default: https://<bind address>/validate-runtime-id, for a single process next to the API server)' },
+  { name: 'runtime-admission-service', type: 'string', default: '', help: 'or the Service in front of the replicas, namespace/name:port (in-cluster; e.g. kcp-system/kcp-controllers-webhook:443)' },
   { name: 'metrics-bind-address', type: 'address', default: ':8080', help: 'address of /metrics (0: off)' },
   { name: 'health-probe-bind-address', type: 'address', default: ':8081', help: 'address of /healthz and /readyz (0: off)' },
   { name: 'graceful-shutdown-timeout', type: 'duration', default: d(defaults.gracefulShutdownTimeoutMs), help: 'how long shutdown waits for in-flight reconciles' },
@@ -289,6 +293,8 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
     throw new UsageError('--watcher-cert-renew-before must be shorter than --watcher-cert-validity');
   }
 
+  const runtimeAdmission = runtimeAdmissionFrom(flags, infrastructureManager);
+
   return {
     ...defaults,
     namespace,
@@ -330,5 +336,31 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
     health,
     gracefulShutdownTimeoutMs: flags.duration('graceful-shutdown-timeout', false),
     watcher,
+    runtimeAdmission,
   };
+}
+
+/** The Runtime admission webhook's settings, or undefined when it is off. */
+function runtimeAdmissionFrom(flags: FlagReader, infrastructureManager: boolean): RuntimeAdmissionConfig | undefined {
+  const listen = flags.address('runtime-admission-bind-address');
+  const url = flags.optional('runtime-admission-url');
+  const serviceText = flags.optional('runtime-admission-service');
+  if (url && serviceText) throw new UsageError('--runtime-admission-url and --runtime-admission-service exclude each other');
+  if (!listen || !infrastructureManager) return undefined;
+  if (url) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed?.protocol !== 'https:') throw new UsageError(`--runtime-admission-url must be an https URL, got ${JSON.stringify(url)}`);
+  }
+  let service: RuntimeAdmissionConfig['service'];
+  if (serviceText) {
+    const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9]*[a-z0-9])?):(\d{1,5})$/.exec(serviceText);
+    if (!m || Number(m[5]) < 1 || Number(m[5]) > 65535) throw new UsageError(`--runtime-admission-service must be namespace/name:port, got ${JSON.stringify(serviceText)}`);
+    service = { namespace: m[1], name: m[3], port: Number(m[5]) };
+  }
+  return { listen, url, service };
 }

@@ -3,6 +3,7 @@
 //
 // This module is the one source of that RBAC: deploy/manifests/rbac.yaml is its output
 // (`kcp install --dry-run --skip-crds`), and test/deploy checks the two agree.
+import { runtimeAdmissionConfigurationName } from '../controlplane/runtime-admission.js';
 import yaml from 'js-yaml';
 import { controlPlaneKinds } from '../api/index.js';
 import { GardenerCluster, Runtime } from '../api/infrastructuremanager/index.js';
@@ -33,6 +34,8 @@ export const INSTALL_FLAGS: FlagTable = { 'dry-run': 'switch', 'skip-crds': 'swi
 export interface PolicyRule {
   apiGroups: string[];
   resources: string[];
+  /** Only these objects (get, update, patch, delete; a create cannot be limited by name). */
+  resourceNames?: string[];
   verbs: string[];
 }
 
@@ -92,9 +95,17 @@ export function namespacedRules(): PolicyRule[] {
   return rules;
 }
 
-/** Rules of the ClusterRole: only cluster-scoped reads (`kcp run` checks at start that the CRDs are installed). */
-export function clusterRules(): PolicyRule[] {
-  return [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ }];
+/**
+ * Rules of the ClusterRole: reading CRDs (`kcp run` checks at start that they are installed) and
+ * keeping the control plane's one ValidatingWebhookConfiguration (the Runtime admission webhook).
+ */
+export function clusterRules(namespace = 'kcp-system'): PolicyRule[] {
+  const webhookConfigurations = { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'] };
+  return [
+    { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ },
+    { ...webhookConfigurations, verbs: ['create'] },
+    { ...webhookConfigurations, resourceNames: [runtimeAdmissionConfigurationName(namespace)], verbs: ['get', 'update'] },
+  ];
 }
 
 /** The CRDs of the control plane's kinds, exactly as config/crd holds them. */
@@ -127,7 +138,7 @@ export function rbacObjects(namespace: string): KubeObject[] {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: CONTROLLERS_NAME },
       subjects: [subject],
     },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: clusterName, labels }, rules: clusterRules() },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: clusterName, labels }, rules: clusterRules(namespace) },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',

@@ -29,6 +29,8 @@ export const UP_FLAGS: readonly Flag[] = [
     // The runtimes' webhooks run in the landscape, on this machine, and reach the listener on loopback.
     'enable-kcp-watcher': 'true',
     'watcher-listener-address': '127.0.0.1:0',
+    // The landscape's API server calls the Runtime admission webhook on loopback.
+    'runtime-admission-bind-address': '127.0.0.1:0',
     // A person reads these logs (DATA-DIR/kcp.log, --verbose); `--log-format json` for tools.
     'log-format': 'text',
   }),
@@ -174,6 +176,7 @@ export function summary(up: Up): string {
     `  metrics             ${metricsLine(up)}`,
     `  health              ${up.controlPlane.healthUrl ? `${up.controlPlane.healthUrl}/healthz, ${up.controlPlane.healthUrl}/readyz` : 'off'}`,
     `  runtime watcher     ${up.controlPlane.watcher ? `listener ${up.controlPlane.watcher.listener.url}/v2/<manager>/event (mutual TLS, CA in Secret kcp-system/klm-watcher)` : 'off (Kymas and Manifests are polled)'}`,
+    `  runtime admission   ${up.controlPlane.runtimeAdmission ? `${up.controlPlane.runtimeAdmission.url} (refuses a second Runtime with one runtime id; CA in Secret kcp-system/kcp-runtime-admission-ca)` : 'off'}`,
     ...(land.files.log ? [`  logs                ${rel(land.files.log)}`] : []),
     ...(land.urlChanged ? ['  note                the API server moved since the last run: runtime kubeconfigs are being rotated'] : []),
     '',

@@ -18,6 +18,7 @@ import {
 } from '../lifecycle/index.js';
 import { DEFAULT_TIMING as DEFAULT_LEASE_TIMING } from '../runtime/leader/election.js';
 import type { WatcherConfig } from './watcher.js';
+import type { RuntimeAdmissionConfig } from './runtime-admission.js';
 
 /** A listen address: `:8080` is `{ host: '0.0.0.0', port: 8080 }`; port 0 picks a free port. */
 export interface BindAddress {
@@ -75,6 +76,8 @@ export interface ControlPlaneConfig {
 
   /** The runtime watcher (with the lifecycle manager; undefined: off, the lifecycle manager polls). */
   watcher?: WatcherConfig;
+  /** The admission webhook that refuses a second Runtime with one runtime id (with the infrastructure manager; undefined: off). */
+  runtimeAdmission?: RuntimeAdmissionConfig;
 
   // Coordination and operations.
   leaderElection?: LeaseTiming & { name: string; namespace: string };

@@ -28,15 +28,17 @@ import type { Registry } from '../runtime/metrics.js';
 import { kubeconfigRefOfKey, RemoteClusterCache } from '../runtime/remote/cache.js';
 import { SECRET_KIND, type Secret } from '../runtime/remote/secret.js';
 import { useSharding } from '../runtime/sharding/manager.js';
-import { LabelKymaManagedBy, ManagedByInfrastructureManager } from '../api/infrastructuremanager/index.js';
+import { LabelKymaManagedBy, ManagedByInfrastructureManager, Runtime, type RuntimeObject } from '../api/infrastructuremanager/index.js';
 import { Kyma, type KymaObject, Manifest, type ManifestObject, SyncResource, type SyncResourceObject } from '../api/operator/index.js';
 import { type ControlPlaneConfig, runtimeTimingOf } from './config.js';
 import { kymasOfShards, runtimeShardKey } from './shard-keys.js';
 import { startWatcherRuntime, type WatcherRuntime } from './watcher.js';
+import { type RuntimeAdmission, startRuntimeAdmission } from './runtime-admission.js';
 import { ensureDefaultWatchers, setupWatcherController, LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, DEFAULT_LISTENER, type ListenerService } from '../watcher/index.js';
 
 export { defaultControlPlaneConfig, runtimeTimingOf, type BindAddress, type ControlPlaneConfig, type LeaseTiming } from './config.js';
 export type { WatcherConfig, WatcherRuntime } from './watcher.js';
+export type { RuntimeAdmission, RuntimeAdmissionConfig } from './runtime-admission.js';
 
 /** Name of the manager: the reporting controller of Events, the Lease holder's prefix in logs. */
 export const CONTROL_PLANE_NAME = 'kcp-controllers';
@@ -74,6 +76,8 @@ export interface ControlPlane {
   lifecycle?: LifecycleManager;
   /** The runtime watcher's listener and CA (when the watcher is on). */
   watcher?: WatcherRuntime;
+  /** The Runtime admission webhook (when on). */
+  runtimeAdmission?: RuntimeAdmission;
   /** Base URL of /metrics (undefined when off). */
   metricsUrl?: string;
   /** Base URL of /healthz and /readyz (undefined when off). */
@@ -193,6 +197,23 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       logger: logger.child('infrastructure-manager'),
     });
   }
+  // The webhook that refuses a second Runtime with one runtime id, answered from the Runtime
+  // controller's cache (it fills once the manager starts; until then every Runtime is let through).
+  let runtimeAdmission: RuntimeAdmission | undefined;
+  if (infrastructure && config.runtimeAdmission) {
+    try {
+      runtimeAdmission = await startRuntimeAdmission({
+        kcp,
+        namespace,
+        runtimes: manager.cache<RuntimeObject>(Runtime, { namespace }),
+        config: config.runtimeAdmission,
+        log: logger.child('runtime-admission'),
+      });
+    } catch (e) {
+      remoteClusters.close();
+      throw e;
+    }
+  }
   // The runtime watcher: CA and listener first, so that the webhook installed into runtimes points
   // at a listener that already serves.
   let watcher: WatcherRuntime | undefined;
@@ -202,6 +223,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       await ensureDefaultWatchers(kcp, namespace, watcherServiceOf(config));
     } catch (e) {
       await watcher?.stop();
+      await runtimeAdmission?.stop();
       remoteClusters.close();
       throw e;
     }
@@ -259,6 +281,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     } catch (e) {
       remoteClusters.close();
       await watcher?.stop();
+      await runtimeAdmission?.stop();
       throw new Error(`cannot serve metrics on ${config.metrics.host}:${config.metrics.port}: ${(e as Error).message}`, { cause: e });
     }
   }
@@ -279,6 +302,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       remoteClusters.close();
       await metricsServer?.close();
       await watcher?.stop();
+      await runtimeAdmission?.stop();
     });
   // Failures surface through done and ready(); keep them from becoming unhandled rejections here.
   done.catch(() => undefined);
@@ -318,6 +342,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     infrastructure,
     lifecycle,
     watcher,
+    runtimeAdmission,
     metricsUrl: metricsServer?.url ?? (sameAddress ? manager.operationsUrl : undefined),
     healthUrl: manager.operationsUrl,
     ready: () => Promise.race([manager.ready(), stoppedEarly]),

@@ -60,6 +60,10 @@ export interface WatcherPkiSettings {
   certRenewBeforeMs: number;
   /** The clock (default: the system clock). */
   now?: () => Date;
+  /** Common name of a new CA (default: the watcher's, WATCHER_CA_COMMON_NAME); other users of this CA code set their own. */
+  caCommonName?: string;
+  /** Labels of a new CA Secret (default: managed by the lifecycle manager). */
+  caSecretLabels?: Record<string, string>;
 }
 
 export const DEFAULT_WATCHER_PKI_SETTINGS: WatcherPkiSettings = {
@@ -345,7 +349,7 @@ export class WatcherCertificateAuthority {
       {
         apiVersion: SECRET_KIND.apiVersion,
         kind: SECRET_KIND.kind,
-        metadata: { name: this.settings.caSecretName, namespace: this.settings.namespace, labels: { [Labels.ManagedBy]: LabelValues.LifecycleManager } },
+        metadata: { name: this.settings.caSecretName, namespace: this.settings.namespace, labels: this.settings.caSecretLabels ?? { [Labels.ManagedBy]: LabelValues.LifecycleManager } },
         type: TLS_SECRET_TYPE,
         data: caSecretData(ca, undefined),
       },
@@ -372,7 +376,7 @@ export class WatcherCertificateAuthority {
   private newCa(): Promise<CertKeyPair> {
     const now = nowOf(this.settings).getTime();
     return createCertificateAuthority({
-      commonName: WATCHER_CA_COMMON_NAME,
+      commonName: this.settings.caCommonName ?? WATCHER_CA_COMMON_NAME,
       notBefore: new Date(now - BACKDATE_MS),
       notAfter: new Date(now + this.settings.caValidityMs),
     });
@@ -417,17 +421,18 @@ export async function issueRuntimeCertificate(
 export const LISTENER_COMMON_NAME = 'klm-watcher-listener';
 
 /**
- * Serving certificate of the KCP listener, signed by ca.serving (the previous CA during a rotation,
+ * Serving certificate of the KCP listener (or, with another common name, of another server of the
+ * control plane that keeps its CA with this code), signed by ca.serving (the previous CA during a rotation,
  * so that runtimes which still hold the old bundle accept it). caPem is the bundle to verify client
  * certificates with.
  */
 export async function issueListenerCertificate(
   ca: CaState,
-  opts: { dnsNames: string[]; ipAddresses: string[]; validityMs: number; now?: Date },
+  opts: { dnsNames: string[]; ipAddresses: string[]; validityMs: number; now?: Date; commonName?: string },
 ): Promise<IssuedCertificate> {
   const validity = window(opts.now, opts.validityMs);
   const pair = await issueCertificate(ca.serving, {
-    commonName: LISTENER_COMMON_NAME,
+    commonName: opts.commonName ?? LISTENER_COMMON_NAME,
     ...validity,
     extendedKeyUsages: [ExtendedKeyUsages.ServerAuth],
     dnsNames: opts.dnsNames,

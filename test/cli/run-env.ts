@@ -31,6 +31,7 @@ export const FAST_FLAGS = [
   '--gardener-ratelimiter-qps=0',
   '--metrics-bind-address=127.0.0.1:0',
   '--health-probe-bind-address=127.0.0.1:0',
+  '--runtime-admission-bind-address=127.0.0.1:0',
 ];
 
 export interface RunEnv {

@@ -184,3 +184,14 @@ test('kcp run --log-format text writes every line of the controllers as text', a
   assert.ok(lines.some((l) => / INFO {2}kcp {2}controllers stopped$/.test(l)), 'a text line "controllers stopped"');
   for (const l of lines) assert.match(l, /^\d{4}-\d\d-\d\dT[\d:.]+Z (DEBUG|INFO |WARN |ERROR) \S/, 'every line is text');
 });
+
+test('the Runtime admission webhook: on at :9443 by default, a URL or a Service for the API server to call, off with 0 or without the infrastructure manager', () => {
+  assert.deepEqual(parse(IM_FLAGS).runtimeAdmission, { listen: { host: '0.0.0.0', port: 9443 }, url: undefined, service: undefined });
+  assert.deepEqual(parse([...IM_FLAGS, '--runtime-admission-service=kcp-system/kcp-controllers-webhook:443']).runtimeAdmission?.service, { namespace: 'kcp-system', name: 'kcp-controllers-webhook', port: 443 });
+  assert.equal(parse([...IM_FLAGS, '--runtime-admission-url=https://10.0.0.5:9443/validate-runtime-id']).runtimeAdmission?.url, 'https://10.0.0.5:9443/validate-runtime-id');
+  assert.equal(parse([...IM_FLAGS, '--runtime-admission-bind-address=0']).runtimeAdmission, undefined);
+  assert.equal(parse(['--lifecycle-manager']).runtimeAdmission, undefined);
+  assert.match(usageErrorOf([...IM_FLAGS, '--runtime-admission-url=http://10.0.0.5:9443/x']), /--runtime-admission-url must be an https URL/);
+  assert.match(usageErrorOf([...IM_FLAGS, '--runtime-admission-service=kcp-controllers-webhook']), /--runtime-admission-service must be namespace\/name:port/);
+  assert.match(usageErrorOf([...IM_FLAGS, '--runtime-admission-url=https://a:1/x', '--runtime-admission-service=a/b:443']), /exclude each other/);
+});

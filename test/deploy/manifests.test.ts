@@ -99,6 +99,8 @@ for (const [path, mode] of [
     const port = (name: string) => c.ports.find((p) => p.name === name)?.containerPort;
     assert.equal(port('health'), config.health?.port);
     assert.equal(port('metrics'), config.metrics?.port);
+    assert.equal(port('webhook'), config.runtimeAdmission?.listen.port, 'the Runtime admission webhook listens on the port the webhook Service targets');
+    assert.deepEqual(config.runtimeAdmission?.service, { namespace: 'kcp-system', name: 'kcp-controllers-webhook', port: 443 });
     assert.deepEqual([c.livenessProbe.httpGet, c.readinessProbe.httpGet], [{ path: '/healthz', port: 'health' }, { path: '/readyz', port: 'health' }]);
     assert.equal(pod.securityContext.runAsNonRoot, true);
     assert.notEqual(pod.securityContext.runAsUser, 0);
@@ -107,11 +109,13 @@ for (const [path, mode] of [
   });
 }
 
-test('the metrics Service selects the controllers\' pods and targets their metrics port', () => {
-  const [svc] = docs('deploy/manifests/service.yaml') as (KubeObject & { spec: { selector: Record<string, string>; ports: { targetPort: string }[] } })[];
+test('the metrics and webhook Services select the controllers\' pods and target their ports', () => {
+  const [svc, webhook] = docs('deploy/manifests/service.yaml') as (KubeObject & { spec: { selector: Record<string, string>; ports: { targetPort: string; port: number }[] } })[];
   const pod = deployment('deploy/manifests/deployment.yaml').spec.template;
   for (const [k, v] of Object.entries(svc.spec.selector)) assert.equal(pod.metadata.labels[k], v);
   assert.equal(svc.spec.ports[0].targetPort, 'metrics');
+  for (const [k, v] of Object.entries(webhook.spec.selector)) assert.equal(pod.metadata.labels[k], v);
+  assert.deepEqual([webhook.metadata.name, webhook.spec.ports[0].port, webhook.spec.ports[0].targetPort], ['kcp-controllers-webhook', 443, 'webhook']);
 });
 
 test('the Dockerfile builds in one stage and runs kcp run as a non-root user from dist and production dependencies in another', () => {

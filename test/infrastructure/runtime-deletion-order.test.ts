@@ -7,24 +7,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { Shoot } from '../../src/api/gardener/index.js';
 import { Runtime } from '../../src/api/infrastructuremanager/index.js';
-import { Kyma, type KymaObject, LabelValues, Labels } from '../../src/api/operator/index.js';
+import { Kyma, type KymaObject } from '../../src/api/operator/index.js';
 import { AnnotationFailWith } from '../../src/landscape/index.js';
 import { findObject } from '../../src/runtime/client/index.js';
 import { RecordingLogger } from '../support/log.js';
-import { gardenerClusterExists, type Harness, NAMESPACE, startHarness, testRuntime, waitFor, waitForRuntime, fastTiming } from './runtime-harness.js';
+import { gardenerClusterExists, type Harness, NAMESPACE, startHarness, testKyma, testRuntime, waitFor, waitForRuntime, fastTiming } from './runtime-harness.js';
 
 const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
 const fastKymas = { lifecycleManager: true, kymaIntervals: { readyMs: 500, busyMs: 200, warningMs: 500, errorMs: 200 } };
 
-function kymaFor(name: string): KymaObject {
-  const labels = testRuntime(name).metadata.labels ?? {};
-  return {
-    apiVersion: Kyma.apiVersion,
-    kind: Kyma.kind,
-    metadata: { name, namespace: NAMESPACE, labels: { ...labels, [Labels.ManagedBy]: LabelValues.LifecycleManager } },
-    spec: { channel: 'regular', modules: [] },
-  };
-}
 
 async function eventsOf(h: Harness, name: string, reason: string): Promise<{ type: string; note: string }[]> {
   const { items } = await h.land.kcp.list({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: NAMESPACE });
@@ -37,7 +28,7 @@ function kyma(h: Harness, name: string): Promise<KymaObject | undefined> {
 
 async function readyRuntimeWithKyma(h: Harness, name: string): Promise<void> {
   await h.land.kcp.create(testRuntime(name));
-  await h.land.kcp.create(kymaFor(name));
+  await h.land.kcp.create(testKyma(name));
   await waitForRuntime(h, name, 'Ready', () => true, 30_000);
   await waitFor(`Kyma ${name} Ready`, async () => (await kyma(h, name))?.status?.state === 'Ready', 30_000);
   // What the lifecycle manager put into the cluster, and takes out again on deletion.
@@ -95,7 +86,7 @@ describe('runtime deletion with its Kyma', () => {
   it('a Kyma of the same name with another runtime id is neither deleted nor waited for', async () => {
     await h.land.kcp.create(testRuntime('del-other'));
     await waitForRuntime(h, 'del-other', 'Ready', () => true, 30_000);
-    const foreign = kymaFor('del-other');
+    const foreign = testKyma('del-other');
     foreign.metadata.labels = { ...foreign.metadata.labels, 'kyma-project.io/runtime-id': 'someone-else' };
     await h.land.kcp.create(foreign);
     await h.land.kcp.delete(Runtime, { namespace: NAMESPACE, name: 'del-other' });
@@ -109,7 +100,7 @@ describe('runtime deletion with its Kyma', () => {
 
   it('a Failed runtime that never had a cluster: the Kyma and the Runtime deleted together go without waiting for the cluster', async (t) => {
     await h.land.kcp.create(testRuntime('del-failed'));
-    await h.land.kcp.create(kymaFor('del-failed'));
+    await h.land.kcp.create(testKyma('del-failed'));
     await waitFor('shoot c-del-failed exists', () => h.shoot('c-del-failed'));
     await h.land.garden.patch(Shoot, { namespace: h.land.projectNamespace, name: 'c-del-failed' }, 'merge', { metadata: { annotations: { [AnnotationFailWith]: 'ERR_INFRA_UNAUTHORIZED' } } });
     await waitForRuntime(h, 'del-failed', 'Failed');
@@ -126,7 +117,7 @@ describe('runtime deletion with its Kyma', () => {
 
   it('the Kyma of a Failed runtime that never had a cluster, deleted alone, goes without waiting', async (t) => {
     await h.land.kcp.create(testRuntime('del-failed-k'));
-    await h.land.kcp.create(kymaFor('del-failed-k'));
+    await h.land.kcp.create(testKyma('del-failed-k'));
     await waitFor('shoot c-del-failed-k exists', () => h.shoot('c-del-failed-k'));
     await h.land.garden.patch(Shoot, { namespace: h.land.projectNamespace, name: 'c-del-failed-k' }, 'merge', { metadata: { annotations: { [AnnotationFailWith]: 'ERR_INFRA_UNAUTHORIZED' } } });
     await waitForRuntime(h, 'del-failed-k', 'Failed');

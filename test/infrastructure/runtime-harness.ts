@@ -4,6 +4,7 @@
 import type { ShootObject } from '../../src/api/gardener/index.js';
 import { Shoot } from '../../src/api/gardener/index.js';
 import { GardenerCluster, Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
+import { Kyma, type KymaObject, LabelValues, Labels } from '../../src/api/operator/index.js';
 import type { ConverterConfig } from '../../src/infrastructure/converter/index.js';
 import { readConverterConfig } from '../../src/up/index.js';
 import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
@@ -169,6 +170,17 @@ export function testRuntime(id: string, edit?: (rt: RuntimeObject) => void): Run
   };
   edit?.(rt);
   return rt;
+}
+
+/** The Kyma of `testRuntime(name)` as the broker creates it: the Runtime's labels, no modules. */
+export function testKyma(name: string): KymaObject {
+  const labels = testRuntime(name).metadata.labels ?? {};
+  return {
+    apiVersion: Kyma.apiVersion,
+    kind: Kyma.kind,
+    metadata: { name, namespace: NAMESPACE, labels: { ...labels, [Labels.ManagedBy]: LabelValues.LifecycleManager } },
+    spec: { channel: 'regular', modules: [] },
+  };
 }
 
 export function condition(rt: RuntimeObject | undefined, type: string): { status: string; reason: string; message: string } | undefined {

@@ -24,5 +24,23 @@ export const AnnotationRetryRequested = 'infrastructuremanager.kyma-project.io/r
  */
 export const ConditionReasonKymaDeletionPending = 'KymaDeletionPending';
 
+/**
+ * Runtime condition reason (condition `Provisioned`, status False, state Failed): another Runtime in the
+ * same namespace carries the same `kyma-project.io/runtime-id` and holds it (it was created earlier, or
+ * at the same second with a name that sorts first). This Runtime is not provisioned, gets no
+ * GardenerCluster and no kubeconfig, and its deletion touches nothing of the other one; it is
+ * provisioned once the other Runtime is gone or relabelled. Not an upstream reason (upstream lets
+ * both Runtimes share one GardenerCluster and kubeconfig Secret).
+ */
+export const ConditionReasonDuplicateRuntimeID = 'DuplicateRuntimeID';
+
 /** The reasons this project adds to upstream's `runtimeConditionReasons`. */
-export type ProjectRuntimeConditionReason = typeof ConditionReasonKymaDeletionPending;
+export type ProjectRuntimeConditionReason = typeof ConditionReasonKymaDeletionPending | typeof ConditionReasonDuplicateRuntimeID;
+
+/**
+ * Kubeconfig Secret annotations (next to `last-sync`): the Shoot the kubeconfig was issued for, and the
+ * SHA-256 (hex) of the kubeconfig as written. A Secret whose kubeconfig no longer matches them
+ * (overwritten, or issued for another Shoot) is fetched again from Gardener on the controller's next pass.
+ */
+export const AnnotationKubeconfigShoot = 'infrastructuremanager.kyma-project.io/kubeconfig-shoot';
+export const AnnotationKubeconfigSha256 = 'infrastructuremanager.kyma-project.io/kubeconfig-sha256';

@@ -26,7 +26,7 @@ import type { Gauge } from '../../runtime/metrics.js';
 import { namespacedName } from '../../kube/keys.js';
 import type { IssuedKubeconfig, KubeconfigProvider } from './admin-kubeconfig.js';
 import { formatLastSync, msUntilRotation, parseLastSync, rotationAfterMs, type RotationPolicy } from './rotation.js';
-import { kubeconfigIn, newKubeconfigSecret, rotatedSecret, SECRET_KIND, type SecretObject, secretSelector, type SyncedKubeconfig } from './secret.js';
+import { kubeconfigProblem, newKubeconfigSecret, rotatedSecret, SECRET_KIND, type SecretObject, secretSelector, type SyncedKubeconfig } from './secret.js';
 import { errorStatus, nextStatus, readyStatus, type StatusChange } from './status.js';
 import { linkedSignal } from '../../util/signals.js';
 
@@ -103,7 +103,9 @@ export class GardenerClusterReconciler {
 
     const forced = cluster.metadata.annotations?.[AnnotationForceKubeconfigRotation] !== undefined;
     const annotations = secret?.metadata.annotations ?? {};
-    const lastSync = kubeconfigIn(secret, ref.key) === undefined ? undefined : parseLastSync(annotations[AnnotationLastKubeconfigSync]);
+    // A Secret that does not hold this Shoot's kubeconfig as written (overwritten, issued for another Shoot) is repaired now.
+    const problem = secret ? kubeconfigProblem(secret, cluster) : undefined;
+    const lastSync = !secret || problem ? undefined : parseLastSync(annotations[AnnotationLastKubeconfigSync]);
     const expiresAt = parseLastSync(annotations[AnnotationKubeconfigExpiration]);
     const wait = msUntilRotation(this.deps.policy, lastSync, this.now(), expiresAt);
     if (!forced && secret && lastSync !== undefined && wait > 0) {
@@ -132,10 +134,13 @@ export class GardenerClusterReconciler {
     } catch (e) {
       return this.fail(cluster, errorStatus(secret ? ConditionReasonFailedToUpdateSecret : ConditionReasonFailedToCreateSecret, e), e, signal);
     }
-    this.deps.log.info(secret ? (forced ? 'kubeconfig rotated on request' : 'kubeconfig rotated') : 'kubeconfig secret created', {
-      ...req,
-      secret: `${ref.namespace}/${ref.name}`,
-    });
+    if (problem) this.deps.log.warn('kubeconfig secret repaired', { ...req, secret: `${ref.namespace}/${ref.name}`, problem });
+    else {
+      this.deps.log.info(secret ? (forced ? 'kubeconfig rotated on request' : 'kubeconfig rotated') : 'kubeconfig secret created', {
+        ...req,
+        secret: `${ref.namespace}/${ref.name}`,
+      });
+    }
 
     if (forced) await this.removeForceAnnotation(req, signal);
     await this.writeStatus(cluster, readyStatus(secret ? ConditionReasonKubeconfigSecretRotated : ConditionReasonKubeconfigSecretCreated), signal);

@@ -34,6 +34,7 @@ import { type InfrastructureMetrics, infrastructureMetrics } from '../metrics.js
 import { prepareCluster } from '../preparation/index.js';
 import { type ClusterPreparer, defaultRuntimeTiming, type Machine, runSteps, type RuntimeTiming, type SystemState } from './machine.js';
 import { conditionChanges } from './status.js';
+import { peersOf } from './runtime-id.js';
 import { initialize } from './steps/initialize.js';
 
 export const RUNTIME_CONTROLLER_NAME = 'runtime';
@@ -135,6 +136,7 @@ export function setupRuntimeController(manager: Manager, opts: RuntimeController
     converterConfig: opts.converterConfig,
     timing: { ...defaultRuntimeTiming, ...opts.timing },
     remoteClusters,
+    runtimes,
     ...(kymas ? { kymas } : {}),
     prepareCluster: opts.prepareCluster ?? prepareCluster,
     metrics,
@@ -150,6 +152,11 @@ export function setupRuntimeController(manager: Manager, opts: RuntimeController
       (gc) => runtimes.byIndex(RUNTIME_ID_INDEX, gc.metadata.labels?.[LabelKymaRuntimeID] ?? gc.metadata.name ?? '').map((rt) => namespacedName(rt)),
       { namespace },
     )
+    // Runtimes sharing a runtime id: one that appears, goes or is relabelled decides which of the others holds it.
+    .watches<RuntimeObject>(Runtime, (rt) => peersOf(runtimes, rt).map((peer) => namespacedName(peer)), {
+      namespace,
+      predicates: [{ update: (o, n) => o.metadata.labels?.[LabelKymaRuntimeID] !== n.metadata.labels?.[LabelKymaRuntimeID] }],
+    })
     .watchesChannel(shootKeys)
     .withOptions({ maxConcurrentReconciles: opts.workers ?? 25 });
   if (kymas) {

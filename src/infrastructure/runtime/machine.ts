@@ -60,6 +60,8 @@ export interface Machine {
   /** Field manager of every server-side apply to Shoots (upstream: `kim`). */
   fieldManager: string;
   remoteClusters: RemoteClusterCache;
+  /** The KCP's Runtimes (informer cache): who holds a runtime id (runtime-id.ts); without it every Runtime counts as the holder. */
+  runtimes?: Pick<Store<RuntimeObject>, 'list'>;
   /** The KCP's Kymas (informer cache), when the lifecycle manager's Kymas are watched: deletion waits for them. */
   kymas?: Store<KymaObject>;
   prepareCluster: ClusterPreparer;

@@ -128,7 +128,7 @@ export const GardenerCluster = defineKind({
   ],
   notes: [
     'Compatible with upstream `infrastructuremanager.kyma-project.io/v1` GardenerCluster: same fields, printer columns, condition type `KubeconfigManagement` and reasons (including upstream\'s literal `ConditionReasonFailedToCreateSecret` and `ConditionReasonFailedToDeleteSecret` reason strings).',
-    'Annotations: `operator.kyma-project.io/force-kubeconfig-rotation` on the GardenerCluster forces a rotation; `operator.kyma-project.io/last-sync` on the Secret records the last fetch. The Secret carries the GardenerCluster\'s labels plus `operator.kyma-project.io/managed-by: infrastructure-manager` and `operator.kyma-project.io/cluster-name`.',
+    'Annotations: `operator.kyma-project.io/force-kubeconfig-rotation` on the GardenerCluster forces a rotation; `operator.kyma-project.io/last-sync` on the Secret records the last fetch (and the project\'s `infrastructuremanager.kyma-project.io/kubeconfig-shoot` and `-sha256` what was written: a Secret that no longer matches is fetched again at once). The Secret carries the GardenerCluster\'s labels plus `operator.kyma-project.io/managed-by: infrastructure-manager` and `operator.kyma-project.io/cluster-name`.',
     'Upstream uses no finalizer on GardenerCluster: the Secret is deleted when the GardenerCluster is found gone.',
     'Stricter than upstream: the Secret name, namespace and key and the shoot name must be valid Kubernetes names; `status.state` is one of the states upstream names.',
   ].join('\n\n'),

@@ -6,6 +6,7 @@ import {
   ConditionReasonGardenerCRCreated,
   ConditionReasonGardenerCRReady,
   ConditionReasonKubernetesAPIErr,
+  ConditionTypeKubeconfigManagement,
   ConditionTypeRuntimeKubeconfigReady,
   DefaultKubeconfigSecretKey,
   GardenerCluster,
@@ -57,8 +58,24 @@ export async function handleKubeconfig(m: Machine, s: SystemState): Promise<Tran
     return updateStatusAndRequeueAfter(m.timing.controlPlaneRequeueMs);
   }
 
-  if (cluster.status?.state !== GardenerClusterStateReady) return requeueAfter(m.timing.controlPlaneRequeueMs);
+  // A GardenerCluster of this runtime id naming another Shoot was written for another Runtime (one
+  // that held the id before): point it at this Runtime's Shoot; its controller then fetches a new
+  // kubeconfig, as the Secret was issued for the other Shoot.
+  const shootName = shoot.metadata.name ?? '';
+  if (cluster.spec.shoot.name !== shootName) {
+    m.log.warn('GardenerCluster names another shoot; pointing it at this runtime\'s shoot', { gardenerCluster: runtimeID, was: cluster.spec.shoot.name, shoot: shootName });
+    await m.kcp.patch(GardenerCluster, { namespace: rt.metadata.namespace, name: runtimeID }, 'merge', { metadata: { labels: { [LabelKymaShootName]: shootName }, resourceVersion: cluster.metadata.resourceVersion }, spec: { shoot: { name: shootName } } }, { signal: m.signal });
+    return requeueAfter(m.timing.controlPlaneRequeueMs);
+  }
+  if (!readyForCurrentSpec(cluster)) return requeueAfter(m.timing.controlPlaneRequeueMs);
   return ensurePendingCondition(m, rt, ConditionTypeRuntimeKubeconfigReady, ConditionReasonGardenerCRReady, 'Gardener Cluster CR is ready.', configureCluster);
+}
+
+/** Ready, and the controller reported it for the current spec (not a Ready left from before a spec change). */
+function readyForCurrentSpec(cluster: GardenerClusterObject): boolean {
+  if (cluster.status?.state !== GardenerClusterStateReady) return false;
+  const observed = cluster.status.conditions?.find((c) => c.type === ConditionTypeKubeconfigManagement)?.observedGeneration;
+  return observed === undefined || cluster.metadata.generation === undefined || observed >= cluster.metadata.generation;
 }
 
 /** The GardenerCluster of a Runtime, labelled as upstream's makeGardenerClusterForRuntime does. */

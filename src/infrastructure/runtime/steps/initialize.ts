@@ -3,8 +3,10 @@
 import {
   AnnotationRetryRequested,
   ConditionReasonConversionError,
+  ConditionReasonDuplicateRuntimeID,
   ConditionReasonInitialized,
   ConditionTypeRuntimeProvisioned,
+  LabelKymaRuntimeID,
   RuntimeFinalizer,
   RuntimeStateFailed,
   validateRuntime,
@@ -14,6 +16,8 @@ import { findCondition, updateStateFailed, updateStatePending } from '../status.
 import { patchFinalizers } from '../runtime-writes.js';
 import { createShoot } from './create-shoot.js';
 import { deleteKyma } from './delete-kyma.js';
+import { deleteDuplicate } from './delete-duplicate.js';
+import { duplicateMessage, earlierHolder, peersOf } from '../runtime-id.js';
 import { handleRetryRequest } from './retry-requested.js';
 import { selectShootProcessing } from './select-shoot-processing.js';
 
@@ -21,13 +25,29 @@ export async function initialize(m: Machine, s: SystemState): Promise<Transition
   const rt = s.runtime;
   const deleting = rt.metadata.deletionTimestamp !== undefined;
   const finalizers = rt.metadata.finalizers ?? [];
-  exposeShootStatus(s);
+  // Another Runtime holds this one's runtime id: nothing of the runtime id's (GardenerCluster,
+  // kubeconfig, Kyma, a Shoot the holder names) is this Runtime's, not even the Shoot's status.
+  const holder = m.runtimes ? earlierHolder(rt, peersOf(m.runtimes, rt)) : undefined;
+  if (!holder) exposeShootStatus(s);
 
   if (!deleting && !finalizers.includes(RuntimeFinalizer)) {
     await patchFinalizers(m, s, [...finalizers, RuntimeFinalizer]);
     return switchTo(initialize);
   }
-  if (deleting) return switchTo(deleteKyma);
+  if (deleting) return switchTo(holder ? deleteDuplicate : deleteKyma);
+  if (holder) {
+    const message = `${duplicateMessage(rt.metadata.labels?.[LabelKymaRuntimeID] ?? '', holder)}; this Runtime is not provisioned while that one exists (delete it, or give it another runtime id)`;
+    const known = rt.status?.state === RuntimeStateFailed && findCondition(rt, ConditionTypeRuntimeProvisioned)?.message === message;
+    m.log[known ? 'debug' : 'warn']('runtime id held by another Runtime; not provisioning', { holder: `${holder.metadata.namespace ?? ''}/${holder.metadata.name ?? ''}` });
+    if (!known) m.metrics.fsmStopped(ConditionReasonDuplicateRuntimeID);
+    updateStateFailed(rt, ConditionTypeRuntimeProvisioned, ConditionReasonDuplicateRuntimeID, message);
+    return updateStatusAndStop();
+  }
+  // The holder is gone (or relabelled): start over, past the rule that leaves Failed Runtimes alone.
+  if (findCondition(rt, ConditionTypeRuntimeProvisioned)?.reason === ConditionReasonDuplicateRuntimeID) {
+    updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonInitialized, 'Unknown', 'Runtime initialized: its runtime id is no longer held by another Runtime');
+    return updateStatusAndRequeueAfter(m.timing.statusRequeueMs);
+  }
   // Before the Failed-is-final rule of selectShootProcessing: a person asked to try again.
   if (rt.metadata.annotations?.[AnnotationRetryRequested] !== undefined) return switchTo(handleRetryRequest);
 
