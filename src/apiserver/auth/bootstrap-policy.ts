@@ -99,10 +99,31 @@ function clusterRole(spec: RoleSpec): ObjectWithMeta {
   return o;
 }
 
-/** The bootstrap ClusterRoles and ClusterRoleBindings, as kube-apiserver creates them. */
+/**
+ * The rules an aggregating role ends up with (what the aggregation controller would write), so a new
+ * cluster starts settled instead of rewriting admin, edit and view in three rounds.
+ */
+function aggregatedRules(name: string, roles: ObjectWithMeta[]): PolicyRule[] {
+  const role = roles.find((r) => r.metadata.name === name)!;
+  const selector = AGGREGATE_TO(ROLES.find((r) => r.name === name)!.aggregateFrom ?? '');
+  const out: PolicyRule[] = [];
+  for (const other of [...roles].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))) {
+    if (other === role || other.metadata.labels?.[selector] !== 'true') continue;
+    const rules = (other.aggregationRule ? aggregatedRules(other.metadata.name ?? '', roles) : (other.rules as PolicyRule[] | undefined)) ?? [];
+    for (const r of rules) if (!out.some((x) => JSON.stringify(x) === JSON.stringify(r))) out.push(r);
+  }
+  return out;
+}
+
+let cached: ObjectWithMeta[] | undefined;
+
+/** The bootstrap ClusterRoles (aggregated ones with their rules) and ClusterRoleBindings, as kube-apiserver creates them. */
 export function bootstrapPolicy(): ObjectWithMeta[] {
-  return [
-    ...ROLES.map(clusterRole),
+  if (cached) return cached;
+  const roles = ROLES.map(clusterRole);
+  for (const r of roles) if (r.aggregationRule) r.rules = aggregatedRules(r.metadata.name ?? '', roles);
+  cached = [
+    ...roles,
     ...BINDINGS.map((b) => ({
       apiVersion: `${RBAC_GROUP}/v1`,
       kind: 'ClusterRoleBinding',
@@ -111,6 +132,7 @@ export function bootstrapPolicy(): ObjectWithMeta[] {
       subjects: b.subjects,
     })),
   ];
+  return cached;
 }
 
 const TYPES = { ClusterRole: BUILTIN_TYPES.find((t) => t.group === RBAC_GROUP && t.kind === 'ClusterRole')!, ClusterRoleBinding: BUILTIN_TYPES.find((t) => t.group === RBAC_GROUP && t.kind === 'ClusterRoleBinding')! };
