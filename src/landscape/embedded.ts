@@ -34,7 +34,7 @@ import { type ModuleOperators, startModuleOperators } from './module-operators.j
 import { FUNCTIONS_MODULE_MANAGER, type RunningModuleManager, startFunctionsModuleManager } from './module-managers/functions.js';
 import { type CatalogMarker, type CatalogState, ensureCatalog } from './catalog.js';
 import { EMBEDDED_FIELD_MANAGER, installControlPlane } from './control-plane.js';
-import { dockerRegistryInstalled, type LandscapeRegistry, type RegistryKind, startDockerRegistry, startInProcessRegistry } from './registry.js';
+import { dockerRegistryInstalled, endLeftoverDockerRegistries, type LandscapeRegistry, type RegistryKind, startDockerRegistry, startInProcessRegistry } from './registry.js';
 
 export { EMBEDDED_FIELD_MANAGER };
 
@@ -251,8 +251,11 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
 async function startRegistry(opts: EmbeddedLandscapeOptions, storage: string, rememberedPort: number | undefined, logger: Logger): Promise<LandscapeRegistry> {
   const auto = opts.registry === undefined || opts.registry === 'auto';
   const kind: RegistryKind = auto ? (dockerRegistryInstalled() ? 'docker-registry' : 'in-process') : (opts.registry as RegistryKind);
-  const port = opts.registryPort || ((await portFree(rememberedPort)) ? rememberedPort : 0);
   // The two kinds keep different layouts; each gets its own subdirectory.
+  const dockerStorage = path.join(storage, 'docker-registry');
+  // A registry a killed run left behind would hold the remembered port.
+  if (dockerRegistryInstalled()) await endLeftoverDockerRegistries(dockerStorage, { logger: logger.child('registry') });
+  const port = opts.registryPort || ((await portFree(rememberedPort)) ? rememberedPort : 0);
   const inProcess = () => startInProcessRegistry({ storage: path.join(storage, 'oci'), port });
   if (kind === 'in-process') return inProcess();
   try {

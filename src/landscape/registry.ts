@@ -64,9 +64,10 @@ export function freePort(): Promise<number> {
 // docker-registry as a child process
 //
 // It never outlives the process that started it (spawnBoundToThisProcess: the kernel kills it when
-// that process dies, SIGKILL included), a registry an earlier run left serving the same storage is
-// ended before this one starts (it would hold the remembered port), and when it exits while running
-// it is started again on the same address, so the templates' links stay valid.
+// that process dies, SIGKILL included); endLeftoverDockerRegistries ends one an earlier run left
+// serving the same storage (where the parent-death signal is not available, or from older versions);
+// and when it exits while running it is started again on the same address, so the templates' links
+// stay valid.
 
 export interface DockerRegistryOptions extends RegistryStartOptions {
   binary?: string;
@@ -89,7 +90,7 @@ export async function startDockerRegistry(opts: DockerRegistryOptions): Promise<
   const log = opts.logger;
   const port = opts.port || (await freePort());
   mkdirSync(opts.storage, { recursive: true });
-  const configPath = path.join(opts.storage, 'config.yml');
+  const configPath = registryConfigPath(opts.storage);
   writeFileSync(
     configPath,
     [
@@ -110,7 +111,6 @@ export async function startDockerRegistry(opts: DockerRegistryOptions): Promise<
     ].join('\n'),
   );
   const host = `127.0.0.1:${port}`;
-  await endLeftovers([binary, 'serve', configPath], log);
 
   const lifetime = new AbortController();
   let current: RegistryProcess | undefined;
@@ -184,9 +184,17 @@ function lastLines(text: string, n: number): string {
   return text.split('\n').slice(-n).join('\n');
 }
 
-/** Ends registries still serving this config file (left by a run that was killed before it could stop them). */
-async function endLeftovers(argv: string[], log: Logger | undefined): Promise<void> {
-  const pids = processesWithCommandLine(argv);
+function registryConfigPath(storage: string): string {
+  return path.join(storage, 'config.yml');
+}
+
+/**
+ * Ends docker-registry processes still serving this storage, left by a run that was killed before
+ * it could stop them (they hold the port the next start wants). Call before choosing the port.
+ */
+export async function endLeftoverDockerRegistries(storage: string, opts: { binary?: string; logger?: Logger } = {}): Promise<void> {
+  const log = opts.logger;
+  const pids = processesWithCommandLine([opts.binary ?? DOCKER_REGISTRY_BINARY, 'serve', registryConfigPath(storage)]);
   if (pids.length === 0) return;
   log?.warn('ending a docker-registry an earlier run left serving this data dir', { pids });
   for (const pid of pids) {

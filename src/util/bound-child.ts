@@ -52,7 +52,10 @@ export function processesWithCommandLine(argv: readonly string[]): number[] {
   return found;
 }
 
-/** Whether the process exists and has not exited (an exited process nobody reaped yet, a zombie, has). */
+/**
+ * Whether the process exists and has not exited. An exited process nobody reaped yet (a zombie) has
+ * exited once all its threads have: until then they may still hold its files and sockets.
+ */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -60,7 +63,8 @@ export function processAlive(pid: number): boolean {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
   try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    if (!/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'))) return true;
+    return readdirSync(`/proc/${pid}/task`).length > 1;
   } catch {
     return process.platform !== 'linux'; // no /proc to tell a zombie: kill(pid, 0) succeeded
   }
