@@ -176,6 +176,7 @@ export function summary(up: Up): string {
     `  runtime watcher     ${up.controlPlane.watcher ? `listener ${up.controlPlane.watcher.listener.url}/v2/<manager>/event (mutual TLS, CA in Secret kcp-system/klm-watcher)` : 'off (Kymas and Manifests are polled)'}`,
     ...(land.files.log ? [`  logs                ${rel(land.files.log)}`] : []),
     ...(land.urlChanged ? ['  note                the API server moved since the last run: runtime kubeconfigs are being rotated'] : []),
+    ...(land.catalog.relinked.length > 0 ? [`  note                the registry moved since the last run: ${land.catalog.relinked.length} module template(s) now link it`] : []),
     '',
     'Next, in another terminal (`npx kcp` runs this package\'s command; `npm link` puts `kcp` on your PATH):',
     `  export KUBECONFIG=${kcpKubeconfig}`,
