@@ -259,7 +259,7 @@ async function startRegistry(opts: EmbeddedLandscapeOptions, storage: string, re
   const inProcess = () => startInProcessRegistry({ storage: path.join(storage, 'oci'), port });
   if (kind === 'in-process') return inProcess();
   try {
-    return await startDockerRegistry({ storage: path.join(storage, 'docker-registry'), port, logger: logger.child('registry') });
+    return await startDockerRegistry({ storage: dockerStorage, port, logger: logger.child('registry') });
   } catch (e) {
     if (!auto) throw e;
     logger.warn('docker-registry did not start; using the in-process read-only registry', { error: e });

@@ -71,7 +71,7 @@ export function freePort(): Promise<number> {
 
 export interface DockerRegistryOptions extends RegistryStartOptions {
   binary?: string;
-  /** Where restarts and leftovers are reported (default: nowhere). */
+  /** Where restarts are reported (default: nowhere). */
   logger?: Logger;
   /** First delay before another try when a restart fails (doubling up to 30 s; default 500 ms). */
   restartDelayMs?: number;
