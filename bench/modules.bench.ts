@@ -10,7 +10,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { Kyma, type KymaObject, Labels, Namespaces } from '../src/api/operator/index.js';
 import { type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../src/controlplane/index.js';
-import { publishCatalog } from '../src/landscape/embedded.js';
+import { publishCatalog } from '../src/landscape/catalog.js';
 import { startInMemoryLandscape } from '../src/landscape/in-memory.js';
 import { startInProcessRegistry } from '../src/landscape/registry.js';
 import { attachRuntimeCluster } from '../src/landscape/runtime-cluster.js';

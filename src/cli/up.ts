@@ -179,6 +179,7 @@ export function summary(up: Up): string {
     `  runtime admission   ${up.controlPlane.runtimeAdmission ? `${up.controlPlane.runtimeAdmission.url} (refuses a second Runtime with one runtime id; CA in Secret kcp-system/kcp-runtime-admission-ca)` : 'off'}`,
     ...(land.files.log ? [`  logs                ${rel(land.files.log)}`] : []),
     ...(land.urlChanged ? ['  note                the API server moved since the last run: runtime kubeconfigs are being rotated'] : []),
+    ...(land.catalog.relinked.length > 0 ? [`  note                the registry moved since the last run: ${land.catalog.relinked.length} module template(s) now link it`] : []),
     '',
     'Next, in another terminal (`npx kcp` runs this package\'s command; `npm link` puts `kcp` on your PATH):',
     `  export KUBECONFIG=${kcpKubeconfig}`,

@@ -1,7 +1,8 @@
 // The embedded landscape in one process, as `kcp up` runs it: the embedded API server with a data
 // dir, the KCP (default logical cluster: control-plane CRDs, namespace kcp-system), the garden
 // cluster with the Gardener simulator, the kubelet simulation, the simulated module operators, an
-// OCI registry, the demo module catalog (published once per data dir) and the module manager of the
+// OCI registry, the demo module catalog (published once per data dir, never over what users
+// published: catalog.ts) and the module manager of the
 // demo `functions` module (module-managers/, a module team's part). No control-plane controllers: `kcp up`
 // points the control plane's composition root (src/controlplane) at this, as `kcp run` points it at
 // real clusters (src/up wires the two).
@@ -12,17 +13,17 @@
 //
 // Everything persists in the data dir: a second start finds the Runtimes, Shoots, shoot clusters,
 // Kymas and the registry content and carries on reconciling them (see docs/landscape.md, "kcp up").
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// The registry keeps its address when the port is free; when it moves, the ModuleTemplates linking
+// its earlier addresses are relinked to the new one.
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AnnotationForceKubeconfigRotation, GardenerCluster } from '../api/infrastructuremanager/index.js';
-import { ModuleReleaseMeta, type ModuleReleaseMetaObject, Namespaces } from '../api/operator/index.js';
+import { Namespaces } from '../api/operator/index.js';
 import { type RunningApiServer, startApiServer } from '../apiserver/server.js';
-import { readModuleDir } from '../lifecycle/artifacts/module-dir.js';
-import { defaultRepository, moduleReleaseMetaFor, moduleTemplateFor, packageModule } from '../lifecycle/artifacts/push.js';
-import { formatOciReference } from '../lifecycle/artifacts/reference.js';
-import { type Client, clientFromKubeconfig, findObject } from '../runtime/client/index.js';
+import { type Client, clientFromKubeconfig } from '../runtime/client/index.js';
+import { processAlive } from '../util/bound-child.js';
 import type { Logger, LogFormat, LogLevel, LogSink } from '../runtime/log.js';
 import { embeddedSimulatorOptions, GARDEN_CLUSTER, type GardenerSimulator, type GardenerSimulatorConfig } from './gardener/index.js';
 import { DEFAULT_PROJECT, type GardenLandscape, startGardenLandscape } from './index.js';
@@ -31,8 +32,9 @@ import { openLogFile, type LogFile } from './log-file.js';
 import { SkrWebhookHost } from './skr-webhooks.js';
 import { type ModuleOperators, startModuleOperators } from './module-operators.js';
 import { FUNCTIONS_MODULE_MANAGER, type RunningModuleManager, startFunctionsModuleManager } from './module-managers/functions.js';
+import { type CatalogMarker, type CatalogState, ensureCatalog } from './catalog.js';
 import { EMBEDDED_FIELD_MANAGER, installControlPlane } from './control-plane.js';
-import { dockerRegistryInstalled, type LandscapeRegistry, type RegistryKind, startDockerRegistry, startInProcessRegistry } from './registry.js';
+import { dockerRegistryInstalled, endLeftoverDockerRegistries, type LandscapeRegistry, type RegistryKind, startDockerRegistry, startInProcessRegistry } from './registry.js';
 
 export { EMBEDDED_FIELD_MANAGER };
 
@@ -87,14 +89,6 @@ export interface EmbeddedLandscapeOptions {
   signal?: AbortSignal;
 }
 
-export interface CatalogModule {
-  name: string;
-  version: string;
-  channels: string[];
-  /** `oci://...@sha256:...` of the version's artifact. */
-  link: string;
-}
-
 export interface EmbeddedLandscape {
   server: RunningApiServer;
   dataDir: string;
@@ -114,11 +108,7 @@ export interface EmbeddedLandscape {
   /** Serves the runtime watcher's webhook of every runtime (the pods the landscape does not have). */
   skrWebhooks: SkrWebhookHost;
   registry: LandscapeRegistry;
-  catalog: {
-    /** Whether this start published it (false: it was published by an earlier run). */
-    publishedNow: boolean;
-    modules: CatalogModule[];
-  };
+  catalog: CatalogState;
   /** The API server's URL differed from the previous run's: kubeconfig Secrets were asked to rotate. */
   urlChanged: boolean;
   /** The logger the landscape writes to (the file logger unless one was given). */
@@ -132,14 +122,12 @@ interface RememberedState {
   apiPort?: number;
   apiUrl?: string;
   registryPort?: number;
+  /** Every address the registry had, oldest first: ModuleTemplates linking one of them are relinked. */
+  registryHosts?: string[];
 }
 
-interface CatalogMarker {
-  registry: string;
-  kind: RegistryKind;
-  publishedAt: string;
-  modules: CatalogModule[];
-}
+/** How many earlier registry addresses are remembered. */
+const REMEMBERED_REGISTRY_HOSTS = 20;
 
 export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Promise<EmbeddedLandscape> {
   const started = performance.now();
@@ -206,7 +194,11 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
     stoppers.push(() => functionsModuleManager.stop());
 
     const registry = await registryStarting;
-    const catalog = await ensureCatalog(kcp, registry, opts.catalogDir === undefined ? DEFAULT_CATALOG_DIR : opts.catalogDir, file(DataDirFiles.catalog), opts.signal);
+    const marker = readJson<CatalogMarker>(file(DataDirFiles.catalog));
+    const earlierHosts = [...new Set([...(remembered.registryHosts ?? []), ...(remembered.registryPort ? [`127.0.0.1:${remembered.registryPort}`] : []), ...(marker ? [marker.registry] : [])])];
+    const ensured = await ensureCatalog({ kcp, registry, dir: opts.catalogDir === undefined ? DEFAULT_CATALOG_DIR : opts.catalogDir, marker, earlierHosts, logger, signal: opts.signal });
+    if (ensured.marker) writeJson(file(DataDirFiles.catalog), ensured.marker);
+    const catalog = ensured.state;
     if (urlChanged) await forceKubeconfigRotation(kcp, opts.signal);
 
     const files = {
@@ -217,7 +209,8 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
     };
     writePrivate(files.kcpKubeconfig, server.clusterAccess('default').kubeconfig);
     writePrivate(files.gardenKubeconfig, server.clusterAccess(GARDEN_CLUSTER).kubeconfig);
-    writeJson(file(DataDirFiles.state), { apiPort: server.port, apiUrl: server.url, registryPort: Number(registry.host.split(':')[1]) } satisfies RememberedState);
+    const registryHosts = [...earlierHosts.filter((h) => h !== registry.host), registry.host].slice(-REMEMBERED_REGISTRY_HOSTS);
+    writeJson(file(DataDirFiles.state), { apiPort: server.port, apiUrl: server.url, registryPort: Number(registry.host.split(':')[1]), registryHosts } satisfies RememberedState);
     // What `kcp apiserver cluster ... --data-dir` looks for to reach the running server.
     writeJson(file(DataDirFiles.apiserverInfo), { url: server.url, pid: process.pid });
     stoppers.push(() => rmSync(file(DataDirFiles.apiserverInfo), { force: true }));
@@ -258,55 +251,20 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
 async function startRegistry(opts: EmbeddedLandscapeOptions, storage: string, rememberedPort: number | undefined, logger: Logger): Promise<LandscapeRegistry> {
   const auto = opts.registry === undefined || opts.registry === 'auto';
   const kind: RegistryKind = auto ? (dockerRegistryInstalled() ? 'docker-registry' : 'in-process') : (opts.registry as RegistryKind);
-  const port = opts.registryPort || ((await portFree(rememberedPort)) ? rememberedPort : 0);
   // The two kinds keep different layouts; each gets its own subdirectory.
+  const dockerStorage = path.join(storage, 'docker-registry');
+  // A registry a killed run left behind would hold the remembered port.
+  if (dockerRegistryInstalled()) await endLeftoverDockerRegistries(dockerStorage, { logger: logger.child('registry') });
+  const port = opts.registryPort || ((await portFree(rememberedPort)) ? rememberedPort : 0);
   const inProcess = () => startInProcessRegistry({ storage: path.join(storage, 'oci'), port });
   if (kind === 'in-process') return inProcess();
   try {
-    return await startDockerRegistry({ storage: path.join(storage, 'docker-registry'), port });
+    return await startDockerRegistry({ storage: dockerStorage, port, logger: logger.child('registry') });
   } catch (e) {
     if (!auto) throw e;
     logger.warn('docker-registry did not start; using the in-process read-only registry', { error: e });
     return inProcess();
   }
-}
-
-/**
- * Publishes the catalog unless the marker in the data dir says it was published to this registry.
- * A different registry (address or kind) means the templates' links are stale: publish again.
- */
-async function ensureCatalog(kcp: Client, registry: LandscapeRegistry, dir: string | null, markerPath: string, signal?: AbortSignal): Promise<EmbeddedLandscape['catalog']> {
-  const marker = readJson<CatalogMarker>(markerPath);
-  if (dir === null) return { publishedNow: false, modules: marker?.modules ?? [] };
-  if (marker && marker.registry === registry.host && marker.kind === registry.kind) return { publishedNow: false, modules: marker.modules };
-  const modules = await publishCatalog(kcp, registry, dir, signal);
-  writeJson(markerPath, { registry: registry.host, kind: registry.kind, publishedAt: new Date().toISOString(), modules } satisfies CatalogMarker);
-  return { publishedNow: true, modules };
-}
-
-/**
- * Pushes every `<dir>/<module>/<version>/` to the registry and applies a ModuleTemplate per version
- * and one ModuleReleaseMeta per module (channels of all its versions; the newer version wins a channel
- * two versions claim). Channels set in the cluster for other channels are kept, as `kcp module push` does.
- */
-export async function publishCatalog(kcp: Client, registry: LandscapeRegistry, dir: string, signal?: AbortSignal): Promise<CatalogModule[]> {
-  const published: CatalogModule[] = [];
-  const apply = { fieldManager: EMBEDDED_FIELD_MANAGER, force: true, signal };
-  for (const moduleName of subdirectories(dir)) {
-    let releaseMeta = await findObject<ModuleReleaseMetaObject>(kcp, ModuleReleaseMeta, { namespace: Namespaces.ControlPlane, name: moduleName }, { signal });
-    const versions = subdirectories(path.join(dir, moduleName)).sort(compareVersionNames);
-    for (const version of versions) {
-      const source = readModuleDir(path.join(dir, moduleName, version));
-      const repository = defaultRepository(source.definition.name);
-      const digest = await registry.publish(repository, source.definition.version, packageModule(source), signal);
-      const link = formatOciReference({ registry: registry.host, repository, reference: digest });
-      await kcp.apply(moduleTemplateFor(source, link), apply);
-      releaseMeta = moduleReleaseMetaFor(source, releaseMeta);
-      published.push({ name: source.definition.name, version: source.definition.version, channels: source.definition.channels, link });
-    }
-    if (releaseMeta) await kcp.apply(releaseMeta, apply);
-  }
-  return published;
 }
 
 /** After the API server moved (another port), every kubeconfig Secret names the old URL: fetch new ones. */
@@ -320,25 +278,9 @@ async function forceKubeconfigRotation(kcp: Client, signal?: AbortSignal): Promi
 /** Two processes must not share a data dir (both would append to the same object log). */
 function refuseWhenInUse(infoPath: string): void {
   const pid = readJson<{ pid?: number }>(infoPath)?.pid;
-  if (!pid || pid === process.pid) return;
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return; // that process is gone: a leftover of a run that did not stop cleanly
-  }
+  // Gone (or exited and not yet reaped): a leftover of a run that did not stop cleanly.
+  if (!pid || pid === process.pid || !processAlive(pid)) return;
   throw new Error(`the data dir ${path.dirname(infoPath)} is in use by process ${pid} (stop it first, or remove ${infoPath} if that is not kcp)`);
-}
-
-function subdirectories(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort();
-}
-
-/** Orders `1.2.10` after `1.2.9` (numeric parts compared as numbers). */
-function compareVersionNames(a: string, b: string): number {
-  return a.localeCompare(b, 'en', { numeric: true });
 }
 
 /** Whether a TCP port on 127.0.0.1 can be bound now (false for undefined or 0). */

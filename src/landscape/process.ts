@@ -14,7 +14,9 @@
 // SIGKILL included) it stops the landscape and exits, within STOP_TIMEOUT_MS at most. It runs in a
 // process group of its own, so Ctrl-C in a terminal reaches only the parent (which stops the
 // controllers first and then asks the child), and so that when the child ends, by a stop or killed,
-// the parent can end what it left of the group (its docker-registry). It stops on SIGTERM and SIGINT.
+// the parent can end what it left of the group. Its docker-registry needs no one to survive it: the
+// kernel kills it with the child (registry.ts), so killing both at once leaves nothing either. The
+// child stops on SIGTERM and SIGINT; when it dies by itself, `done` rejects and `kcp up` exits 1.
 //
 //   const land = await startLandscapeProcess({ dataDir: '.kcp', port: 6443 });
 //   land.info.files.kcpKubeconfig; land.info.pid; land.done.catch(...);

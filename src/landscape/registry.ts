@@ -8,7 +8,7 @@
 //   and refuses every write with `405 UNSUPPORTED`. The landscape fills it in-process (`publish`),
 //   with the same on-disk content-addressed layout idea (blobs by digest, tags naming digests), so it
 //   survives restarts too. `kcp module push` cannot push to it.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -17,6 +17,8 @@ import path from 'node:path';
 import { sha256Digest } from '../lifecycle/artifacts/digest.js';
 import { OCI_MANIFEST } from '../lifecycle/artifacts/media-types.js';
 import { type ModuleArtifact, pushModule } from '../lifecycle/artifacts/push.js';
+import type { Logger } from '../runtime/log.js';
+import { processAlive, processesWithCommandLine, spawnBoundToThisProcess } from '../util/bound-child.js';
 import { sleep } from '../util/sleep.js';
 
 export const DOCKER_REGISTRY_BINARY = process.env.DOCKER_REGISTRY_BIN ?? '/usr/bin/docker-registry';
@@ -60,12 +62,35 @@ export function freePort(): Promise<number> {
 
 // ---------------------------------------------------------------------------------------------
 // docker-registry as a child process
+//
+// It never outlives the process that started it (spawnBoundToThisProcess: the kernel kills it when
+// that process dies, SIGKILL included); endLeftoverDockerRegistries ends one an earlier run left
+// serving the same storage (where the parent-death signal is not available, or from older versions);
+// and when it exits while running it is started again on the same address, so the templates' links
+// stay valid.
 
-export async function startDockerRegistry(opts: RegistryStartOptions & { binary?: string }): Promise<LandscapeRegistry> {
+export interface DockerRegistryOptions extends RegistryStartOptions {
+  binary?: string;
+  /** Where restarts are reported (default: nowhere). */
+  logger?: Logger;
+  /** First delay before another try when a restart fails (doubling up to 30 s; default 500 ms). */
+  restartDelayMs?: number;
+}
+
+/** A docker-registry process as started: how it ended, what it wrote to stderr. */
+interface RegistryProcess {
+  child: ChildProcess;
+  /** Resolves when it exited: `code N` or `signal S`. */
+  exited: Promise<string>;
+  stderr(): string;
+}
+
+export async function startDockerRegistry(opts: DockerRegistryOptions): Promise<LandscapeRegistry & { pid(): number | undefined }> {
   const binary = opts.binary ?? DOCKER_REGISTRY_BINARY;
+  const log = opts.logger;
   const port = opts.port || (await freePort());
   mkdirSync(opts.storage, { recursive: true });
-  const configPath = path.join(opts.storage, 'config.yml');
+  const configPath = registryConfigPath(opts.storage);
   writeFileSync(
     configPath,
     [
@@ -85,26 +110,44 @@ export async function startDockerRegistry(opts: RegistryStartOptions & { binary?
       '',
     ].join('\n'),
   );
-  const child = spawn(binary, ['serve', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
-    stderr = (stderr + c).slice(-4000);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.once('error', (e) => (stderr += `\n${e.message}`));
   const host = `127.0.0.1:${port}`;
-  const stop = () => killAndWait(child, exited);
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`docker-registry on ${host} exited: ${stderr.trim() || `code ${child.exitCode}`}`);
-    const status = await probeHttp(`http://${host}/v2/`);
-    if (status === 200) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`docker-registry did not answer on http://${host}/v2/ within 20 s: ${stderr.trim()}`);
+
+  const lifetime = new AbortController();
+  let current: RegistryProcess | undefined;
+  const launch = async (): Promise<RegistryProcess> => {
+    const proc = spawnRegistry(binary, configPath);
+    current = proc;
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`docker-registry on ${host} exited: ${proc.stderr() || (await proc.exited)}`);
+      const status = await probeHttp(`http://${host}/v2/`);
+      if (status === 200) return proc;
+      if (Date.now() > deadline) {
+        await killAndWait(proc.child, proc.exited);
+        throw new Error(`docker-registry did not answer on http://${host}/v2/ within 20 s: ${proc.stderr()}`);
+      }
+      await sleep(50);
     }
-    await sleep(50);
-  }
+  };
+  // Started again on the same address whenever it exits by itself, until stop().
+  const supervise = (proc: RegistryProcess): void => {
+    proc.exited.then(async (how) => {
+      if (lifetime.signal.aborted) return;
+      log?.error('docker-registry exited; starting it again on the same address', { host, exit: how, stderr: lastLines(proc.stderr(), 3) || undefined });
+      for (let delay = opts.restartDelayMs ?? 500; !lifetime.signal.aborted; delay = Math.min(delay * 2, 30_000)) {
+        try {
+          const again = await launch();
+          if (lifetime.signal.aborted) return; // stop() ends it
+          log?.info('docker-registry running again', { host, pid: again.child.pid });
+          return supervise(again);
+        } catch (e) {
+          log?.error('docker-registry did not start again; retrying', { host, error: e, retryInMs: delay });
+          await sleep(delay, lifetime.signal).catch(() => undefined);
+        }
+      }
+    }).catch(() => undefined);
+  };
+  supervise(await launch());
   return {
     kind: 'docker-registry',
     host,
@@ -113,8 +156,59 @@ export async function startDockerRegistry(opts: RegistryStartOptions & { binary?
       const pushed = await pushModule(artifact, tag, { registry: host, repository, plainHttp: true, signal });
       return pushed.digest;
     },
-    stop,
+    pid: () => current?.child.pid,
+    async stop() {
+      lifetime.abort();
+      if (current) await killAndWait(current.child, current.exited);
+    },
   };
+}
+
+function spawnRegistry(binary: string, configPath: string): RegistryProcess {
+  const { child } = spawnBoundToThisProcess(binary, ['serve', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+    stderr = (stderr + c).slice(-4000);
+  });
+  const exited = new Promise<string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`));
+    child.once('error', (e) => {
+      stderr += `\n${e.message}`;
+      if (child.pid === undefined) resolve('not started'); // no 'exit' follows
+    });
+  });
+  return { child, exited, stderr: () => stderr.trim() };
+}
+
+function lastLines(text: string, n: number): string {
+  return text.split('\n').slice(-n).join('\n');
+}
+
+function registryConfigPath(storage: string): string {
+  return path.join(storage, 'config.yml');
+}
+
+/**
+ * Ends docker-registry processes still serving this storage, left by a run that was killed before
+ * it could stop them (they hold the port the next start wants). Call before choosing the port.
+ */
+export async function endLeftoverDockerRegistries(storage: string, opts: { binary?: string; logger?: Logger } = {}): Promise<void> {
+  const log = opts.logger;
+  const pids = processesWithCommandLine([opts.binary ?? DOCKER_REGISTRY_BINARY, 'serve', registryConfigPath(storage)]);
+  if (pids.length === 0) return;
+  log?.warn('ending a docker-registry an earlier run left serving this data dir', { pids });
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  const deadline = Date.now() + 5000;
+  while (pids.some(processAlive)) {
+    if (Date.now() > deadline) throw new Error(`a docker-registry left by an earlier run (pid ${pids.filter(processAlive).join(', ')}) does not exit`);
+    await sleep(20);
+  }
 }
 
 /** The HTTP status of a GET, or undefined when nothing answers (readiness probing). */

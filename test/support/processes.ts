@@ -1,19 +1,9 @@
 // Processes of a test, seen through /proc (Linux): whether one still runs, and which it started.
 import { readdirSync, readFileSync } from 'node:fs';
+import { processAlive } from '../../src/util/bound-child.js';
 
 /** Whether the process exists and has not exited (an exited child nobody reaped yet, a zombie, counts as gone). */
-export function processRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
+export const processRunning = processAlive;
 
 /** The running processes started by `pid`, their children, and so on. */
 export function descendants(pid: number): number[] {

@@ -1,12 +1,12 @@
 // A real OCI registry for tests: Debian's `docker-registry` (CNCF distribution 2.x) on 127.0.0.1 with
 // a free port and a temporary storage directory. When the binary is missing the tests fail with a
 // message saying how to install it; they do not skip.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, killAndWait, probeHttp } from '../../src/landscape/registry.js';
+import { spawnBoundToThisProcess } from '../../src/util/bound-child.js';
 import { sleep } from '../../src/util/sleep.js';
 
 export const REGISTRY_BINARY = process.env.DOCKER_REGISTRY_BIN ?? '/usr/bin/docker-registry';
@@ -64,7 +64,8 @@ async function startOnce(port: number, opts: RegistryOptions): Promise<TestRegis
   ].join('\n');
   const configPath = path.join(dir, 'config.yml');
   writeFileSync(configPath, config);
-  const child = spawn(REGISTRY_BINARY, ['serve', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Bound to this process: a test run that is killed leaves no registry behind.
+  const { child } = spawnBoundToThisProcess(REGISTRY_BINARY, ['serve', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (c: string) => {
     stderr = (stderr + c).slice(-4000);
