@@ -34,6 +34,11 @@ export interface ChaosOptions {
   /** How long the final convergence may take. */
   convergeTimeoutMs: number;
   log?: (line: string) => void;
+  /**
+   * After the checks, break two invariants on purpose (a Shoot nobody asked for, a disabled module's
+   * object put back into a runtime) and check again: the report's `controlViolations` must name both.
+   */
+  control?: boolean;
 }
 
 export interface Kill {
@@ -52,6 +57,8 @@ export interface ChaosReport {
   checked: string[];
   /** Invariants that did not hold (empty: the run passed). */
   violations: string[];
+  /** With `control`: what the checks found after the two planted faults. */
+  controlViolations?: string[];
 }
 
 /** A deterministic random sequence (mulberry32), so a failing seed can be run again. */
@@ -271,7 +278,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     await converge('at the end', opts.convergeTimeoutMs);
     const reconvergeMs = Date.now() - started;
     const { checked, violations } = await invariants();
-    return { kills, reconvergeMs, checked, violations };
+    if (!opts.control) return { kills, reconvergeMs, checked, violations };
+    await plantFaults();
+    return { kills, reconvergeMs, checked, violations, controlViolations: (await invariants()).violations };
   } catch (e) {
     throw new Error(`${e instanceof Error ? e.message : String(e)}\nlast stderr of kcp up: ${cp.lastStderr}`, { cause: e });
   } finally {
@@ -329,6 +338,23 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       }
       await sleep(500);
     }
+  }
+
+  /** A Shoot no Runtime asked for, and an object of a module its runtime disabled. */
+  async function plantFaults(): Promise<void> {
+    const garden = clientFromKubeconfig(cp.gardenKubeconfig, { qps: 0 });
+    try {
+      const [template] = (await garden.list<ShootObject>(Shoot)).items;
+      const { metadata, spec } = template;
+      await garden.create<ShootObject>({ apiVersion: template.apiVersion, kind: template.kind, metadata: { name: 'planted', namespace: metadata.namespace }, spec });
+    } finally {
+      garden.close();
+    }
+    const [name, e] = [...expected.entries()].find(([, x]) => !x.deleted && x.modules.length < catalog.modules.length)!;
+    const disabled = catalog.modules.find((m) => !e.modules.includes(m))!;
+    const object = catalog.objects(disabled, catalog.versions(disabled)[0]).find((o) => o.kind === 'ConfigMap' || o.kind === 'ServiceAccount')!;
+    const runtime = await runtimeClient(name);
+    await runtime.create({ apiVersion: object.apiVersion, kind: object.kind, metadata: { name: object.name, namespace: object.namespace || undefined } } as KubeObject);
   }
 
   /** The invariants, checked on the converged fleet. */
@@ -403,7 +429,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         const want = enabled ? catalog.objects(module, version) : [];
         const key = (o: ObjectRef) => `${o.kind}/${o.namespace}/${o.name}`;
         const wantKeys = new Set(want.map(key));
-        const unwanted = catalog.versions(module).flatMap((v) => catalog.objects(module, v)).filter((o) => !wantKeys.has(key(o)));
+        const unwanted = [...new Map(catalog.versions(module).flatMap((v) => catalog.objects(module, v)).map((o) => [key(o), o])).values()].filter((o) => !wantKeys.has(key(o)));
         for (const o of want) {
           if (!(await exists(runtime, o))) violations.push(`${name}: ${module} ${version} ${key(o)} missing`);
           present++;
