@@ -163,11 +163,14 @@ describe('leader election', () => {
   it('keeps leadership through an API blip shorter than the renew deadline', async () => {
     const kubeconfig = await cluster('leader-blip');
     const rec = new Recorder();
-    const ca = candidate(kubeconfig, 'replica-a', rec);
+    // A renew deadline far longer than the blip: a loaded machine (a renewal's answer delayed by a
+    // busy event loop) must not turn a short blip into a long one.
+    const roomy: Required<LeaderElectionTiming> = { leaseDurationMs: 8000, renewDeadlineMs: 6000, retryPeriodMs: 300 };
+    const ca = candidate(kubeconfig, 'replica-a', rec, roomy);
     const a = ca.elector;
     a.start();
     await waitFor('a leads', () => a.isLeader());
-    const b = candidate(kubeconfig, 'replica-b', rec).elector;
+    const b = candidate(kubeconfig, 'replica-b', rec, roomy).elector;
     b.start();
     await waitFor('b has seen the leader', () => b.leader() === 'replica-a');
     // The blip lasts 500 ms, and at least until a has sent a renewal into it (counted requests):
