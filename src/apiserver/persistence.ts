@@ -42,7 +42,7 @@ export interface PersistenceOptions {
   compactMinBytes?: number;
   /** ... and larger than this multiple of the last snapshot (default 1). */
   compactRatio?: number;
-  /** Bytes of snapshot written between two yields to the event loop (default 1 MiB). */
+  /** Bytes of snapshot written between two yields to the event loop (default 256 KiB). */
   compactChunkBytes?: number;
   /** Bytes read at a time at restore (default 1 MiB). */
   readChunkBytes?: number;
@@ -218,6 +218,9 @@ export class Persistence {
       if (snap.version === 1) legacy = true;
       else if (snap.header?.kind === 'snapshot') firstSegment = snap.header.firstSegment;
       this.snapshotBytes = statSync(this.path(SNAPSHOT)).size;
+    } else if (segments.length > 0 && segments[0] > 1) {
+      // Segments after the first exist only beside a snapshot that holds what came before them.
+      damaged.push({ file: SNAPSHOT, line: 0, offset: 0, reason: `missing, but the log begins at segment ${segments[0]}: everything before it was only in the snapshot` });
     }
     const legacyWal = existsSync(this.path(LEGACY_WAL));
     if (legacyWal && (legacy || !existsSync(this.path(SNAPSHOT)))) {
@@ -244,7 +247,7 @@ export class Persistence {
       // Kept by a second name first: the originals go only once a new snapshot holds the rest.
       for (const f of damagedFiles) keepCopy(this.path(f), join(aside, f));
       this.log('warn', `store: started with damaged records dropped (--recover-store); the damaged files are kept in ${aside}`, { dropped: damaged.length });
-      for (const line of describeDamage(damaged)) this.log('warn', `store: dropped${line}`);
+      for (const line of describeDamage(damaged)) this.log('warn', `store: dropped ${line.trim()}`);
     }
     for (const f of obsolete) unlinkSync(this.path(f));
     if (live?.torn) {
@@ -260,8 +263,10 @@ export class Persistence {
     if (continueLive) {
       this.segment = lastSegment;
       this.fd = openSync(this.path(segmentName(lastSegment)), 'a');
+    } else if (live && live.name !== LEGACY_WAL && live.goodBytes === 0) {
+      // Created, but not even its header was written: begun again.
+      this.openSegment(lastSegment);
     } else {
-      if (live && live.name !== LEGACY_WAL && live.goodBytes === 0) unlinkSync(this.path(live.name));
       this.openSegment(Math.max(lastSegment + 1, firstSegment));
     }
     // Damaged files and the format-1 files are replaced by a snapshot now (the damaged ones before
@@ -338,7 +343,7 @@ export class Persistence {
     let bytes = 0;
     let objects = 0;
     try {
-      const chunkBytes = this.opts.compactChunkBytes ?? 2 ** 20;
+      const chunkBytes = this.opts.compactChunkBytes ?? 256 * 1024;
       let chunk: string[] = [encodeLine({ format: STORE_FORMAT, version: STORE_VERSION, kind: 'snapshot', firstSegment })];
       let chunkLength = chunk[0].length;
       const flush = async () => {
