@@ -2,36 +2,15 @@
 // resourceVersion is lost, whether the compaction finishes or the process dies in the middle of it,
 // and the files stay bounded under a steady write load.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, afterEach, describe, it } from 'node:test';
-import { type ApiServerOptions, type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
-import { capturingLog, configMap, populate, stateOf, storeFiles } from '../support/store.js';
+import { describe, it } from 'node:test';
+import { configMap, populate, stateOf, storeFiles, storeTestServers } from '../support/store.js';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('store compaction while running', () => {
-  const root = mkdtempSync(join(tmpdir(), 'kcp-compaction-'));
-  after(() => rmSync(root, { recursive: true, force: true }));
-  let n = 0;
-  const fresh = () => mkdtempSync(join(root, `d${n++}-`));
-  // Servers a failed assertion left running are stopped, so that the test process can end.
-  const running = new Set<RunningApiServer>();
-  afterEach(async () => {
-    for (const s of running) await s.stop();
-    running.clear();
-  });
-  const start = async (dataDir: string, opts: Partial<ApiServerOptions> = {}) => {
-    const s = await startApiServer({ port: 0, dataDir, log: capturingLog().log, ...opts });
-    running.add(s);
-    const stop = s.stop.bind(s);
-    s.stop = () => {
-      running.delete(s);
-      return stop();
-    };
-    return s;
-  };
+  const { fresh, start } = storeTestServers('kcp-compaction-');
 
   it('keeps every object and resourceVersion when writes go on during the compaction, across a restart', async () => {
     const dataDir = fresh();

@@ -4,14 +4,13 @@
 // before checksums (format 1) is still read, and rewritten in the new format.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { encodeLine } from '../../src/apiserver/persistence-format.js';
-import { type ApiServerOptions, type RunningApiServer, startApiServer, StoreDamagedError } from '../../src/apiserver/server.js';
+import { startApiServer, StoreDamagedError } from '../../src/apiserver/server.js';
 import { waitFor } from '../support/wait.js';
-import { capturingLog, configMap, populate, stateOf, storeFiles } from '../support/store.js';
+import { capturingLog, configMap, populate, stateOf, storeFiles, storeTestServers } from '../support/store.js';
 
 function digestOf(dir: string): Record<string, string> {
   const store = join(dir, 'store');
@@ -32,40 +31,29 @@ function damageRecord(file: string, cluster: string, name: string): void {
   writeFileSync(file, bytes);
 }
 
+/** The StoreDamagedError a start on `dataDir` fails with. */
+async function refusedStart(dataDir: string, what: string): Promise<StoreDamagedError> {
+  const err = await startApiServer({ port: 0, dataDir, log: capturingLog().log }).then(
+    () => assert.fail(what),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof StoreDamagedError, `a StoreDamagedError, not ${String(err)}`);
+  return err;
+}
+
 describe('store damage and old formats', () => {
-  const root = mkdtempSync(join(tmpdir(), 'kcp-store-damage-'));
-  after(() => rmSync(root, { recursive: true, force: true }));
-  let n = 0;
-  const fresh = () => mkdtempSync(join(root, `d${n++}-`));
-  const running = new Set<RunningApiServer>();
-  afterEach(async () => {
-    for (const s of running) await s.stop();
-    running.clear();
-  });
-  const start = async (dataDir: string, opts: Partial<ApiServerOptions> = {}) => {
-    const s = await startApiServer({ port: 0, dataDir, log: capturingLog().log, ...opts });
-    running.add(s);
-    return s;
-  };
-  const stop = async (s: RunningApiServer) => {
-    running.delete(s);
-    await s.stop();
-  };
+  const { fresh, start } = storeTestServers('kcp-store-damage-');
 
   it('refuses to start on a record that fails its checksum in the middle of the log, saying what and how to recover', async () => {
     const dataDir = fresh();
     const server = await start(dataDir);
     await populate(server, 2, 20);
-    await stop(server);
+    await server.stop();
     const segment = join(dataDir, 'store', 'wal-00000001.log');
     damageRecord(segment, 'rt-1', 'cm-7');
     const before = digestOf(dataDir);
 
-    const err = await startApiServer({ port: 0, dataDir, log: capturingLog().log }).then(
-      () => assert.fail('the server started on a damaged store'),
-      (e: unknown) => e,
-    );
-    assert.ok(err instanceof StoreDamagedError);
+    const err = await refusedStart(dataDir, 'the server started on a damaged store');
     assert.equal(err.damaged.length, 1);
     assert.deepEqual(
       { file: err.damaged[0].file, reason: err.damaged[0].reason, record: err.damaged[0].record },
@@ -83,13 +71,9 @@ describe('store damage and old formats', () => {
     const server = await start(dataDir);
     await populate(server, 2, 20);
     await server.compactStore();
-    await stop(server);
+    await server.stop();
     damageRecord(join(dataDir, 'store', 'snapshot.log'), 'rt-0', 'cm-4');
-    const err = await startApiServer({ port: 0, dataDir, log: capturingLog().log }).then(
-      () => assert.fail('the server started on a damaged snapshot'),
-      (e: unknown) => e,
-    );
-    assert.ok(err instanceof StoreDamagedError);
+    const err = await refusedStart(dataDir, 'the server started on a damaged snapshot');
     assert.match(err.message, /snapshot\.log line \d+ \(byte \d+\): checksum mismatch \(put, cluster rt-0, resource \/configmaps, default\/cm-4\)/);
   });
 
@@ -98,13 +82,9 @@ describe('store damage and old formats', () => {
     const server = await start(dataDir);
     await populate(server, 1, 5);
     await server.compactStore();
-    await stop(server);
+    await server.stop();
     unlinkSync(join(dataDir, 'store', 'snapshot.log'));
-    const err = await startApiServer({ port: 0, dataDir, log: capturingLog().log }).then(
-      () => assert.fail('the server started without its snapshot'),
-      (e: unknown) => e,
-    );
-    assert.ok(err instanceof StoreDamagedError);
+    const err = await refusedStart(dataDir, 'the server started without its snapshot');
     assert.match(err.message, /snapshot\.log line 0 \(byte 0\): missing, but the log begins at segment 2/);
   });
 
@@ -114,7 +94,7 @@ describe('store damage and old formats', () => {
     await populate(server, 2, 20);
     await server.idle();
     const expected = stateOf(server);
-    await stop(server);
+    await server.stop();
     const segment = join(dataDir, 'store', 'wal-00000001.log');
     // cm-7 was created once (never updated nor deleted): with its record gone, it is gone.
     damageRecord(segment, 'rt-1', 'cm-7');
@@ -134,13 +114,13 @@ describe('store damage and old formats', () => {
     assert.equal(aside.length, 1);
     assert.deepEqual(readFileSync(join(dataDir, 'store', aside[0], 'wal-00000001.log')), damagedBytes, 'the damaged file is kept as it was');
     assert.equal(existsSync(segment), false, 'and is no longer part of the store: a new snapshot holds the rest');
-    await stop(recovered);
+    await recovered.stop();
 
     // The store is whole again: an ordinary start reads it.
     const again = await start(dataDir);
     await again.idle();
     assert.deepEqual(stateOf(again), expected);
-    await stop(again);
+    await again.stop();
   });
 
   it('drops a record cut off at the end of the log quietly (logged at info) and goes on appending', async () => {
@@ -149,7 +129,7 @@ describe('store damage and old formats', () => {
     await populate(server, 1, 10);
     await server.idle();
     const expected = stateOf(server);
-    await stop(server);
+    await server.stop();
     const segment = join(dataDir, 'store', 'wal-00000001.log');
     const whole = statSync(segment).size;
     // The process died in the middle of writing this record: it was never acknowledged.
@@ -170,12 +150,12 @@ describe('store damage and old formats', () => {
     await c.create(c.resolve('', 'v1', 'configmaps')!, 'default', configMap('after-the-cut', 'y'), { internal: true });
     await again.idle();
     const later = stateOf(again);
-    await stop(again);
+    await again.stop();
 
     const third = await start(dataDir);
     await third.idle();
     assert.deepEqual(stateOf(third), later, 'the write after the cut is read back: the cut-off bytes are gone from the middle');
-    await stop(third);
+    await third.stop();
   });
 
   it('reads a data dir written before checksums (format 1) and rewrites it in the new format', async () => {
@@ -189,7 +169,7 @@ describe('store damage and old formats', () => {
     await c.delete(cm, 'default', 'cm-2', {}, { internal: true });
     await server.idle();
     const expected = stateOf(server);
-    await stop(server);
+    await server.stop();
 
     // As the earlier format wrote them: snapshot.log and wal.log, JSON lines without checksums or headers.
     const store = join(dataDir, 'store');
@@ -211,11 +191,11 @@ describe('store damage and old formats', () => {
     await waitFor('the format-1 files rewritten', () => again.storeStats()!.compactions >= 1);
     assert.deepEqual(Object.keys(storeFiles(dataDir)), ['snapshot.log', 'wal-00000002.log']);
     assert.match(readFileSync(join(store, 'snapshot.log'), 'utf8'), /^[0-9a-f]{16} \{"format":"kcp-store","version":2,"kind":"snapshot","firstSegment":2\}\n/);
-    await stop(again);
+    await again.stop();
 
     const third = await start(dataDir);
     await third.idle();
     assert.deepEqual(stateOf(third), expected);
-    await stop(third);
+    await third.stop();
   });
 });

@@ -1,8 +1,11 @@
 // Helpers for the durable-store tests (test/apiserver/persistence-*.test.ts): what a server holds,
-// by value, to compare before a stop and after a restore, and a way to fill a store.
-import { readdirSync, statSync } from 'node:fs';
+// by value, to compare before a stop and after a restore, a way to fill a store, and servers on
+// data dirs of their own that are stopped and removed after each test.
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunningApiServer } from '../../src/apiserver/server.js';
+import { after, afterEach } from 'node:test';
+import { type ApiServerOptions, type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import type { StoreLog, StoreLogLevel } from '../../src/apiserver/persistence.js';
 
 export interface ClusterState {
@@ -60,4 +63,33 @@ export function storeFiles(dataDir: string): Record<string, number> {
 export function capturingLog(): { log: StoreLog; lines: { level: StoreLogLevel; message: string; fields?: Record<string, unknown> }[] } {
   const lines: { level: StoreLogLevel; message: string; fields?: Record<string, unknown> }[] = [];
   return { log: (level, message, fields) => lines.push({ level, message, ...(fields ? { fields } : {}) }), lines };
+}
+
+/**
+ * For a describe block: fresh data dirs under one temporary root (removed at the end) and servers
+ * started on them, in-process, with their store reports kept quiet; a server a failed assertion
+ * left running is stopped after the test, so that the test process can end.
+ */
+export function storeTestServers(prefix: string): { fresh: () => string; start: (dataDir: string, opts?: Partial<ApiServerOptions>) => Promise<RunningApiServer> } {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  after(() => rmSync(root, { recursive: true, force: true }));
+  const running = new Set<RunningApiServer>();
+  afterEach(async () => {
+    for (const s of running) await s.stop();
+    running.clear();
+  });
+  let n = 0;
+  return {
+    fresh: () => mkdtempSync(join(root, `d${n++}-`)),
+    start: async (dataDir, opts = {}) => {
+      const s = await startApiServer({ port: 0, dataDir, log: capturingLog().log, ...opts });
+      running.add(s);
+      const stop = s.stop.bind(s);
+      s.stop = () => {
+        running.delete(s);
+        return stop();
+      };
+      return s;
+    },
+  };
 }
