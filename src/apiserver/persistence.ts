@@ -42,7 +42,7 @@ export interface PersistenceOptions {
   compactMinBytes?: number;
   /** ... and larger than this multiple of the last snapshot (default 1). */
   compactRatio?: number;
-  /** Bytes of snapshot written between two yields to the event loop (default 256 KiB). */
+  /** Bytes of snapshot written between two yields to the event loop (default 64 KiB). */
   compactChunkBytes?: number;
   /** Bytes read at a time at restore (default 1 MiB). */
   readChunkBytes?: number;
@@ -343,7 +343,7 @@ export class Persistence {
     let bytes = 0;
     let objects = 0;
     try {
-      const chunkBytes = this.opts.compactChunkBytes ?? 256 * 1024;
+      const chunkBytes = this.opts.compactChunkBytes ?? 64 * 1024;
       let chunk: string[] = [encodeLine({ format: STORE_FORMAT, version: STORE_VERSION, kind: 'snapshot', firstSegment })];
       let chunkLength = chunk[0].length;
       const flush = async () => {
