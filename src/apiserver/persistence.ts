@@ -22,7 +22,7 @@
 // last line of the live segment (a write the process did not finish, never acknowledged) stops the
 // start with what was lost, unless `recover` is set: then the server starts with the rest, and the
 // damaged files are kept in `store/damaged-<time>/`.
-import { closeSync, existsSync, fsyncSync, linkSync, copyFileSync, mkdirSync, openSync, readdirSync, renameSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LogicalCluster } from './cluster.js';
@@ -372,7 +372,7 @@ export class Persistence {
       await file.close();
     } catch (err) {
       await file.close().catch(() => undefined);
-      unlinkSync(tmp);
+      rmSync(tmp, { force: true });
       throw err;
     }
     if (this.closed) {
