@@ -23,11 +23,12 @@ import { kubeconfigYaml } from './kubeconfig.js';
 import { ApiServerMetrics } from './metrics.js';
 import { newUid } from './objects.js';
 import { isOpenApiPath, serveOpenApi } from './openapi/http.js';
-import { Persistence } from './persistence.js';
+import { Persistence, type PersistenceOptions, type StoreLog, type StoreStats } from './persistence.js';
 import { type CertKeyPair, createCA, createServingCert } from './pki.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../util/prometheus.js';
 
 export type { ResolvedService, ServiceResolver } from './admission.js';
+export { StoreDamagedError, type StoreLog, type StoreStats } from './persistence.js';
 
 export interface ApiServerOptions {
   port?: number;
@@ -43,6 +44,16 @@ export interface ApiServerOptions {
    * (the conformance corpus was recorded without these two).
    */
   disabledControllers?: NamespaceDefaultsController[];
+  /**
+   * Start on a damaged store (records that fail their checksum or cannot be read) with what can be
+   * read, keeping the damaged files in `<dataDir>/store/damaged-<time>/`; without it such a store
+   * stops the start with a StoreDamagedError (`kcp up` and `kcp apiserver`: --recover-store).
+   */
+  recoverStore?: boolean;
+  /** Durability and compaction of the store in the data dir (persistence.ts; defaults for production). */
+  storage?: Omit<PersistenceOptions, 'recover' | 'log'>;
+  /** Where the store reports what it did at start and while compacting (default: warnings and errors to stderr). */
+  log?: StoreLog;
 }
 
 export interface ClusterAccess {
@@ -90,6 +101,10 @@ export interface RunningApiServer {
    * path without the cluster prefix, query) as it arrives; returns the function that removes it.
    */
   observeRequests(listener: RequestObserver): () => void;
+  /** With a data dir: folds the log into a new snapshot now (it also happens by itself when the log outgrows its bound). */
+  compactStore(): Promise<void>;
+  /** With a data dir: sizes of the snapshot and the log, and compactions so far. */
+  storeStats(): StoreStats | undefined;
 }
 
 export type RequestObserver = (request: { cluster: string; method: string; path: string; query: string }) => void;
@@ -111,6 +126,11 @@ interface Secrets {
   /** Short-lived tokens: token -> cluster and expiry (epoch milliseconds). */
   expiring?: Record<string, { cluster: string; expiresAt: number }>;
 }
+
+/** The store's reports without a logger: warnings and errors on stderr. */
+const logToStderr: StoreLog = (level, message, fields) => {
+  if (level !== 'info') process.stderr.write(`apiserver: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`);
+};
 
 function unauthorized(res: ServerResponse): void {
   sendStatus(res, new StatusError(401, 'Unauthorized', 'Unauthorized'));
@@ -148,11 +168,13 @@ class EmbeddedApiServer implements RunningApiServer {
     this.serviceAccountTokens = saTokens;
     this.registerSubresource('', 'serviceaccounts', 'token', tokenRequestSubresource(saTokens));
     if (this.opts.dataDir) {
-      this.persistence = new Persistence(this.opts.dataDir);
-      const persistence = this.persistence;
-      persistence.restore((name, initialRv) => this.addCluster(name, initialRv));
-      for (const e of this.clusters.values()) {
-        persistence.attach(e.cluster);
+      const persistence = new Persistence(this.opts.dataDir, { ...this.opts.storage, recover: this.opts.recoverStore, log: this.opts.log ?? logToStderr });
+      // Clusters deleted later in the log are made and dropped during replay: only the survivors are served.
+      const restored = await persistence.restore((name, initialRv) => this.newCluster(name, initialRv));
+      this.persistence = persistence;
+      for (const cluster of restored) {
+        const e = this.register(cluster);
+        persistence.attach(cluster);
         e.controllers.resyncNamespaceDefaults();
         // A data dir from before RBAC lacks the bootstrap policy; aggregation catches up with the restored roles.
         this.ensureBootstrapPolicy(e.cluster);
@@ -215,9 +237,28 @@ class EmbeddedApiServer implements RunningApiServer {
     if (file) writeFileSync(file, JSON.stringify(this.secrets, null, 2), { mode: 0o600 });
   }
 
-  private addCluster(name: string, initialRv?: number): LogicalCluster {
+  private newCluster(name: string, initialRv?: number): LogicalCluster {
     const cluster = new LogicalCluster(name, { historyLimit: this.opts.historyLimit, initialRv });
     cluster.admitter = this.admitter;
+    return cluster;
+  }
+
+  /** A new logical cluster, persisted, with the namespaces every cluster starts with. */
+  private addCluster(name: string): LogicalCluster {
+    const cluster = this.newCluster(name);
+    this.register(cluster);
+    if (this.persistence) {
+      this.persistence.clusterCreated(cluster);
+      this.persistence.attach(cluster);
+    }
+    this.ensureDefaultNamespaces(cluster);
+    this.ensureBootstrapPolicy(cluster);
+    return cluster;
+  }
+
+  /** Serves a logical cluster: its controllers and token. */
+  private register(cluster: LogicalCluster): ClusterEntry {
+    const name = cluster.name;
     const disabled = this.opts.disabledControllers ?? [];
     const controllers = new ClusterControllers(cluster, {
       namespaceDefaults: { serviceAccount: !disabled.includes('serviceaccount'), rootCaPem: disabled.includes('root-ca-cert-publisher') ? undefined : this.caPem },
@@ -229,16 +270,10 @@ class EmbeddedApiServer implements RunningApiServer {
       this.saveSecrets();
     }
     const user: UserInfo = { username: 'admin', uid: newUid(), groups: ['system:masters', 'system:authenticated'] };
-    this.clusters.set(name, { cluster, controllers, token, user, faults: new FaultInjector() });
+    const entry: ClusterEntry = { cluster, controllers, token, user, faults: new FaultInjector() };
+    this.clusters.set(name, entry);
     this.byToken.set(token, name);
-    if (this.persistence?.restoring) return cluster;
-    if (this.persistence) {
-      this.persistence.clusterCreated(cluster);
-      this.persistence.attach(cluster);
-    }
-    this.ensureDefaultNamespaces(cluster);
-    this.ensureBootstrapPolicy(cluster);
-    return cluster;
+    return entry;
   }
 
   /** The default ClusterRoles and bindings every real cluster starts with. */
@@ -395,7 +430,16 @@ class EmbeddedApiServer implements RunningApiServer {
       await closed;
     }
     this.admitter.close();
-    this.persistence?.close();
+    await this.persistence?.close();
+  }
+
+  compactStore(): Promise<void> {
+    if (!this.persistence) return Promise.reject(new Error('the API server has no data dir: nothing to compact'));
+    return this.persistence.compact();
+  }
+
+  storeStats(): StoreStats | undefined {
+    return this.persistence?.stats();
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -96,6 +96,12 @@ export class ObjectStore {
     return this.byResource.get(resource)?.size ?? 0;
   }
 
+  /** Objects of a resource in no particular order (a copy: the store may change while it is read). */
+  all(resource: string): StoredObject[] {
+    const m = this.byResource.get(resource);
+    return m ? [...m.values()] : [];
+  }
+
   resources(): string[] {
     return [...this.byResource.keys()].filter((r) => (this.byResource.get(r)?.size ?? 0) > 0);
   }

@@ -3,19 +3,22 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { adminCall } from '../apiserver/admin-client.js';
 import { startApiServer } from '../apiserver/server.js';
-import { type FlagTable, flagInt, flagString, type ParsedArgs, UsageError } from './args.js';
+import { type FlagTable, flagInt, flagString, type ParsedArgs, switchOn, UsageError } from './args.js';
 import type { Command } from './command.js';
 
 export const APISERVER_USAGE = `Usage:
-  kcp apiserver [--port N] [--data-dir DIR] [--host 127.0.0.1]
+  kcp apiserver [--port N] [--data-dir DIR] [--host 127.0.0.1] [--recover-store]
       Serve the embedded Kubernetes API server (--port 0 picks a free port). With --data-dir,
       state survives restarts and DIR/kubeconfig is written for the default logical cluster.
+      A damaged store (a record failing its checksum) stops the start; --recover-store starts with
+      the records that can be read, prints what was dropped and keeps the damaged files in
+      DIR/store/damaged-<time>/.
   kcp apiserver cluster create NAME --data-dir DIR
   kcp apiserver cluster delete NAME --data-dir DIR
   kcp apiserver cluster list --data-dir DIR
       Manage logical clusters of the server running with DIR; create writes DIR/clusters/NAME.kubeconfig.`;
 
-const APISERVER_FLAGS: FlagTable = { port: 'value', 'data-dir': 'value', host: 'value' };
+const APISERVER_FLAGS: FlagTable = { port: 'value', 'data-dir': 'value', host: 'value', 'recover-store': 'switch' };
 
 interface RunInfo {
   url: string;
@@ -26,7 +29,16 @@ export async function runApiServer(args: ParsedArgs): Promise<void> {
   if (args.positionals[0] === 'cluster') return clusterCommand(args);
   if (args.positionals.length > 0) throw new UsageError(`unknown argument ${args.positionals[0]} (see kcp apiserver --help)`);
   const dataDir = flagString(args, 'data-dir');
-  const server = await startApiServer({ port: flagInt(args, 'port', 6443), host: flagString(args, 'host', '127.0.0.1'), dataDir: dataDir ? resolve(dataDir) : undefined });
+  const recoverStore = switchOn(args, 'recover-store');
+  if (recoverStore && !dataDir) throw new UsageError('--recover-store needs --data-dir (without one nothing is stored)');
+  const server = await startApiServer({
+    port: flagInt(args, 'port', 6443),
+    host: flagString(args, 'host', '127.0.0.1'),
+    dataDir: dataDir ? resolve(dataDir) : undefined,
+    recoverStore,
+    // What the store did at start (a cut-off last record, damage dropped with --recover-store) on stderr.
+    log: (level, message, fields) => process.stderr.write(`${level}: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`),
+  });
   if (dataDir) writeFileSync(join(dataDir, 'apiserver.json'), JSON.stringify({ url: server.url, pid: process.pid } satisfies RunInfo));
   process.stdout.write(`embedded API server listening on ${server.url}\n`);
   if (dataDir) process.stdout.write(`kubeconfig: ${join(resolve(dataDir), 'kubeconfig')}\n  try: kubectl --kubeconfig ${join(dataDir, 'kubeconfig')} get namespaces\n`);

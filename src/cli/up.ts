@@ -16,6 +16,7 @@ export const LANDSCAPE_FLAGS: readonly Flag[] = [
   { name: 'port', type: 'int', default: '6443', help: 'port of the API server (0: the previous run\'s port when free, else any)' },
   { name: 'registry-port', type: 'int', default: '0', help: 'port of the registry (0: the previous run\'s port when free, else any)' },
   { name: 'registry', type: 'string', default: 'auto', help: 'auto, docker-registry or in-process (read-only)' },
+  { name: 'recover-store', type: 'bool', default: 'false', help: 'start on a damaged API server store with the records that can be read (the damaged files are kept in DATA-DIR/store/damaged-<time>/)' },
   { name: 'verbose', type: 'bool', default: 'false', help: 'also write the logs to stderr' },
   { name: 'landscape-in-process', type: 'bool', default: 'false', help: 'run the API server and the simulators in the controllers\' process (debugging; default: a process of their own)' },
 ];
@@ -71,6 +72,7 @@ export function parseUpOptions(args: ParsedArgs): Omit<UpOptions, 'echoLog' | 's
     logLevel: flags.level(),
     logFormat: flags.logFormat(),
     verbose: flags.bool('verbose'),
+    recoverStore: flags.bool('recover-store'),
     landscapeMode: flags.bool('landscape-in-process') ? 'in-process' : 'process',
     controlPlane: controlPlaneConfigFrom(flags, Namespaces.ControlPlane),
     ...clientLimitsFrom(flags),

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AnnotationForceKubeconfigRotation, GardenerCluster } from '../api/infrastructuremanager/index.js';
 import { Namespaces } from '../api/operator/index.js';
-import { type RunningApiServer, startApiServer } from '../apiserver/server.js';
+import { type RunningApiServer, startApiServer, type StoreLog } from '../apiserver/server.js';
 import { type Client, clientFromKubeconfig } from '../runtime/client/index.js';
 import { processAlive } from '../util/bound-child.js';
 import type { Logger, LogFormat, LogLevel, LogSink } from '../runtime/log.js';
@@ -78,6 +78,8 @@ export interface EmbeddedLandscapeOptions {
   kubelet?: Partial<KubeletOptions>;
   /** How long simulated module operators take to report their CR Ready (default 500 ms). */
   moduleOperatorDelayMs?: number;
+  /** Start the API server on a damaged store with the records that can be read (`kcp up --recover-store`). */
+  recoverStore?: boolean;
   /** Logger of the simulators (and, in `kcp up`, the controllers); default: lines into `<dataDir>/kcp.log`. */
   logger?: Logger;
   /** Level of the default file logger (default info). */
@@ -160,7 +162,7 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
     stoppers.push(async () => (await registryStarting.catch(() => undefined))?.stop());
 
     const port = opts.port || ((await portFree(remembered.apiPort)) ? remembered.apiPort : 0);
-    const server = await startApiServer({ port, dataDir });
+    const server = await startApiServer({ port, dataDir, recoverStore: opts.recoverStore, log: storeLog(logger) });
     stoppers.push(() => server.stop());
     const urlChanged = remembered.apiUrl !== undefined && remembered.apiUrl !== server.url;
 
@@ -273,6 +275,15 @@ async function forceKubeconfigRotation(kcp: Client, signal?: AbortSignal): Promi
   for (const gc of clusters.items) {
     await kcp.patch(GardenerCluster, { namespace: Namespaces.ControlPlane, name: gc.metadata.name ?? '' }, 'merge', { metadata: { annotations: { [AnnotationForceKubeconfigRotation]: 'true' } } }, { signal });
   }
+}
+
+/** The API server's store reports into the landscape's log; warnings (damage dropped by --recover-store) also on stderr. */
+function storeLog(logger: Logger): StoreLog {
+  const log = logger.child('apiserver-store');
+  return (level, message, fields) => {
+    log[level](message, fields);
+    if (level !== 'info') process.stderr.write(`kcp up: ${message}\n`);
+  };
 }
 
 /** Two processes must not share a data dir (both would append to the same object log). */

@@ -104,26 +104,24 @@ describe('custom resources restored from an older data dir', () => {
     await json(c1, 'POST', BASE, gadget('old'));
     c1.close();
     await first.stop();
-    // Rewrite the stored gadget as an older server stored it: in the order the client sent its keys.
+    // Rewrite the stored gadget as an older server stored it: in the order the client sent its keys,
+    // in that server's store format (wal.log, JSON lines without checksums; format 2 is read the same).
     let rewritten = 0;
-    for (const file of ['snapshot.log', 'wal.log']) {
-      const path = join(dir, 'store', file);
-      let text: string;
-      try {
-        text = readFileSync(path, 'utf8');
-      } catch {
-        continue;
-      }
-      const lines = text.split('\n').map((line) => {
-        if (!line.includes('"r":"order.example.com/gadgets"')) return line;
-        const rec = JSON.parse(line) as { j: string };
+    const store = join(dir, 'store');
+    const segment = join(store, 'wal-00000001.log');
+    const lines = readFileSync(segment, 'utf8')
+      .split('\n')
+      .filter((line) => line && !line.includes('"format":"kcp-store"'))
+      .map((line) => {
+        const rec = JSON.parse(line.slice(line.indexOf(' ') + 1)) as { r: string; j: string };
+        if (rec.r !== 'order.example.com/gadgets') return JSON.stringify(rec);
         const o = JSON.parse(rec.j) as Record<string, unknown>;
         rec.j = JSON.stringify({ kind: o.kind, spec: { zone: 'b', alpha: { z: 1 } }, apiVersion: o.apiVersion, metadata: o.metadata });
         rewritten++;
         return JSON.stringify(rec);
       });
-      writeFileSync(path, lines.join('\n'));
-    }
+    writeFileSync(join(store, 'wal.log'), `${lines.join('\n')}\n`);
+    rmSync(segment);
     assert.ok(rewritten > 0, 'the stored gadget was found and rewritten');
 
     const second = await startApiServer({ port: 0, dataDir: dir });

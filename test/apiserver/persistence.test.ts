@@ -1,8 +1,8 @@
 // Durability: every write the server acknowledged survives kill -9, and resourceVersions keep
 // growing after a restart.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -12,8 +12,8 @@ import { waitFor } from '../support/wait.js';
 
 const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
-async function startProcess(dataDir: string): Promise<{ child: ChildProcess; client: KubeClient }> {
-  const child = spawn(process.execPath, [cli, 'apiserver', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startProcess(dataDir: string, extraArgs: string[] = []): Promise<{ child: ChildProcess; client: KubeClient }> {
+  const child = spawn(process.execPath, [cli, 'apiserver', '--port', '0', '--data-dir', dataDir, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -100,6 +100,44 @@ describe('persistence', () => {
       await new Promise((r) => b.child.once('exit', r));
     } finally {
       rmSync(d2, { recursive: true, force: true });
+    }
+  });
+
+  it('kcp apiserver refuses a damaged store and says how to recover; --recover-store starts with the rest', async () => {
+    const d3 = mkdtempSync(join(tmpdir(), 'kcp-persist-damaged-'));
+    try {
+      const a = await startProcess(d3);
+      for (const name of ['kept', 'damaged']) {
+        const r = await a.client.request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { value: name } }) });
+        assert.equal(r.status, 201);
+      }
+      a.child.kill('SIGTERM');
+      a.client.close();
+      await new Promise((r) => a.child.once('exit', r));
+      const segment = join(d3, 'store', 'wal-00000001.log');
+      const bytes = readFileSync(segment);
+      // One byte of the object's text (the record stays JSON; only its checksum tells).
+      bytes[bytes.indexOf('value', bytes.indexOf('"n":"damaged"'))] = 'V'.charCodeAt(0);
+      writeFileSync(segment, bytes);
+
+      const refused = await new Promise<{ code: number; stderr: string }>((resolve) =>
+        execFile(process.execPath, [cli, 'apiserver', '--port', '0', '--data-dir', d3], (err, _out, stderr) => resolve({ code: err ? Number((err as { code?: number }).code) : 0, stderr })),
+      );
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /store in .* is damaged: 1 record\(s\) cannot be read/);
+      assert.match(refused.stderr, /checksum mismatch \(put, cluster default, resource \/configmaps, default\/damaged\)/);
+      assert.match(refused.stderr, /run again with --recover-store/);
+
+      const b = await startProcess(d3, ['--recover-store']);
+      assert.equal((await b.client.request('GET', '/api/v1/namespaces/default/configmaps/kept')).status, 200);
+      assert.equal((await b.client.request('GET', '/api/v1/namespaces/default/configmaps/damaged')).status, 404);
+      const aside = readdirSync(join(d3, 'store')).filter((f) => f.startsWith('damaged-'));
+      assert.deepEqual(readdirSync(join(d3, 'store', aside[0])), ['wal-00000001.log']);
+      b.child.kill('SIGTERM');
+      b.client.close();
+      await new Promise((r) => b.child.once('exit', r));
+    } finally {
+      rmSync(d3, { recursive: true, force: true });
     }
   });
 });

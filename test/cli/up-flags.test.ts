@@ -25,3 +25,8 @@ test('kcp up rejects a bad --log-format with one line', () => {
   );
   assert.throws(() => parse(['--registry=nexus']), (e: unknown) => e instanceof UsageError && /--registry must be auto/.test(e.message));
 });
+
+test('kcp up --recover-store asks the API server to start on a damaged store', () => {
+  assert.equal(parse([]).recoverStore, false);
+  assert.equal(parse(['--recover-store']).recoverStore, true);
+});

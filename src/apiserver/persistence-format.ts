@@ -1,0 +1,137 @@
+// The files of the durable store (persistence.ts) line by line: what a record is, how a line
+// carries its checksum, the header that says which format a file has, and a reader that goes
+// through a file of any size in fixed chunks.
+//
+// Format 2 (this one): every line is `<checksum> <json>\n`, the checksum being the first 16 hex
+// digits of the SHA-256 of the JSON's UTF-8 bytes; the first line of each file is a header record
+// (`{"format":"kcp-store","version":2,...}`). Format 1 (before checksums) has JSON lines only and no
+// header; it is read as it is and rewritten in format 2 at the next snapshot.
+import { hash } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
+
+export const STORE_FORMAT = 'kcp-store';
+export const STORE_VERSION = 2;
+
+export type StoreRecord =
+  | { op: 'put'; c: string; r: string; ns: string; n: string; rv: number; j: string; l?: { [k: string]: string } }
+  | { op: 'del'; c: string; r: string; ns: string; n: string; rv: number }
+  | { op: 'cluster'; c: string; rv: number }
+  | { op: 'drop'; c: string };
+
+/** First line of a format-2 file. A snapshot holds everything up to the segment it names; replay goes on from there. */
+export type FileHeader =
+  | { format: typeof STORE_FORMAT; version: number; kind: 'snapshot'; firstSegment: number }
+  | { format: typeof STORE_FORMAT; version: number; kind: 'segment'; segment: number };
+
+const SUM_HEX = 16;
+
+function checksum(data: string | Uint8Array): string {
+  return hash('sha256', data, 'hex').slice(0, SUM_HEX);
+}
+
+/** One line of a format-2 file, newline included. */
+export function encodeLine(value: StoreRecord | FileHeader): string {
+  const json = JSON.stringify(value);
+  return `${checksum(json)} ${json}\n`;
+}
+
+export interface RawLine {
+  /** The line's bytes without the newline; valid only until the reader is asked for the next line. */
+  bytes: Buffer;
+  /** Byte offset of the line's start in the file. */
+  offset: number;
+  /** 1-based line number. */
+  line: number;
+  /** False for a last line without a newline (a write that was cut off). */
+  terminated: boolean;
+}
+
+/**
+ * The lines of a file, read in chunks of `chunkBytes` (never the whole file at once): a store of
+ * hundreds of megabytes costs one chunk plus the longest line.
+ */
+export function* readLines(path: string, chunkBytes = 1 << 20): Generator<RawLine> {
+  const fd = openSync(path, 'r');
+  try {
+    const chunk = Buffer.allocUnsafe(chunkBytes);
+    // The start of a line that continues into the next chunk (copied: the chunk is reused).
+    let carry: Buffer[] = [];
+    let lineStart = 0;
+    let fileOffset = 0;
+    let line = 0;
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunkBytes, null);
+      if (n === 0) break;
+      let pos = 0;
+      for (;;) {
+        const nl = chunk.indexOf(10, pos);
+        if (nl < 0 || nl >= n) break;
+        const piece = chunk.subarray(pos, nl);
+        const bytes = carry.length > 0 ? Buffer.concat([...carry, piece]) : piece;
+        carry = [];
+        yield { bytes, offset: lineStart, line: ++line, terminated: true };
+        pos = nl + 1;
+        lineStart = fileOffset + pos;
+      }
+      if (pos < n) carry.push(Buffer.from(chunk.subarray(pos, n)));
+      fileOffset += n;
+    }
+    if (carry.length > 0) yield { bytes: Buffer.concat(carry), offset: lineStart, line: ++line, terminated: false };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export type Decoded = { value: StoreRecord | FileHeader } | { damage: string; readable?: Partial<Record<'op' | 'c' | 'r' | 'ns' | 'n', string>> };
+
+/** A line of a file in `version` (1: plain JSON; 2: checksum and JSON): its record or header, or why it cannot be used. */
+export function decodeLine(bytes: Buffer, version: number): Decoded {
+  let body = bytes;
+  if (version >= 2) {
+    if (bytes.length < SUM_HEX + 2 || bytes[SUM_HEX] !== 0x20) return { damage: 'no checksum', readable: readableParts(bytes.toString('utf8')) };
+    body = bytes.subarray(SUM_HEX + 1);
+    if (checksum(body) !== bytes.toString('latin1', 0, SUM_HEX)) return { damage: 'checksum mismatch', readable: readableParts(body.toString('utf8')) };
+  }
+  const text = body.toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { damage: 'not JSON', readable: readableParts(text) };
+  }
+  if (isHeader(value) || isRecord(value)) return { value };
+  return { damage: 'not a store record', readable: readableParts(text) };
+}
+
+export function isHeader(v: unknown): v is FileHeader {
+  return typeof v === 'object' && v !== null && (v as { format?: unknown }).format === STORE_FORMAT && typeof (v as { version?: unknown }).version === 'number';
+}
+
+function isRecord(v: unknown): v is StoreRecord {
+  if (typeof v !== 'object' || v === null) return false;
+  const r = v as { [k: string]: unknown };
+  const str = (k: string) => typeof r[k] === 'string';
+  const key = str('c') && str('r') && str('ns') && str('n') && typeof r.rv === 'number';
+  switch (r.op) {
+    case 'put':
+      return key && str('j') && (r.l === undefined || (typeof r.l === 'object' && r.l !== null));
+    case 'del':
+      return key;
+    case 'cluster':
+      return str('c') && typeof r.rv === 'number';
+    case 'drop':
+      return str('c');
+    default:
+      return false;
+  }
+}
+
+/** What a damaged line still tells about the record it held (operation, cluster, resource, namespace, name). */
+function readableParts(text: string): Partial<Record<'op' | 'c' | 'r' | 'ns' | 'n', string>> | undefined {
+  const out: Partial<Record<'op' | 'c' | 'r' | 'ns' | 'n', string>> = {};
+  for (const k of ['op', 'c', 'r', 'ns', 'n'] as const) {
+    const m = new RegExp(`"${k}":"((?:[^"\\\\]|\\\\.)*)"`).exec(text);
+    if (m) out[k] = m[1];
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
