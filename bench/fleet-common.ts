@@ -61,14 +61,14 @@ export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
 }
 
 /** What the benchmark keeps of each object: its state, and the module states of a Kyma. */
-type Slim = KubeObject & { status?: { state?: string; modules?: { name: string; state?: string }[] } };
+type Slim = KubeObject & { status?: { state?: string; modules?: { name: string; version?: string; state?: string }[] } };
 function slim(o: KubeObject): Slim {
   const status = (o as Slim).status;
   return {
     apiVersion: o.apiVersion,
     kind: o.kind,
     metadata: { name: o.metadata.name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion },
-    status: { state: status?.state, ...(status?.modules ? { modules: status.modules.map((m) => ({ name: m.name, state: m.state })) } : {}) },
+    status: { state: status?.state, ...(status?.modules ? { modules: status.modules.map((m) => ({ name: m.name, version: m.version, state: m.state })) } : {}) },
   };
 }
 

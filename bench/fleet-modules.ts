@@ -22,7 +22,7 @@ function groupOf(name: string): string {
   return `${name}.bench.example`;
 }
 
-function manifestYaml(name: string): string {
+function manifestYaml(name: string, version: string): string {
   const kind = moduleKind(name);
   const plural = `${kind.toLowerCase()}s`;
   const group = groupOf(name);
@@ -179,7 +179,7 @@ spec:
       priorityClassName: ${name}-priority
       containers:
         - name: manager
-          image: images.example/bench/${manager}:${FLEET_MODULE_VERSION}
+          image: images.example/bench/${manager}:${version}
           args: ["--leader-elect", "--metrics-bind-address=:8080"]
           ports:
             - name: metrics
@@ -247,10 +247,10 @@ description: Priority of the ${name} manager
 `;
 }
 
-function moduleYaml(name: string): string {
+function moduleYaml(name: string, version: string, channel: string): string {
   return `name: ${name}
-version: ${FLEET_MODULE_VERSION}
-channels: [regular]
+version: ${version}
+channels: [${channel}]
 manager:
   group: apps
   version: v1
@@ -276,13 +276,19 @@ spec:
 `;
 }
 
-/** Writes the modules into `dir` (one version each, channel regular). */
-export function writeFleetModules(dir: string, names: readonly string[]): void {
+/** A newer version of the fleet's modules, in channel fast: moving channel regular to it upgrades the module fleet-wide. */
+export const FLEET_MODULE_UPGRADE = '1.1.0';
+
+/** Writes the modules into `dir` (version 1.0.0 in channel regular; for the names in `upgradable`, 1.1.0 in channel fast too). */
+export function writeFleetModules(dir: string, names: readonly string[], upgradable: readonly string[] = []): void {
   for (const name of names) {
-    const versionDir = join(dir, name, FLEET_MODULE_VERSION);
-    mkdirSync(versionDir, { recursive: true });
-    writeFileSync(join(versionDir, 'module.yaml'), moduleYaml(name));
-    writeFileSync(join(versionDir, 'manifest.yaml'), manifestYaml(name));
-    writeFileSync(join(versionDir, 'default-cr.yaml'), defaultCrYaml(name));
+    const versions: [string, string][] = [[FLEET_MODULE_VERSION, 'regular'], ...(upgradable.includes(name) ? [[FLEET_MODULE_UPGRADE, 'fast'] as [string, string]] : [])];
+    for (const [version, channel] of versions) {
+      const versionDir = join(dir, name, version);
+      mkdirSync(versionDir, { recursive: true });
+      writeFileSync(join(versionDir, 'module.yaml'), moduleYaml(name, version, channel));
+      writeFileSync(join(versionDir, 'manifest.yaml'), manifestYaml(name, version));
+      writeFileSync(join(versionDir, 'default-cr.yaml'), defaultCrYaml(name));
+    }
   }
 }

@@ -2,8 +2,8 @@
 // stats), authenticated with the admin token: `kcp apiserver cluster ...` and the benchmarks use it.
 import { request } from 'node:https';
 
-/** One admin request; resolves with the JSON answer, rejects with its message (or the HTTP status). */
-export function adminCall(base: string, token: string, ca: string, method: string, path: string): Promise<unknown> {
+/** One admin request (`body` sent as JSON); resolves with the JSON answer, rejects with its message (or the HTTP status). */
+export function adminCall(base: string, token: string, ca: string, method: string, path: string, body?: unknown): Promise<unknown> {
   return new Promise((resolvePromise, reject) => {
     const req = request(new URL(path, base), { method, ca, headers: { authorization: `Bearer ${token}` } }, (res) => {
       const chunks: Buffer[] = [];
@@ -16,6 +16,6 @@ export function adminCall(base: string, token: string, ca: string, method: strin
       });
     });
     req.on('error', (e) => reject(new Error(`cannot reach the API server at ${base}: ${e.message}`)));
-    req.end();
+    req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }

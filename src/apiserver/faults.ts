@@ -30,9 +30,28 @@ const messages: Record<number, [StatusError['reason'], string]> = {
   503: ['ServiceUnavailable', 'The server is currently unable to handle the request'],
 };
 
+/** What the injector did to a cluster's requests since it was created (tests and benchmarks read it). */
+export interface FaultCounts {
+  /** Injected error answers by HTTP code. */
+  errors: Record<string, number>;
+  /** Requests held for `latencyMs`. */
+  delayed: number;
+  /** Watches cut by `dropWatchesAfterMs`. */
+  watchesDropped: number;
+  /** Watch resumes whose history was forgotten first (they get 410 Gone). */
+  resumesForgotten: number;
+  /** Connections closed without an answer (`unreachable`). */
+  connectionsCut: number;
+}
+
 export class FaultInjector {
   private config: FaultConfig | undefined;
   private readonly watches = new Set<() => void>();
+  private readonly counted: FaultCounts = { errors: {}, delayed: 0, watchesDropped: 0, resumesForgotten: 0, connectionsCut: 0 };
+
+  counts(): FaultCounts {
+    return { ...this.counted, errors: { ...this.counted.errors } };
+  }
 
   configure(config: FaultConfig | undefined, cluster: LogicalCluster): void {
     this.config = config && Object.keys(config).length > 0 ? config : undefined;
@@ -48,15 +67,23 @@ export class FaultInjector {
     const c = this.config;
     if (!c) return 'continue';
     if (c.unreachable) {
+      this.counted.connectionsCut++;
       req.socket.destroy();
       return 'handled';
     }
-    if (c.latencyMs && c.latencyMs > 0) await sleep(c.latencyMs);
-    if (c.forceGoneOnResume && /[?&]resourceVersion=\d/.test(req.url ?? '') && /[?&]watch=(1|true)/.test(req.url ?? '')) this.cluster?.store.compact();
+    if (c.latencyMs && c.latencyMs > 0) {
+      this.counted.delayed++;
+      await sleep(c.latencyMs);
+    }
+    if (c.forceGoneOnResume && /[?&]resourceVersion=\d/.test(req.url ?? '') && /[?&]watch=(1|true)/.test(req.url ?? '')) {
+      this.counted.resumesForgotten++;
+      this.cluster?.store.compact();
+    }
     if (c.errorRate && Math.random() < c.errorRate) {
       const codes = c.errorCodes && c.errorCodes.length > 0 ? c.errorCodes : [500];
       const code = codes[Math.floor(Math.random() * codes.length)];
       const [reason, message] = messages[code] ?? messages[500];
+      this.counted.errors[code] = (this.counted.errors[code] ?? 0) + 1;
       const details = code === 429 || code === 503 ? { retryAfterSeconds: c.retryAfterSeconds ?? 1 } : undefined;
       sendStatus(res, new StatusError(code, reason, message, details));
       return 'handled';
@@ -69,7 +96,12 @@ export class FaultInjector {
     this.watches.add(close);
     let timer: NodeJS.Timeout | undefined;
     const after = this.config?.dropWatchesAfterMs;
-    if (after && after > 0) timer = setTimeout(() => close(), after);
+    if (after && after > 0) {
+      timer = setTimeout(() => {
+        this.counted.watchesDropped++;
+        close();
+      }, after);
+    }
     return () => {
       if (timer) clearTimeout(timer);
       this.watches.delete(close);

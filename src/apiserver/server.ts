@@ -17,7 +17,7 @@ import { SERVER_VERSION } from './discovery.js';
 import { StatusError } from './errors.js';
 import { enforce, requestVerb } from './auth/authorizer.js';
 import { ensureBootstrapPolicy } from './auth/bootstrap-policy.js';
-import { type FaultConfig, FaultInjector } from './faults.js';
+import { type FaultConfig, type FaultCounts, FaultInjector } from './faults.js';
 import { handleApiRequest, readBody, type RequestContext, type ResourcePath, sendJson, sendStatus, type SubresourceHandler } from './handler.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { ApiServerMetrics } from './metrics.js';
@@ -77,6 +77,8 @@ export interface RunningApiServer {
   /** The in-process cluster, for the simulators and tests that want to look inside. */
   cluster(name: string): LogicalCluster;
   setFaults(name: string, faults: FaultConfig | undefined): void;
+  /** What the fault injection did to a cluster's requests so far (also `GET /_kcp/clusters/<name>/faults`). */
+  faultCounts(name: string): FaultCounts;
   /**
    * An extra bearer token for a logical cluster that stops working (401) after `ttlSeconds`, as a
    * short-lived admin kubeconfig's token does. Returns the token and its expiry (RFC 3339).
@@ -404,6 +406,12 @@ class EmbeddedApiServer implements RunningApiServer {
     e.faults.configure(faults, e.cluster);
   }
 
+  faultCounts(name: string): FaultCounts {
+    const e = this.clusters.get(name);
+    if (!e) throw new Error(`logical cluster ${name} does not exist`);
+    return e.faults.counts();
+  }
+
   setServiceResolver(resolver: ServiceResolver | undefined): void {
     this.admitter.serviceResolver = resolver;
   }
@@ -540,6 +548,9 @@ class EmbeddedApiServer implements RunningApiServer {
         const body = (await readBody(req)).toString('utf8');
         this.setFaults(parts[1], body.trim() ? (JSON.parse(body) as FaultConfig) : undefined);
         return sendJson(res, 200, { configured: parts[1] });
+      }
+      if (parts[0] === 'clusters' && parts.length === 3 && parts[2] === 'faults' && req.method === 'GET') {
+        return sendJson(res, 200, this.faultCounts(parts[1]));
       }
       sendStatus(res, new StatusError(404, 'NotFound', 'the server could not find the requested resource', {}));
     } catch (err) {

@@ -154,7 +154,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const remoteClusters = new RemoteClusterCache({
     client: kcp,
     kubeconfigFor: kubeconfigRefOfKey,
-    clientOptions: { requestTimeoutMs: config.remoteRequestTimeoutMs ?? 10_000, retries: 1 },
+    // One retry for a runtime that does not answer or fails (its Kyma reports it and is looked at
+    // again soon); a runtime that throttles (429 with Retry-After) is waited for up to 10 attempts, as
+    // client-go does, so that throttling alone does not make a module Error.
+    clientOptions: { requestTimeoutMs: config.remoteRequestTimeoutMs ?? 10_000, retries: { attempts: 2, throttledAttempts: 10 } },
     log: logger,
   });
   const kymaSecrets = config.lifecycleManager ? manager.informer<Secret>(SECRET_KIND, { namespace, labelSelector: KUBECONFIG_SECRET_SELECTOR }) : undefined;

@@ -1,6 +1,6 @@
 // Kyma controller scenarios about the runtime cluster: the module catalog synced by beta/internal
 // labels, the runtime Kyma and CRDs restored after deletion there, a kubeconfig Secret waited for
-// (Processing) while missing, a broken one or an unreachable runtime reported (Error) and recovered
+// (Processing) while missing, a broken one or a runtime answering 503 reported (Error) and recovered
 // from, and deprovisioning with or without a runtime.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -136,7 +136,7 @@ describe('Kyma controller: runtime clusters', () => {
     await waitFor('Ready with the rotated kubeconfig', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
   });
 
-  it('an unreachable runtime makes the Kyma Error until it answers again', async () => {
+  it('a runtime answering 503 makes the Kyma Error (server errors) until it serves again', async () => {
     const rt = await env.runtime('rt-faults', { modules: [{ name: 'plain' }] });
     await waitFor('Ready', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
     const errors = (): number => Number(/^controller_runtime_reconcile_errors_total\{controller="kyma"\} (\d+)$/m.exec(env.lm.manager.registry.render())?.[1] ?? 'NaN');
@@ -146,7 +146,7 @@ describe('Kyma controller: runtime clusters', () => {
       const k = await env.kyma(rt.kymaName);
       return k.status?.state === 'Error' ? k : undefined;
     });
-    assert.match(failed.status?.lastOperation?.operation ?? '', /unreachable/);
+    assert.match(failed.status?.lastOperation?.operation ?? '', /answers with server errors \(503 ServiceUnavailable\)/);
     env.api.server.setFaults(rt.cluster, undefined);
     await waitFor('Ready again', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
 
@@ -154,7 +154,7 @@ describe('Kyma controller: runtime clusters', () => {
     const changes = log.matching('Kyma state changed', { kyma: rt.kymaName });
     const toError = changes.filter((r) => r.fields.to === 'Error');
     assert.deepEqual(toError.map((r) => r.level), ['warn']);
-    assert.match(String(toError[0]?.fields.reason), /unreachable/);
+    assert.match(String(toError[0]?.fields.reason), /answers with server errors/);
     assert.ok(changes.filter((r) => r.fields.to !== 'Error').every((r) => r.level === 'debug'), 'other state changes at debug');
     assert.ok(errors() > errorsBefore, 'the Error counted in controller_runtime_reconcile_errors_total');
   });

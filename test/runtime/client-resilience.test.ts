@@ -95,6 +95,25 @@ describe('client resilience', () => {
     assert.ok(Array.isArray(list.items));
   });
 
+  it('waits out throttling longer than other failures (throttledAttempts)', async () => {
+    // maxDelayMs caps the server's Retry-After, so the attempts follow each other quickly.
+    const c = client({ qps: 0, retries: { attempts: 2, throttledAttempts: 4, baseDelayMs: 5, maxDelayMs: 10 } });
+    await c.resourceFor(CONFIGMAP);
+    const answered = (code: number) => server.faultCounts('flaky').errors[code] ?? 0;
+    try {
+      server.setFaults('flaky', { errorRate: 1, errorCodes: [429], retryAfterSeconds: 1 });
+      const throttled = answered(429);
+      await assert.rejects(c.list(CONFIGMAP, { namespace: 'default' }), (e) => e instanceof ApiError && e.reason === 'TooManyRequests');
+      assert.equal(answered(429) - throttled, 4, 'four attempts while throttled');
+      server.setFaults('flaky', { errorRate: 1, errorCodes: [500] });
+      const failed = answered(500);
+      await assert.rejects(c.list(CONFIGMAP, { namespace: 'default' }), (e) => e instanceof ApiError && e.reason === 'InternalError');
+      assert.equal(answered(500) - failed, 2, 'two attempts on server errors');
+    } finally {
+      server.setFaults('flaky', undefined);
+    }
+  });
+
   it('does not repeat a create after a 500 but does after a 503', async () => {
     const c = client({ qps: 0, retries: { attempts: 20, baseDelayMs: 20, maxDelayMs: 100 } });
     await c.resourceFor(CONFIGMAP);

@@ -14,14 +14,19 @@ export interface LogRecord {
 export class RecordingLogger implements Logger {
   /** Shared by this logger and all its children. */
   readonly records: LogRecord[] = [];
-  private readonly inner: Logger = createLogger({
-    level: 'debug',
-    format: 'json',
-    sink: (line) => {
-      const { level, logger, msg, time: _time, ...fields } = JSON.parse(line) as { level: LogLevel; logger: string; msg: string; time: string } & LogFields;
-      this.records.push({ level, logger, msg, fields });
-    },
-  });
+  private readonly inner: Logger;
+
+  /** `level`: the least severe level kept (default debug: everything). */
+  constructor(level: LogLevel = 'debug') {
+    this.inner = createLogger({
+      level,
+      format: 'json',
+      sink: (line) => {
+        const { level: lineLevel, logger, msg, time: _time, ...fields } = JSON.parse(line) as { level: LogLevel; logger: string; msg: string; time: string } & LogFields;
+        this.records.push({ level: lineLevel, logger, msg, fields });
+      },
+    });
+  }
 
   get name(): string {
     return this.inner.name;

@@ -26,3 +26,9 @@ export function countReconciles(manager: Manager): (controller: string, key: str
   });
   return (controller, key) => counts.get(`${controller} ${key}`) ?? 0;
 }
+
+/** The value of one series of a counter the controllers registered (0 when that series was never counted). */
+export function counterValue(registry: Registry, name: string, labels: Record<string, string>): number {
+  // Registering an existing name returns the metric as its owner registered it (help and label names).
+  return registry.counter({ name, help: '', labelNames: Object.keys(labels) }).get(labels);
+}

@@ -265,6 +265,7 @@ class KymaReconciler {
       const accessError = accessErrorOf(name, e);
       if (!accessError) throw e;
       if (accessError.reason === 'SecretNotFound') return this.waitForKubeconfig(kyma, accessError.message, signal);
+      // A runtime that answers (server errors, throttling) keeps its client: its connections work.
       if (accessError.reason === 'Unauthorized' || accessError.reason === 'Unreachable') this.opts.access.evict(name);
       return this.fail(kyma, accessError.message, `remote_${accessError.reason}`, signal);
     }

@@ -36,6 +36,7 @@ import { KubeconfigSecretError } from '../../runtime/remote/cache.js';
 import type { KubeObject } from '../../kube/object.js';
 import { namespacedName } from '../../kube/keys.js';
 import { ArtifactError } from '../artifacts/types.js';
+import { accessErrorOf, type RuntimeAccessError } from '../remote/access.js';
 import { type AppliedRecord, ApplyError, applyAll, CrdNotEstablishedError } from './apply.js';
 import { Messages } from './constants.js';
 import { deleteDefaultCR, describeUserCRs, ensureDefaultCR, findUserCRs, managedDefaultCR } from './default-cr.js';
@@ -160,10 +161,23 @@ export class ManifestReconciler {
         await this.dropFinalizers(manifest, OUR_FINALIZERS);
         return;
       }
+      const access = this.runtimeAccessError(manifest, e);
+      if (access) {
+        // The runtime does not answer, fails or throttles: the status says so (logged once, at warn,
+        // as a state change), and the Manifest is looked at again with its backoff.
+        ctx.status.set(States.Error, access.message);
+        return this.finish(ctx, `remote_${access.reason}`, true);
+      }
       ctx.status.set(States.Error, messageOf(e));
       await this.finish(ctx, 'unexpected error');
       throw e;
     }
+  }
+
+  /** A failure to use the Manifest's runtime (not the KCP) as the Kyma controller names it; undefined for anything else. */
+  private runtimeAccessError(manifest: ManifestObject, e: unknown): RuntimeAccessError | undefined {
+    if (this.isLocal(manifest)) return undefined;
+    return accessErrorOf(manifest.metadata.labels?.[Labels.KymaName] ?? '', e);
   }
 
   // ---- install ------------------------------------------------------------------------------
@@ -195,9 +209,10 @@ export class ManifestReconciler {
         status.set(States.Processing, e.message);
         return this.finish(ctx, 'crds not established');
       }
-      status.set(States.Error, `failed to apply the module's resources: ${e.message}`);
+      const access = this.runtimeAccessError(manifest, e.cause);
+      status.set(States.Error, `failed to apply the module's resources: ${access?.message ?? e.message}`);
       this.d.events.event(manifest, 'Warning', 'ApplyFailed', status.operation.slice(0, 1000));
-      return this.finish(ctx, 'apply failed', true);
+      return this.finish(ctx, access ? `remote_${access.reason}` : 'apply failed', true);
     }
     if (live === 'clean') {
       // Ready, unchanged, and nothing reported from the runtime: the status stays as it is.

@@ -10,8 +10,8 @@ import { ApiError, type ApiErrorReason, isUnreachable } from '../../runtime/clie
 import { isCredentialError, KubeconfigSecretError, type RemoteClusterCache, secretClusterKey } from '../../runtime/remote/cache.js';
 import { SECRET_KIND, kubeconfigOf, type Secret } from '../../runtime/remote/secret.js';
 
-/** Answers that mean the runtime's API server is not serving (after the client's retries). */
-const UNAVAILABLE = new Set<ApiErrorReason>(['ServiceUnavailable', 'InternalError', 'ServerTimeout', 'TooManyRequests']);
+/** Answers that mean the runtime's API server answers but does not serve (after the client's retries). */
+const SERVER_ERRORS = new Set<ApiErrorReason>(['ServiceUnavailable', 'InternalError', 'ServerTimeout']);
 
 export { SECRET_KIND, type Secret };
 
@@ -19,7 +19,12 @@ export { SECRET_KIND, type Secret };
 // The watcher's certificate Secrets (`<kyma>-webhook-tls`) carry the Kyma name too; they are not kubeconfigs.
 export const KUBECONFIG_SECRET_SELECTOR = `${Labels.KymaName},${Labels.Purpose}!=${LabelValues.CertManager}`;
 
-export type RuntimeAccessReason = 'SecretNotFound' | 'SecretInvalid' | 'Unreachable' | 'Unauthorized';
+/**
+ * Why a runtime cannot be used: no kubeconfig Secret, an unusable one, no answer (connection refused,
+ * reset, timeout), answers that are server errors (5xx) or throttling (429) after the client's
+ * retries, or credentials the runtime rejects.
+ */
+export type RuntimeAccessReason = 'SecretNotFound' | 'SecretInvalid' | 'Unreachable' | 'ServerError' | 'Throttled' | 'Unauthorized';
 
 /** The runtime cluster of a Kyma cannot be used; `reason` says why, `message` is for the Kyma status. */
 export class RuntimeAccessError extends Error {
@@ -44,8 +49,12 @@ export function accessErrorOf(kyma: string, e: unknown): RuntimeAccessError | un
   if (e instanceof KubeconfigSecretError) {
     return new RuntimeAccessError(e.reason === 'SecretNotFound' ? 'SecretNotFound' : 'SecretInvalid', kyma, e.message, { cause: e });
   }
-  if (isUnreachable(e) || (e instanceof ApiError && UNAVAILABLE.has(e.reason))) {
-    return new RuntimeAccessError('Unreachable', kyma, `runtime cluster of Kyma ${kyma} is unreachable: ${e.message}`, { cause: e });
+  if (isUnreachable(e)) return new RuntimeAccessError('Unreachable', kyma, `runtime cluster of Kyma ${kyma} is unreachable: ${e.message}`, { cause: e });
+  if (e instanceof ApiError && SERVER_ERRORS.has(e.reason)) {
+    return new RuntimeAccessError('ServerError', kyma, `runtime cluster of Kyma ${kyma} answers with server errors (${e.code} ${e.reason}): ${e.message}`, { cause: e });
+  }
+  if (e instanceof ApiError && e.reason === 'TooManyRequests') {
+    return new RuntimeAccessError('Throttled', kyma, `runtime cluster of Kyma ${kyma} keeps throttling requests (429 TooManyRequests) beyond the client's retries: ${e.message}`, { cause: e });
   }
   if (isCredentialError(e)) return new RuntimeAccessError('Unauthorized', kyma, `runtime cluster of Kyma ${kyma} rejected the credentials of its kubeconfig Secret: ${(e as Error).message}`, { cause: e });
   return undefined;

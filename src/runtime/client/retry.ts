@@ -11,13 +11,19 @@ export interface RetryOptions {
   baseDelayMs?: number;
   /** Backoff cap, also the cap for a server's Retry-After. Default 30 s. */
   maxDelayMs?: number;
+  /**
+   * Attempts in all while the server throttles (429): it answered and said when to come back, so a
+   * client that gives up early on other failures may still wait its turn. Default `attempts`.
+   */
+  throttledAttempts?: number;
 }
 
 export type RetryPolicy = Required<RetryOptions>;
 
 export function retryPolicy(o: RetryOptions | number | undefined): RetryPolicy {
   const opts = typeof o === 'number' ? { attempts: o + 1 } : (o ?? {});
-  return { attempts: Math.max(1, opts.attempts ?? 5), baseDelayMs: opts.baseDelayMs ?? 200, maxDelayMs: opts.maxDelayMs ?? 30_000 };
+  const attempts = Math.max(1, opts.attempts ?? 5);
+  return { attempts, baseDelayMs: opts.baseDelayMs ?? 200, maxDelayMs: opts.maxDelayMs ?? 30_000, throttledAttempts: Math.max(attempts, opts.throttledAttempts ?? attempts) };
 }
 
 /**
@@ -59,7 +65,8 @@ export async function withRetry<T>(
     try {
       return await attempt();
     } catch (e) {
-      if (n + 1 >= opts.policy.attempts || opts.signal?.aborted || !shouldRetry(e, opts.idempotent)) throw e;
+      const throttled = e instanceof ApiError && e.reason === 'TooManyRequests';
+      if (n + 1 >= (throttled ? opts.policy.throttledAttempts : opts.policy.attempts) || opts.signal?.aborted || !shouldRetry(e, opts.idempotent)) throw e;
       const delay = backoffDelay(e, n, opts.policy);
       opts.onRetry?.(e, delay);
       await sleep(delay, opts.signal);
