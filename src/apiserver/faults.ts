@@ -3,7 +3,7 @@
 // and the cluster being unreachable. The reliability tests of the controllers use it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LogicalCluster } from './cluster.js';
-import { StatusError } from './errors.js';
+import { gone, StatusError } from './errors.js';
 import { sendStatus } from './handler.js';
 import { sleep } from '../util/sleep.js';
 
@@ -18,7 +18,7 @@ export interface FaultConfig {
   retryAfterSeconds?: number;
   /** Open watches are cut after this many milliseconds (the client must reconnect). */
   dropWatchesAfterMs?: number;
-  /** Watches that resume from a resourceVersion get 410 Gone (the history is forgotten). */
+  /** The history is forgotten, and the first resume after each watch cut here gets 410 Gone. */
   forceGoneOnResume?: boolean;
   /** Connections are closed without an answer, as if the host were down. */
   unreachable?: boolean;
@@ -56,9 +56,13 @@ export class FaultInjector {
   configure(config: FaultConfig | undefined, cluster: LogicalCluster): void {
     this.config = config && Object.keys(config).length > 0 ? config : undefined;
     this.cluster = cluster;
+    if (!this.config) this.goneOwed = 0;
     if (this.config?.forceGoneOnResume) cluster.store.compact();
     if (this.config?.unreachable) this.dropAll();
   }
+
+  /** Watches cut here whose resume is still to be answered 410 Gone (with `forceGoneOnResume`). */
+  private goneOwed = 0;
 
   private cluster: LogicalCluster | undefined;
 
@@ -75,9 +79,19 @@ export class FaultInjector {
       this.counted.delayed++;
       await sleep(c.latencyMs);
     }
-    if (c.forceGoneOnResume && /[?&]resourceVersion=\d/.test(req.url ?? '') && /[?&]watch=(1|true)/.test(req.url ?? '')) {
+    const resumedFrom = /[?&]resourceVersion=(\d+)/.exec(req.url ?? '')?.[1];
+    if (c.forceGoneOnResume && this.goneOwed > 0 && resumedFrom && resumedFrom !== '0' && /[?&]watch=(1|true)/.test(req.url ?? '')) {
+      // The first resume after each cut watch is told its history is gone. Answered here rather
+      // than by the watch layer (a resume from the newest resourceVersion is still valid after a
+      // compaction) and as the watch layer sends it: a 200 stream whose one event is the Expired
+      // Status (JSON, which the controllers speak). The relist's own watch then goes through.
+      this.goneOwed--;
       this.counted.resumesForgotten++;
       this.cluster?.store.compact();
+      const status = gone(`too old resource version: ${resumedFrom} (${this.cluster?.store.rv ?? resumedFrom})`).toStatus();
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+      return 'handled';
     }
     if (c.errorRate && Math.random() < c.errorRate) {
       const codes = c.errorCodes && c.errorCodes.length > 0 ? c.errorCodes : [500];
@@ -99,6 +113,7 @@ export class FaultInjector {
     if (after && after > 0) {
       timer = setTimeout(() => {
         this.counted.watchesDropped++;
+        this.goneOwed++;
         close();
       }, after);
     }
@@ -109,7 +124,10 @@ export class FaultInjector {
   }
 
   dropAll(): void {
-    for (const close of [...this.watches]) close();
+    for (const close of [...this.watches]) {
+      this.goneOwed++;
+      close();
+    }
     this.watches.clear();
   }
 }

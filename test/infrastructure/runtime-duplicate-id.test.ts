@@ -4,6 +4,7 @@
 // deleting either one never removes what the other one holds.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sleep } from '../../src/util/sleep.js';
 import { GardenerCluster, type GardenerClusterObject, kubeconfigSecretName, Runtime, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
 import { RUNTIME_ADMISSION_CA_SECRET, RUNTIME_ID_WEBHOOK_NAME, runtimeAdmissionConfigurationName } from '../../src/controlplane/runtime-admission.js';
 import type { KubeObject } from '../../src/kube/object.js';
@@ -83,6 +84,33 @@ describe('duplicate runtime id: the controller alone (no webhook)', () => {
     const d = await waitForRuntime(h, 'dup-d', 'Ready', () => true, 30_000);
     assert.equal((await gardenerCluster(h, 'dup-id'))?.spec.shoot.name, d.spec.shoot.name, 'the GardenerCluster is now the new holder\'s');
     assert.ok(await h.shoot(d.spec.shoot.name));
+  });
+});
+
+describe('duplicate runtime id: an older Runtime relabelled onto a provisioned one\'s id (no webhook)', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => {
+    await h.stop();
+  });
+
+  it('is blocked: the id stays with the Runtime its GardenerCluster was made for, whose kubeconfig and Shoot stay its own', async () => {
+    await h.land.kcp.create(runtimeWithId('relabel-old', 'relabel-old-id'));
+    await waitForRuntime(h, 'relabel-old', 'Ready', () => true, 30_000);
+    // Created later (a later creationTimestamp second), provisioned with the id.
+    await sleep(1100);
+    await h.land.kcp.create(runtimeWithId('relabel-new', 'relabel-id'));
+    const holder = await waitForRuntime(h, 'relabel-new', 'Ready', () => true, 30_000);
+    const secretBefore = await h.land.kcp.get<SecretObject>(SECRET, { namespace: NAMESPACE, name: kubeconfigSecretName('relabel-id') });
+
+    await h.edit('relabel-old', (rt) => (rt.metadata.labels = { ...rt.metadata.labels, 'kyma-project.io/runtime-id': 'relabel-id' }));
+    await waitForRuntime(h, 'relabel-old', 'Failed', blockedBy('relabel-new'));
+    assert.equal((await h.runtime('relabel-new'))?.status?.state, 'Ready');
+    assert.equal((await gardenerCluster(h, 'relabel-id'))?.spec.shoot.name, holder.spec.shoot.name, 'the GardenerCluster still names the holder\'s Shoot');
+    const secretAfter = await h.land.kcp.get<SecretObject>(SECRET, { namespace: NAMESPACE, name: kubeconfigSecretName('relabel-id') });
+    assert.deepEqual([secretAfter.metadata.uid, secretAfter.data], [secretBefore.metadata.uid, secretBefore.data]);
   });
 });
 

@@ -29,6 +29,7 @@ import {
   type RuntimeObject,
 } from '../../../api/infrastructuremanager/index.js';
 import { isNotFound } from '../../../runtime/client/errors.js';
+import { peersOf } from '../runtime-id.js';
 import { type Machine, type SystemState, type Transition, requeueAfter, updateStatusAndRequeueAfter } from '../machine.js';
 import { updateStillPending, updateStatePending } from '../status.js';
 import { configureCluster } from './configure-cluster.js';
@@ -63,6 +64,11 @@ export async function handleKubeconfig(m: Machine, s: SystemState): Promise<Tran
   // kubeconfig, as the Secret was issued for the other Shoot.
   const shootName = shoot.metadata.name ?? '';
   if (cluster.spec.shoot.name !== shootName) {
+    // Never take it from a Runtime that still has that Shoot: that one holds the id (initialize
+    // blocks this one on its next pass).
+    const named = cluster.spec.shoot.name;
+    const owner = (m.runtimes ? peersOf(m.runtimes, rt) : []).find((p) => p.spec.shoot.name === named);
+    if (owner) return requeueAfter(m.timing.controlPlaneRequeueMs);
     m.log.warn('GardenerCluster names another shoot; pointing it at this runtime\'s shoot', { gardenerCluster: runtimeID, was: cluster.spec.shoot.name, shoot: shootName });
     await m.kcp.patch(GardenerCluster, { namespace: rt.metadata.namespace, name: runtimeID }, 'merge', { metadata: { labels: { [LabelKymaShootName]: shootName }, resourceVersion: cluster.metadata.resourceVersion }, spec: { shoot: { name: shootName } } }, { signal: m.signal });
     return requeueAfter(m.timing.controlPlaneRequeueMs);

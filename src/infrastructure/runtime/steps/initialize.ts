@@ -17,7 +17,7 @@ import { patchFinalizers } from '../runtime-writes.js';
 import { createShoot } from './create-shoot.js';
 import { deleteKyma } from './delete-kyma.js';
 import { deleteDuplicate } from './delete-duplicate.js';
-import { duplicateMessage, earlierHolder, peersOf } from '../runtime-id.js';
+import { claimedShoot, duplicateMessage, otherHolder, peersOf } from '../runtime-id.js';
 import { handleRetryRequest } from './retry-requested.js';
 import { selectShootProcessing } from './select-shoot-processing.js';
 
@@ -27,7 +27,9 @@ export async function initialize(m: Machine, s: SystemState): Promise<Transition
   const finalizers = rt.metadata.finalizers ?? [];
   // Another Runtime holds this one's runtime id: nothing of the runtime id's (GardenerCluster,
   // kubeconfig, Kyma, a Shoot the holder names) is this Runtime's, not even the Shoot's status.
-  const holder = m.runtimes ? earlierHolder(rt, peersOf(m.runtimes, rt)) : undefined;
+  const peers = m.runtimes ? peersOf(m.runtimes, rt) : [];
+  // Only when another Runtime carries the id: which Shoot its GardenerCluster was made for decides.
+  const holder = peers.length > 0 ? otherHolder(rt, peers, await claimedShoot(m, rt)) : undefined;
   if (!holder) exposeShootStatus(s);
 
   if (!deleting && !finalizers.includes(RuntimeFinalizer)) {
