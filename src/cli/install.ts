@@ -97,14 +97,14 @@ export function namespacedRules(): PolicyRule[] {
 
 /**
  * Rules of the ClusterRole: reading CRDs (`kcp run` checks at start that they are installed) and
- * keeping the control plane's one ValidatingWebhookConfiguration (the Runtime admission webhook).
+ * keeping the control plane's one ValidatingWebhookConfiguration (the Runtime admission webhook),
+ * which `kcp install` creates: the controllers may not create webhook configurations (one with
+ * rules for everything would receive every object written), only update their own (its CA rotates).
  */
 export function clusterRules(namespace = 'kcp-system'): PolicyRule[] {
-  const webhookConfigurations = { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'] };
   return [
     { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: READ },
-    { ...webhookConfigurations, verbs: ['create'] },
-    { ...webhookConfigurations, resourceNames: [runtimeAdmissionConfigurationName(namespace)], verbs: ['get', 'update'] },
+    { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: [runtimeAdmissionConfigurationName(namespace)], verbs: ['get', 'update'] },
   ];
 }
 
@@ -146,6 +146,8 @@ export function rbacObjects(namespace: string): KubeObject[] {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterName },
       subjects: [subject],
     },
+    // Created here, without webhooks: the control plane fills in its webhook and CA at start.
+    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: runtimeAdmissionConfigurationName(namespace), labels } },
   ] as KubeObject[];
 }
 

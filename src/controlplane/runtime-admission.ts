@@ -20,7 +20,7 @@ import { duplicateMessage, peersOf, runtimeIdOf } from '../infrastructure/runtim
 import { jsonEqual } from '../kube/json.js';
 import type { KubeObject } from '../kube/object.js';
 import type { Store } from '../runtime/cache/store.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../runtime/client/errors.js';
+import { isAlreadyExists, isConflict, isForbidden, isNotFound } from '../runtime/client/errors.js';
 import type { Client } from '../runtime/client/interface.js';
 import type { Logger } from '../runtime/log.js';
 import { closeServer, listen } from '../util/servers.js';
@@ -150,7 +150,13 @@ async function applyConfiguration(kcp: Client, desired: KubeObject, signal?: Abo
         if (!isNotFound(e)) throw e;
       }
       if (!current) {
-        await kcp.create(desired, { signal });
+        // `kcp install` creates it for `kcp run`; an admin credential (`kcp up`) may create it here.
+        try {
+          await kcp.create(desired, { signal });
+        } catch (e) {
+          if (isForbidden(e)) throw new Error(`the ValidatingWebhookConfiguration ${name} is missing and these credentials may not create it: run kcp install (the controllers still refuse duplicate runtime ids themselves)`, { cause: e });
+          throw e;
+        }
         return true;
       }
       // Compare what we set; the API server defaults further fields (reinvocationPolicy of mutating ones, ...).
@@ -231,8 +237,9 @@ export async function startRuntimeAdmission(opts: { kcp: Client; namespace: stri
   try {
     await admission.refresh();
   } catch (e) {
-    await closeServer(server);
-    throw e;
+    // Not fatal: the controllers refuse duplicate runtime ids themselves, and the refresh below
+    // tries again (e.g. once `kcp install` created the configuration).
+    log.error('Runtime admission webhook not configured; trying again every refresh', { error: e });
   }
   const timer = setInterval(() => {
     admission.refresh().catch((e: unknown) => log.warn('Runtime admission webhook refresh failed', { error: e }));

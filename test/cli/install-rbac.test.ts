@@ -94,14 +94,13 @@ test('kcp run as the installed ServiceAccount provisions, installs a module and 
   }
 });
 
-test('the RBAC names every control-plane kind, and grants nothing cluster-wide but reading CRDs and keeping the Runtime admission webhook configuration', () => {
+test('the RBAC names every control-plane kind, and grants nothing cluster-wide but reading CRDs and keeping (not creating) the Runtime admission webhook configuration', () => {
   const rules = namespacedRules();
   for (const k of controlPlaneKinds) {
     for (const verb of ['get', 'list', 'watch']) assert.ok(allows(rules, k.group, k.plural, verb), `${verb} ${k.plural}.${k.group}`);
   }
   assert.deepEqual(clusterRules(), [
     { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get', 'list', 'watch'] },
-    { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], verbs: ['create'] },
     { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: ['kcp-runtime-admission-kcp-system'], verbs: ['get', 'update'] },
   ]);
   assert.ok(!rules.some((r) => r.verbs.includes('*') || r.resources.includes('*') || r.apiGroups.includes('*')), 'no wildcards');
