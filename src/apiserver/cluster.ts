@@ -42,6 +42,9 @@ export interface UserInfo {
   extra?: Record<string, string[]>;
 }
 
+/** Whom a write that names no user is checked as. */
+const ANONYMOUS: UserInfo = { username: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] };
+
 export interface WriteOptions {
   dryRun?: boolean;
   fieldManager?: string;
@@ -868,7 +871,8 @@ export class LogicalCluster {
   ): Promise<void> {
     if (opts.internal) return;
     // RBAC objects are checked for escalation before the validating webhooks, as kube's RBAC storage does.
-    if (obj && opts.user && operation !== 'DELETE') checkRbacWrite(this, t, obj, old, opts.user);
+    // A write that names no user is checked as nobody's (fails closed): only internal writes skip it.
+    if (obj && operation !== 'DELETE') checkRbacWrite(this, t, obj, old, opts.user ?? ANONYMOUS);
     if (!this.admitter) return;
     await this.admitter.admit(this, {
       type: t,

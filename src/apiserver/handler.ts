@@ -364,6 +364,8 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
   switch (method) {
     case 'GET': {
       if (isWatch) {
+        // Subresources (status, scale, ...) are not watchable: a watch of one would stream the whole object.
+        if (p.subresource) throw methodNotAllowed();
         q.set('fieldSelector', `metadata.name=${name}`);
         return serveWatch(req, res, ctx, t, p.namespace, watchEncoding(req, t, q));
       }

@@ -83,6 +83,8 @@ export function decideRuntimeAdmission(request: { operation: string; object?: un
   return { allowed: false, message: `${duplicateMessage(id, other)}; two Runtimes with one runtime id would share its kubeconfig and Kyma` };
 }
 
+const MAX_REVIEW_BYTES = 3 * 1024 * 1024;
+
 function reply(res: ServerResponse, code: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -94,8 +96,19 @@ function answer(req: IncomingMessage, res: ServerResponse, runtimes: Pick<Store<
   if (path !== RUNTIME_ADMISSION_PATH) return reply(res, 404, { message: `no such path ${path}; the webhook is served on ${RUNTIME_ADMISSION_PATH}` });
   if (req.method !== 'POST') return reply(res, 405, { message: 'use POST' });
   const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
+  let size = 0;
+  req.on('data', (c: Buffer) => {
+    size += c.length;
+    // kube-apiserver sends at most its own request limit (3 MiB); anything bigger is not from it.
+    if (size > MAX_REVIEW_BYTES) {
+      reply(res, 413, { message: `an AdmissionReview is at most ${MAX_REVIEW_BYTES} bytes` });
+      req.destroy();
+      return;
+    }
+    chunks.push(c);
+  });
   req.on('end', () => {
+    if (size > MAX_REVIEW_BYTES) return;
     let request;
     try {
       request = admissionRequestOf(JSON.parse(Buffer.concat(chunks).toString('utf8')));
@@ -202,6 +215,9 @@ export async function startRuntimeAdmission(opts: { kcp: Client; namespace: stri
 
   const server: Server = createServer({ cert: serving.certPem, key: serving.keyPem, minVersion: 'TLSv1.2' }, (req, res) => answer(req, res, opts.runtimes, log));
   server.keepAliveTimeout = 30_000;
+  // The API server answers within its webhook timeout (5 s here); a client that dawdles is not it.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 10_000;
   let port: number;
   try {
     port = (await listen(server, config.listen.port, config.listen.host || '0.0.0.0')).port;

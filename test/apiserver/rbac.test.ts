@@ -177,6 +177,13 @@ describe('RBAC', () => {
     assert.equal(await can({ nonResourceAttributes: { path: '/healthzz', verb: 'get' } }), false);
   });
 
+  it('does not serve a watch of a subresource (it would stream the whole object)', async () => {
+    await byAdmin('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'subwatch' } });
+    await byAdmin('POST', '/api/v1/namespaces/subwatch/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } });
+    assert.equal((await send('GET', '/apis/apps/v1/namespaces/subwatch/deployments/d/scale?watch=1')).status, 405);
+    assert.equal((await send('GET', '/api/v1/namespaces/subwatch/pods/p/status?watch=true')).status, 405);
+  });
+
   describe('escalation', () => {
     const role = (name: string, rules: Json[]) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name }, rules });
     const kymaRule = { apiGroups: ['operator.kyma-project.io'], resources: ['kymas'], verbs: ['get'] };
@@ -222,7 +229,7 @@ describe('RBAC', () => {
         rules: [
           { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['escalate'] },
           { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['bind'], resourceNames: ['cluster-admin'] },
-          { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['create'] },
+          { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['create', 'patch'] },
         ],
       });
       await bind('team', 'heidi-granter', { kind: 'ClusterRole', name: 'role-granter' }, [user('heidi')]);
@@ -234,6 +241,14 @@ describe('RBAC', () => {
       const aggregating = await heidi('POST', `${RBAC}/clusterroles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'gather-all' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { any: 'thing' } }] } });
       assert.deepEqual([aggregating.status, aggregating.body.message], [403, 'clusterroles.rbac.authorization.k8s.io "gather-all" is forbidden: must have cluster-admin privileges to use the aggregationRule']);
       await byAdmin('POST', `${RBAC}/clusterroles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'gather-all' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { any: 'thing' } }] } });
+      // Changing an aggregating role in any way, or dropping its rule, needs the same rights.
+      for (const patch of [{ metadata: { labels: { tweaked: 'yes' } } }, { aggregationRule: null }]) {
+        const changed = await heidi('PATCH', `${RBAC}/clusterroles/gather-all`, patch);
+        assert.deepEqual([changed.status, changed.body.message], [403, 'clusterroles.rbac.authorization.k8s.io "gather-all" is forbidden: must have cluster-admin privileges to use the aggregationRule'], JSON.stringify(patch));
+      }
+      // Control: her patch right works on a role without one.
+      await byAdmin('POST', `${RBAC}/clusterroles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'plain' }, rules: [] });
+      await ok(heidi('PATCH', `${RBAC}/clusterroles/plain`, { metadata: { labels: { tweaked: 'yes' } } }));
     });
   });
 });

@@ -22,7 +22,7 @@ function selectorsOf(role: ClusterRoleObject): LabelSelector[] {
 /** Brings every aggregating ClusterRole of `cluster` up to date with the roles it selects. */
 export async function aggregateClusterRoles(cluster: LogicalCluster): Promise<void> {
   const all = cluster.list(CLUSTER_ROLE, undefined).items.map((o) => JSON.parse(o.json) as ClusterRoleObject);
-  const sorted = [...all].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  const sorted = [...all].sort((a, b) => byName(a, b));
   for (const role of sorted) {
     if (!role.aggregationRule) continue;
     const selectors = selectorsOf(role);
@@ -35,4 +35,11 @@ export async function aggregateClusterRoles(cluster: LogicalCluster): Promise<vo
     if (jsonEqual(rules, role.rules ?? [])) continue;
     await cluster.updateInternal(CLUSTER_ROLE, { ...role, rules }, MANAGER);
   }
+}
+
+/** Go's sort by name: by UTF-16 code unit (byte order for the ASCII names roles have), not by locale. */
+export function byName(a: ObjectWithMeta, b: ObjectWithMeta): number {
+  const x = a.metadata.name ?? '';
+  const y = b.metadata.name ?? '';
+  return x < y ? -1 : x > y ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 import type { LogicalCluster } from '../cluster.js';
 import { BUILTIN_TYPES } from '../resources.js';
 import type { ObjectWithMeta } from '../../kube/object.js';
+import { byName } from './aggregation.js';
 import { type PolicyRule, RBAC_GROUP, type Subject } from './rbac.js';
 
 const BOOTSTRAP_META = {
@@ -107,7 +108,7 @@ function aggregatedRules(name: string, roles: ObjectWithMeta[]): PolicyRule[] {
   const role = roles.find((r) => r.metadata.name === name)!;
   const selector = AGGREGATE_TO(ROLES.find((r) => r.name === name)!.aggregateFrom ?? '');
   const out: PolicyRule[] = [];
-  for (const other of [...roles].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))) {
+  for (const other of [...roles].sort((a, b) => byName(a, b))) {
     if (other === role || other.metadata.labels?.[selector] !== 'true') continue;
     const rules = (other.aggregationRule ? aggregatedRules(other.metadata.name ?? '', roles) : (other.rules as PolicyRule[] | undefined)) ?? [];
     for (const r of rules) if (!out.some((x) => JSON.stringify(x) === JSON.stringify(r))) out.push(r);

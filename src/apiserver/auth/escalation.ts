@@ -139,10 +139,10 @@ export function checkRbacWrite(cluster: LogicalCluster, t: ResourceType, obj: Ob
     if (may('escalate', t.resource, name)) return;
     const why = escalation(cluster, user, namespace, rulesOf(obj));
     if (why) throw forbidden(ref, name, why);
-    const aggregation = (obj as { aggregationRule?: unknown }).aggregationRule;
-    const aggregationChanged = aggregation !== undefined && (!old || !jsonEqual(aggregation, (old as { aggregationRule?: unknown }).aggregationRule));
-    // An aggregation rule can gather any rule there is: only who holds them all may set one.
-    if (t.kind === 'ClusterRole' && aggregationChanged && escalation(cluster, user, '', FULL_AUTHORITY)) {
+    const aggregating = (o: ObjectWithMeta | undefined) => (o as { aggregationRule?: unknown } | undefined)?.aggregationRule !== undefined;
+    // An aggregation rule can gather any rule there is: only who holds them all may set, change or
+    // drop one, or touch a role that has one (as kube's ClusterRole storage checks create and update).
+    if (t.kind === 'ClusterRole' && (aggregating(obj) || aggregating(old)) && escalation(cluster, user, '', FULL_AUTHORITY)) {
       throw forbidden(ref, name, 'must have cluster-admin privileges to use the aggregationRule');
     }
     return;
