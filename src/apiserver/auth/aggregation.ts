@@ -3,6 +3,7 @@
 // one of its selectors, in name order and each rule once. Any ClusterRole change re-evaluates every
 // aggregating role, so nested aggregation (view -> edit -> admin) settles in a few passes.
 import type { LogicalCluster } from '../cluster.js';
+import type { StoredObject } from '../store.js';
 import { BUILTIN_TYPES } from '../resources.js';
 import { type LabelSelector, labelSelectorFromObject, matchesLabels } from '../../kube/labels.js';
 import { jsonEqual } from '../../kube/json.js';
@@ -19,27 +20,39 @@ function selectorsOf(role: ClusterRoleObject): LabelSelector[] {
   return (role.aggregationRule?.clusterRoleSelectors ?? []).map((s) => labelSelectorFromObject(s)).filter((s): s is LabelSelector => s !== undefined);
 }
 
-/** Brings every aggregating ClusterRole of `cluster` up to date with the roles it selects. */
+/**
+ * Brings every aggregating ClusterRole of `cluster` up to date with the roles it selects. Roles are
+ * selected by the labels the store keeps beside each object, so a pass parses only the aggregating
+ * roles and the ones they select (a runtime's module roles usually neither).
+ */
 export async function aggregateClusterRoles(cluster: LogicalCluster): Promise<void> {
-  const all = cluster.list(CLUSTER_ROLE, undefined).items.map((o) => JSON.parse(o.json) as ClusterRoleObject);
-  const sorted = [...all].sort((a, b) => byName(a, b));
-  for (const role of sorted) {
+  const all = [...cluster.list(CLUSTER_ROLE, undefined).items].sort((a, b) => byKey(a.name, b.name));
+  const parsed = new Map<string, ClusterRoleObject>();
+  const parse = (o: StoredObject): ClusterRoleObject => {
+    let role = parsed.get(o.name);
+    if (!role) parsed.set(o.name, (role = JSON.parse(o.json) as ClusterRoleObject));
+    return role;
+  };
+  for (const stored of all) {
+    if (!stored.json.includes('"aggregationRule"')) continue;
+    const role = parse(stored);
     if (!role.aggregationRule) continue;
     const selectors = selectorsOf(role);
     const rules: unknown[] = [];
-    for (const other of sorted) {
-      if (other.metadata.name === role.metadata.name) continue;
-      if (!selectors.some((s) => matchesLabels(s, other.metadata.labels ?? {}))) continue;
-      for (const r of other.rules ?? []) if (!rules.some((x) => jsonEqual(x, r))) rules.push(r);
+    for (const other of all) {
+      if (other.name === stored.name || !selectors.some((s) => matchesLabels(s, other.labels ?? {}))) continue;
+      for (const r of parse(other).rules ?? []) if (!rules.some((x) => jsonEqual(x, r))) rules.push(r);
     }
     if (jsonEqual(rules, role.rules ?? [])) continue;
     await cluster.updateInternal(CLUSTER_ROLE, { ...role, rules }, MANAGER);
   }
 }
 
-/** Go's sort by name: by UTF-16 code unit (byte order for the ASCII names roles have), not by locale. */
-export function byName(a: ObjectWithMeta, b: ObjectWithMeta): number {
-  const x = a.metadata.name ?? '';
-  const y = b.metadata.name ?? '';
+/** Go's sort of names: by UTF-16 code unit (byte order for the ASCII names roles have), not by locale. */
+function byKey(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
+}
+
+export function byName(a: ObjectWithMeta, b: ObjectWithMeta): number {
+  return byKey(a.metadata.name ?? '', b.metadata.name ?? '');
 }

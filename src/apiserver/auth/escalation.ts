@@ -9,14 +9,13 @@ import type { ResourceType } from '../resources.js';
 import { jsonEqual } from '../../kube/json.js';
 import type { ObjectWithMeta } from '../../kube/object.js';
 import { authorize, isPrivileged } from './authorizer.js';
-import { aggregateErrors, type PolicyRule, RBAC_GROUP, rbacOf, type RoleRef } from './rbac.js';
+import { aggregateErrors, has, type PolicyRule, RBAC_GROUP, rbacOf, type RoleRef, urlMatches } from './rbac.js';
 
 const FULL_AUTHORITY: PolicyRule[] = [
   { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
   { verbs: ['*'], nonResourceURLs: ['*'] },
 ];
 
-const has = (list: readonly string[] | undefined, v: string) => list !== undefined && list.includes(v);
 const hasAll = (list: readonly string[] | undefined, wanted: readonly string[] | undefined) => (wanted ?? []).every((w) => has(list, w));
 
 /** Each rule split into rules of one group, resource, verb and name (kube's BreakdownRule). */
@@ -44,16 +43,12 @@ function resourcesCovered(owner: readonly string[] | undefined, wanted: readonly
   });
 }
 
-function urlCovered(owner: string, path: string): boolean {
-  return owner === path || (owner.endsWith('*') && path.startsWith(owner.replace(/\*+$/, '')));
-}
-
 /** Does `owner` cover `sub` (a rule from `breakdown`)? (kube's ruleCovers) */
 function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
   const verbs = has(owner.verbs, '*') || hasAll(owner.verbs, sub.verbs);
   const groups = has(owner.apiGroups, '*') || hasAll(owner.apiGroups, sub.apiGroups);
   const resources = resourcesCovered(owner.resources, sub.resources);
-  const urls = (sub.nonResourceURLs ?? []).every((p) => (owner.nonResourceURLs ?? []).some((o) => urlCovered(o, p)));
+  const urls = (sub.nonResourceURLs ?? []).every((p) => (owner.nonResourceURLs ?? []).some((o) => urlMatches(o, p)));
   const ownerNames = owner.resourceNames ?? [];
   const names = (sub.resourceNames ?? []).length === 0 ? ownerNames.length === 0 : ownerNames.length === 0 || hasAll(ownerNames, sub.resourceNames);
   return verbs && groups && resources && urls && names;

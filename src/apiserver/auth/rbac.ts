@@ -55,7 +55,7 @@ export type Attributes =
 /** Called with each rule that applies to a user, where it came from, or an error resolving a binding; false stops the walk. */
 type Visitor = (source: string | undefined, rule: PolicyRule | undefined, err: string | undefined) => boolean;
 
-const has = (list: readonly string[] | undefined, v: string) => list !== undefined && list.includes(v);
+export const has = (list: readonly string[] | undefined, v: string) => list !== undefined && list.includes(v);
 
 function verbMatches(rule: PolicyRule, verb: string): boolean {
   return has(rule.verbs, '*') || has(rule.verbs, verb);
@@ -78,12 +78,13 @@ function resourceNameMatches(rule: PolicyRule, name: string): boolean {
   return !rule.resourceNames || rule.resourceNames.length === 0 || rule.resourceNames.includes(name);
 }
 
+/** A non-resource URL of a rule matches `path`: equal, or a prefix ending in `*` (`*` alone matches all). */
+export function urlMatches(pattern: string, path: string): boolean {
+  return pattern === path || (pattern.endsWith('*') && path.startsWith(pattern.replace(/\*+$/, '')));
+}
+
 function nonResourceUrlMatches(rule: PolicyRule, path: string): boolean {
-  for (const u of rule.nonResourceURLs ?? []) {
-    if (u === '*' || u === path) return true;
-    if (u.endsWith('*') && path.startsWith(u.replace(/\*+$/, ''))) return true;
-  }
-  return false;
+  return (rule.nonResourceURLs ?? []).some((u) => urlMatches(u, path));
 }
 
 /** Does `rule` allow the request? (kube's RuleAllows) */
