@@ -15,7 +15,7 @@ import { DEFAULT_REMOTE_KYMA_NAME, Kyma, type KymaObject, Labels, Manifest, type
 import { adminCall } from '../../src/apiserver/admin-client.js';
 import { buildRuntimeAndKyma, validateRuntimeRequest } from '../../src/cli/runtime-spec.js';
 import type { KubeObject } from '../../src/kube/object.js';
-import { type Client, clientFromKubeconfig, isNotFound } from '../../src/runtime/client/index.js';
+import { type Client, clientFromKubeconfig, findObject } from '../../src/runtime/client/index.js';
 import { sleep } from '../../src/util/sleep.js';
 import { processRunning } from '../support/processes.js';
 
@@ -446,13 +446,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 }
 
 async function exists(c: Client, o: ObjectRef): Promise<boolean> {
-  try {
-    await c.get({ apiVersion: o.apiVersion, kind: o.kind }, { namespace: o.namespace || undefined, name: o.name });
-    return true;
-  } catch (e) {
-    if (isNotFound(e)) return false;
-    throw e;
-  }
+  return (await findObject(c, { apiVersion: o.apiVersion, kind: o.kind }, { namespace: o.namespace || undefined, name: o.name })) !== undefined;
 }
 
 function parseKubeconfig(text: string): { token: string; caPem: string } {

@@ -5,17 +5,13 @@
 // with every kubeconfig replaced. The whole landscape as `kcp up` runs it. The same at fleet size:
 // `npm run bench:rotation` (docs/benchmarks.md).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AnnotationForceKubeconfigRotation, AnnotationKubeconfigSha256, GardenerCluster, kubeconfigSecretName, Runtime } from '../../src/api/infrastructuremanager/index.js';
 import { Kyma, Labels, Manifest, Namespaces } from '../../src/api/operator/index.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { Informer } from '../../src/runtime/cache/informer.js';
-import { type InProcessUp, startUp } from '../../src/up/index.js';
 import { testRuntime } from '../infrastructure/runtime-harness.js';
-import { fastUpOptions } from '../support/fast-landscape.js';
+import { upForSuite } from '../support/fast-landscape.js';
 import { waitFor } from '../support/wait.js';
 
 const NS = Namespaces.ControlPlane;
@@ -39,17 +35,10 @@ function errorsOf(kind: string, o: Watched): string[] {
 }
 
 describe('rotation under load', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kcp-rotation-load-'));
-  let up: InProcessUp | undefined;
-  const lifetime = new AbortController();
-  after(async () => {
-    lifetime.abort();
-    await up?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const suite = upForSuite('kcp-rotation-load-');
 
   it(`all ${RUNTIMES} kubeconfigs forced at once while modules install: no error in any status at any time, all ends Ready`, async (t) => {
-    up = await startUp(fastUpOptions(dataDir));
+    const up = await suite.start();
     const kcp = up.landscape.kcp;
     const names = Array.from({ length: RUNTIMES }, (_, i) => `rot-${String(i).padStart(2, '0')}`);
 
@@ -68,7 +57,7 @@ describe('rotation under load', () => {
         for (const e of errorsOf(kind, o)) seenErrors.add(e);
       };
       inf.addHandlers({ onAdd: look, onUpdate: (_old, o) => look(o) });
-      inf.run(lifetime.signal).catch(() => undefined);
+      inf.run(suite.lifetime).catch(() => undefined);
       await inf.synced;
     }
 

@@ -6,18 +6,14 @@
 // a reason naming the fault, counted in the metrics and logged at warn (never error); once the faults
 // lift every runtime takes the upgrade.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Kyma, type KymaObject, Labels, Manifest, type ManifestObject, ModuleReleaseMeta, Namespaces } from '../../src/api/operator/index.js';
 import { shootClusterName } from '../../src/landscape/index.js';
 import { RUNTIME_FAULT_KINDS, runtimeFault, type RuntimeFaultKind, SURVIVABLE_FAULTS } from '../../src/landscape/runtime-faults.js';
 import { Informer } from '../../src/runtime/cache/informer.js';
 import { clientFromKubeconfig } from '../../src/runtime/client/index.js';
-import { type InProcessUp, startUp } from '../../src/up/index.js';
 import { testRuntime } from '../infrastructure/runtime-harness.js';
-import { fastUpOptions } from '../support/fast-landscape.js';
+import { upForSuite } from '../support/fast-landscape.js';
 import { RecordingLogger } from '../support/log.js';
 import { counterValue } from '../support/metrics.js';
 import { waitFor } from '../support/wait.js';
@@ -42,20 +38,13 @@ function upgraded(kyma: KymaObject | undefined, manifest: ManifestObject | undef
 }
 
 describe('API faults in a fleet', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kcp-api-faults-'));
-  let up: InProcessUp | undefined;
-  const lifetime = new AbortController();
-  after(async () => {
-    lifetime.abort();
-    await up?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const suite = upForSuite('kcp-api-faults-');
 
   it('healthy runtimes take a fleet-wide upgrade while others are faulted; each fault is reported as it is; all recover', async () => {
     const log = new RecordingLogger('warn');
-    up = await startUp({ ...fastUpOptions(dataDir), logger: log });
+    const up = await suite.start({ logger: log });
     const land = up.landscape;
-    const metrics = () => up!.controlPlane.manager.registry;
+    const metrics = () => up.controlPlane.manager.registry;
     const ids = [...HEALTHY, ...RUNTIME_FAULT_KINDS.map(faulted)];
     for (const id of ids) {
       await land.kcp.create(testRuntime(id));
@@ -83,7 +72,7 @@ describe('API faults in a fleet', () => {
       (['dropped-watches', 'gone-on-resume'] as const).map((kind) => {
         const client = clientFromKubeconfig(land.server.clusterAccess(clusterOf(faulted(kind))).kubeconfig, { qps: 0 });
         const informer = new Informer<KymaObject>(client, { kind: Kyma, namespace: Namespaces.Remote });
-        informer.run(lifetime.signal).catch(() => undefined);
+        informer.run(suite.lifetime).catch(() => undefined);
         return [kind, { client, informer }] as const;
       }),
     );
