@@ -7,52 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Labels, LabelValues, Manifest, ModuleReleaseMeta, ModuleTemplate, Namespaces, States, type ManifestObject, type ModuleReleaseMetaObject } from '../../../src/api/operator/index.js';
-import type { KubeObject } from '../../../src/kube/object.js';
-import { isNotFound } from '../../../src/runtime/client/index.js';
-import type { HttpClient } from '../../../src/runtime/client/index.js';
 import { countReconciles } from '../../support/metrics.js';
-import { moduleLink, NS, startKymaEnv, waitFor, type KymaEnv } from '../../lifecycle/kyma-env.js';
-
-const MODULE = 'template-operator';
-const V1 = '1.1.0-smoke-test';
-const V2 = '2.4.1-smoke-test';
-const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
-const SAMPLE = { apiVersion: 'operator.kyma-project.io/v1alpha1', kind: 'Sample' };
-const SAMPLE_KEY = { namespace: Namespaces.Remote, name: 'sample-yaml' };
-/** The module's manager per major version (upstream's template-operator-v1/-v2-controller-manager Deployments; ConfigMaps here: no kubelet in this landscape). */
-const managerOf = (version: string) => ({ namespace: Namespaces.Remote, name: `${MODULE}-v${version.split('.')[0]}-controller-manager` });
-
-/** Like the template-operator: its Sample CRD and its manager, next to the fetcher's ConfigMap. */
-function templateOperatorObjects(version: string): KubeObject[] {
-  const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'samples.operator.kyma-project.io' },
-    spec: {
-      group: 'operator.kyma-project.io',
-      names: { kind: 'Sample', listKind: 'SampleList', plural: 'samples', singular: 'sample' },
-      scope: 'Namespaced',
-      versions: [{ name: 'v1alpha1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-    },
-  } as KubeObject;
-  return [crd, { ...CONFIGMAP, metadata: managerOf(version), data: { version } } as KubeObject];
-}
-
-async function gone(probe: () => Promise<unknown>): Promise<boolean> {
-  return probe().then(() => false, (e: unknown) => {
-    if (isNotFound(e)) return true;
-    throw e;
-  });
-}
-
-async function publishTemplate(env: KymaEnv, version: string): Promise<void> {
-  await env.kcp.create({
-    apiVersion: ModuleTemplate.apiVersion,
-    kind: ModuleTemplate.kind,
-    metadata: { name: `${MODULE}-${version}`, namespace: NS, labels: { [Labels.ModuleName]: MODULE } },
-    spec: { moduleName: MODULE, version, data: { ...SAMPLE, metadata: { name: 'sample-yaml' }, spec: { resourceFilePath: './module-data/yaml' } }, resources: [{ name: 'rawManifest', link: moduleLink(MODULE, version) }] },
-  });
-}
+import { NS, startKymaEnv, waitFor, type KymaEnv } from '../../lifecycle/kyma-env.js';
+import { CONFIGMAP, gone, managerOf, MODULE, publishTemplate, SAMPLE, SAMPLE_KEY, sampleReady, templateOperatorObjects, V1, V2 } from './template-operator.js';
 
 async function startMandatoryEnv(): Promise<KymaEnv> {
   const env = await startKymaEnv();
@@ -63,12 +20,6 @@ async function startMandatoryEnv(): Promise<KymaEnv> {
   await publishTemplate(env, V1);
   await env.kcp.create({ apiVersion: ModuleReleaseMeta.apiVersion, kind: ModuleReleaseMeta.kind, metadata: { name: MODULE, namespace: NS }, spec: { moduleName: MODULE, mandatory: { version: V1 } } });
   return env;
-}
-
-/** The module operator's part: the default CR reports Ready once it is there. */
-async function sampleReady(remote: HttpClient): Promise<void> {
-  await waitFor('the default CR in the runtime', () => remote.get(SAMPLE, SAMPLE_KEY));
-  await remote.patch(SAMPLE, SAMPLE_KEY, 'merge', { status: { state: States.Ready } });
 }
 
 const mandatoryManifests = async (env: KymaEnv, kyma: string) => (await env.manifests(kyma)).filter((m) => m.metadata.labels?.[Labels.IsMandatoryModule] === LabelValues.Enable);
