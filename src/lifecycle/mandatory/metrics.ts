@@ -18,6 +18,8 @@ export class MandatoryModuleMetrics {
   constructor(registry: Registry) {
     this.count = registry.gauge({ name: 'lifecycle_mgr_mandatory_modules', help: 'The number of mandatory modules (ModuleReleaseMetas with spec.mandatory).' });
     this.state = registry.gauge({ name: 'lifecycle_mgr_mandatory_module_state', help: 'The state of a mandatory module of a Kyma: 1 for its current state, 0 for the others.', labelNames: ['kyma_name', 'module_name', 'state'] });
+    // Shown from the start, as a Prometheus client shows an unlabelled gauge; the first reconcile sets it.
+    this.count.set(undefined, 0);
   }
 
   modules(count: number): void {
