@@ -20,6 +20,8 @@ export { waitFor };
 /** Module manifests by link: a ConfigMap naming the module's version (and, with a CRD, the CRD itself). */
 export class FakeFetcher implements ArtifactFetcher {
   readonly fetched: string[] = [];
+  /** More objects of a module's manifest, by module name (scenarios that need a CRD, a manager, RBAC). */
+  readonly extraObjects = new Map<string, (version: string) => KubeObject[]>();
   fetchManifest(link: string): Promise<FetchedManifest> {
     this.fetched.push(link);
     const m = /^https:\/\/modules\.test\/([a-z-]+)\/([^/]+)\.yaml$/.exec(link);
@@ -27,6 +29,7 @@ export class FakeFetcher implements ArtifactFetcher {
     const [, module, version] = m;
     const objects: KubeObject[] = [
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${module}-info`, namespace: Namespaces.Remote }, data: { module, version } },
+      ...(this.extraObjects.get(module)?.(version) ?? []),
     ];
     return Promise.resolve({ objects, digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` });
   }

@@ -267,7 +267,8 @@ class KymaReconciler {
       if (accessError.reason === 'SecretNotFound') return this.waitForKubeconfig(kyma, accessError.message, signal);
       // A runtime that answers (server errors, throttling) keeps its client: its connections work.
       if (accessError.reason === 'Unauthorized' || accessError.reason === 'Unreachable') this.opts.access.evict(name);
-      return this.fail(kyma, accessError.message, `remote_${accessError.reason}`, signal);
+      // As upstream: what the modules do in a runtime that cannot be used is not known; their entries say so.
+      return this.fail(kyma, accessError.message, `remote_${accessError.reason}`, signal, undefined, true);
     }
 
     const status = await this.settle(kyma, conditions, webhookFailed, signal);
@@ -359,9 +360,14 @@ class KymaReconciler {
     return this.kcp.update<KymaObject>({ ...kyma, spec: { ...kyma.spec, modules: wanted } }, { fieldManager: FIELD_MANAGER, signal });
   }
 
-  private async fail(kyma: KymaObject, message: string, reason: string, signal: AbortSignal, conditions?: Condition[]): Promise<{ requeueAfterMs: number; error: string }> {
+  /** Error with `message`; `modulesToo`: every module entry Error with the message as well (upstream's setModuleStatusesToError). */
+  private async fail(kyma: KymaObject, message: string, reason: string, signal: AbortSignal, conditions?: Condition[], modulesToo = false): Promise<{ requeueAfterMs: number; error: string }> {
     const now = new Date().toISOString();
     const status: KymaStatus = { ...kyma.status, ...(conditions ? { conditions } : {}), state: States.Error, lastOperation: lastOperation(kyma, message, now) };
+    if (modulesToo && status.modules) {
+      status.modules = status.modules.map((m) => ({ ...m, state: States.Error, message }));
+      this.opts.metrics.modules(kyma.metadata.name ?? '', status.modules, idsOf(kyma));
+    }
     await this.writeStatus(kyma, status, signal);
     this.opts.metrics.requeue(reason, 'unexpected');
     return { requeueAfterMs: intervalFor(States.Error, this.intervals), error: message };
