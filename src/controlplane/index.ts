@@ -247,6 +247,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       purgeGraceMs: config.purgeGraceMs,
       remoteCleanupTimeoutMs: config.remoteCleanupTimeoutMs,
       moduleSync: config.moduleSync,
+      maintenancePolicy: config.maintenancePolicy,
+      minMaintenanceWindowMs: config.minMaintenanceWindowMs,
+      ociRegistryCredSecret: config.ociRegistryCredSecret,
+      skrImagePullSecret: config.skrImagePullSecret,
       watcherEvents: opts.watcherEvents,
       watcher: watcher
         ? {
