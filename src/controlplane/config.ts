@@ -53,6 +53,8 @@ export interface ControlPlaneConfig {
   kubeconfigExpirationSeconds: number;
   minimalRotationTimeRatio: number;
   rotationPeriodRatio: number;
+  /** Audit logging is mandatory: a Runtime without an audit log tenant for its provider and region fails (upstream `--audit-log-mandatory`; no flag; default false). */
+  auditLogMandatory?: boolean;
 
   // Lifecycle manager.
   kymaIntervals: RequeueIntervals;

@@ -183,6 +183,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       garden: opts.garden,
       project: opts.gardenerProject,
       converterConfig: opts.converterConfig,
+      ...(config.auditLogMandatory !== undefined ? { auditLogMandatory: config.auditLogMandatory } : {}),
       remoteClusters,
       namespace,
       timing: runtimeTimingOf(config),

@@ -24,6 +24,8 @@ export interface InfrastructureManagerOptions {
   /** Gardener project (Shoots in `garden-<project>`). */
   project: string;
   converterConfig: ConverterConfig;
+  /** Fail Runtimes without an audit log tenant for their provider and region (upstream `--audit-log-mandatory`; default false). */
+  auditLogMandatory?: boolean;
   /** Clients of the runtime clusters, keyed by kubeconfig Secret (`<namespace>/kubeconfig-<runtime id>`). */
   remoteClusters: RemoteClusterCache;
   /** Namespace of Runtimes and GardenerClusters in the KCP (default kcp-system). */
@@ -55,6 +57,7 @@ export function setupInfrastructureManager(manager: Manager, opts: Infrastructur
     garden: opts.garden,
     project: opts.project,
     converterConfig: opts.converterConfig,
+    auditLogMandatory: opts.auditLogMandatory,
     namespace,
     timing: opts.timing,
     workers: opts.runtimeWorkers,
