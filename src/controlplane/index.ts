@@ -184,6 +184,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       project: opts.gardenerProject,
       converterConfig: opts.converterConfig,
       ...(config.auditLogMandatory !== undefined ? { auditLogMandatory: config.auditLogMandatory } : {}),
+      ...(config.registryCache ? { registryCache: config.registryCache } : {}),
       remoteClusters,
       namespace,
       timing: runtimeTimingOf(config),
