@@ -128,3 +128,118 @@ describe('TestFSMPatchShoot: Gardener refusing the Shoot patch', () => {
     assert.deepEqual((await h.shoot(`c-${id}`))?.spec.provider.workers?.map((w) => w.name), ['cpu-worker-0', 'extra']);
   });
 });
+
+describe('TestFSMPatchShoot and sFnCreateShoot: mandatory audit logging', () => {
+  let h: Harness;
+  const withTenant = () => {
+    const cfg = converterConfig();
+    cfg.auditLogging = {
+      policyConfigMapName: 'audit-policy',
+      tenants: { aws: { 'eu-central-1': { tenantID: 'test-tenant', serviceURL: 'https://auditlog.example.com:3001', secretName: 'auditlog-secret' } } },
+    };
+    return cfg;
+  };
+  before(async () => {
+    h = await startHarness({ converterConfig: withTenant() }, { auditLogMandatory: true });
+  });
+  after(async () => {
+    await h.stop();
+  });
+
+  it('should transition to Pending Unknown state after successful patching when Audit Logs are mandatory and Audit Log Config can be read', async () => {
+    const id = 'rt-audit-ok';
+    await h.land.kcp.create(testRuntime(id));
+    await waitForRuntime(h, id, 'Ready');
+    const created = await h.shoot(`c-${id}`);
+    assert.deepEqual(
+      created?.spec.extensions?.find((e) => e.type === 'shoot-auditlog-service')?.providerConfig,
+      { apiVersion: 'service.auditlog.extensions.gardener.cloud/v1alpha1', kind: 'AuditlogConfig', type: 'standard', tenantID: 'test-tenant', serviceURL: 'https://auditlog.example.com:3001', secretReferenceName: 'auditlog-credentials' },
+    );
+    await h.edit(id, (rt) => {
+      rt.spec.shoot.provider.workers[0].maximum = 4;
+    });
+    await waitFor('an Event with the Pending condition after the patch', async () => (await eventNotes(h, id, 'Processing')).includes('Provisioned Unknown: Shoot is pending for update after patch'));
+    await waitForRuntime(h, id, 'Ready', (rt) => condition(rt, 'Provisioned')?.reason === 'ConfigurationCompleted');
+    assert.equal((await h.shoot(`c-${id}`))?.spec.provider.workers?.[0]?.maximum, 4);
+  });
+
+  it('should transition to Failed state when Audit Logs are mandatory and Audit Log Config cannot be read (creation): no Shoot', async () => {
+    const id = 'rt-audit-create';
+    const stopsBefore = fsmStops(h, 'AuditLogErr');
+    // No tenant for aws in eu-west-1.
+    await h.land.kcp.create(
+      testRuntime(id, (rt) => {
+        rt.spec.shoot.region = 'eu-west-1';
+        rt.spec.shoot.provider.workers[0].zones = ['eu-west-1a'];
+      }),
+    );
+    const failed = await waitForRuntime(h, id, 'Failed');
+    assert.deepEqual(provisioned(failed), { status: 'False', reason: 'AuditLogErr', message: 'Failed to configure audit logs: no audit log tenant configured for aws in eu-west-1' });
+    assert.equal(fsmStops(h, 'AuditLogErr'), stopsBefore + 1);
+    assert.equal(await h.shoot(`c-${id}`), undefined);
+  });
+
+  it('should transition to Failed state when Audit Logs are mandatory and Audit Log Config cannot be read (patch): the Shoot is not patched', async () => {
+    const id = 'rt-audit-patch';
+    await h.land.kcp.create(testRuntime(id));
+    await waitForRuntime(h, id, 'Ready');
+    const before = await h.shoot(`c-${id}`);
+    // The manager restarts with a configuration that has no audit logging section at all.
+    await h.stopManager();
+    const cfg = converterConfig();
+    delete cfg.auditLogging;
+    h.converterConfig = cfg;
+    await h.startManager();
+    try {
+      await h.edit(id, (rt) => {
+        rt.spec.shoot.provider.workers[0].maximum = 4;
+      });
+      const failed = await waitForRuntime(h, id, 'Failed');
+      assert.deepEqual(provisioned(failed), { status: 'False', reason: 'AuditLogErr', message: 'Failed to configure audit logs: the converter configuration has no auditLogging section' });
+      const after = await h.shoot(`c-${id}`);
+      assert.equal(after?.metadata.generation, before?.metadata.generation);
+      assert.equal(after?.spec.provider.workers?.[0]?.maximum, 3);
+    } finally {
+      await h.stopManager();
+      h.converterConfig = withTenant();
+      await h.startManager();
+    }
+  });
+});
+
+describe('sFnCreateShoot: a seed in the region before the Shoot is created (enforceSeedLocation)', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => {
+    await h.stop();
+  });
+
+  const enforce = (region: string) => (rt: RuntimeObject) => {
+    rt.spec.shoot.enforceSeedLocation = true;
+    rt.spec.shoot.region = region;
+    rt.spec.shoot.provider.workers[0].zones = [`${region}a`];
+  };
+
+  it('Should successfully create new Shoot when a seed is available in the region: the Shoot selects seeds of the region', async () => {
+    const id = 'rt-seed-ok';
+    await h.land.kcp.create(testRuntime(id, enforce('eu-central-1')));
+    await waitForRuntime(h, id, 'Ready');
+    assert.deepEqual((await h.shoot(`c-${id}`))?.spec.seedSelector, { matchLabels: { 'seed.gardener.cloud/region': 'eu-central-1' } });
+  });
+
+  it('Should fail with SeedNotFound when no seed is available in the region: no Shoot, the regions with seeds named', async () => {
+    const id = 'rt-seed-missing';
+    const stopsBefore = fsmStops(h, 'SeedNotFound');
+    await h.land.kcp.create(testRuntime(id, enforce('ap-southeast-1')));
+    const failed = await waitForRuntime(h, id, 'Failed');
+    assert.deepEqual(provisioned(failed), {
+      status: 'False',
+      reason: 'SeedNotFound',
+      message: 'Cannot find an available seed for the region ap-southeast-1. The following regions have seeds ready: [eu-central-1, eu-west-1, us-east-1].',
+    });
+    assert.equal(fsmStops(h, 'SeedNotFound'), stopsBefore + 1);
+    assert.equal(await h.shoot(`c-${id}`), undefined);
+  });
+});
