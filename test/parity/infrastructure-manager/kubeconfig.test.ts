@@ -4,37 +4,16 @@
 // (`im_gardener_clusters_state` with runtime id, shoot, state and reason; `im_kubeconfig_expiration`).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  AnnotationForceKubeconfigRotation,
-  AnnotationLastKubeconfigSync,
-  GardenerCluster,
-  type GardenerClusterObject,
-} from '../../../src/api/infrastructuremanager/index.js';
-import { setupGardenerClusterController } from '../../../src/infrastructure/gardener-cluster/index.js';
+import { AnnotationForceKubeconfigRotation, AnnotationLastKubeconfigSync, GardenerCluster, type GardenerClusterObject } from '../../../src/api/infrastructuremanager/index.js';
 import type { KubeObject } from '../../../src/kube/object.js';
 import { isNotFound } from '../../../src/runtime/client/index.js';
-import { silentLogger } from '../../../src/runtime/log.js';
-import { newManager } from '../../../src/runtime/manager.js';
 import { Registry } from '../../../src/runtime/metrics.js';
-import { type Landscape, startLandscape, testShoot, waitFor } from '../../support/landscape.js';
+import { type Landscape, waitFor } from '../../support/landscape.js';
+import { gardenerCluster, gardenerClusterLabels, type GardenerClusterEnv, NAMESPACE, startGardenerClusterEnv } from '../../infrastructure/gardener-cluster-env.js';
 
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
-const NAMESPACE = 'kcp-system';
 const SHOOT = 'kc-shoot';
 type Secret = KubeObject & { data?: Record<string, string> };
-
-function labelsOf(runtimeId: string, shootName: string): Record<string, string> {
-  return { 'kyma-project.io/runtime-id': runtimeId, 'operator.kyma-project.io/kyma-name': runtimeId, 'kyma-project.io/shoot-name': shootName, 'kyma-project.io/global-account-id': 'ga-1' };
-}
-
-function gardenerCluster(runtimeId: string, shootName: string, annotations?: Record<string, string>): GardenerClusterObject {
-  return {
-    apiVersion: GardenerCluster.apiVersion,
-    kind: GardenerCluster.kind,
-    metadata: { name: runtimeId, namespace: NAMESPACE, labels: labelsOf(runtimeId, shootName), ...(annotations ? { annotations } : {}) },
-    spec: { kubeconfig: { secret: { name: `kubeconfig-${runtimeId}`, namespace: NAMESPACE, key: 'config' } }, shoot: { name: shootName } },
-  };
-}
 
 /** The label sets of a metric's series with their values, parsed from the exposition text. */
 function series(registry: Registry, metric: string): { labels: Record<string, string>; value: number }[] {
@@ -50,10 +29,9 @@ function series(registry: Registry, metric: string): { labels: Record<string, st
 }
 
 describe('Gardener Cluster controller', () => {
+  let env: GardenerClusterEnv;
   let landscape: Landscape;
   const registry = new Registry();
-  const stop = new AbortController();
-  let running: Promise<void>;
 
   const getSecret = (runtimeId: string) => landscape.kcp.get<Secret>(SECRET, { namespace: NAMESPACE, name: `kubeconfig-${runtimeId}` });
   const getCluster = (runtimeId: string) => landscape.kcp.get<GardenerClusterObject>(GardenerCluster, { namespace: NAMESPACE, name: runtimeId });
@@ -72,7 +50,7 @@ describe('Gardener Cluster controller', () => {
       metadata: {
         name: `kubeconfig-${runtimeId}`,
         namespace: NAMESPACE,
-        labels: { ...labelsOf(runtimeId, SHOOT), 'operator.kyma-project.io/managed-by': 'infrastructure-manager', 'operator.kyma-project.io/cluster-name': runtimeId },
+        labels: { ...gardenerClusterLabels(runtimeId, SHOOT), 'operator.kyma-project.io/managed-by': 'infrastructure-manager', 'operator.kyma-project.io/cluster-name': runtimeId },
         annotations: { [AnnotationLastKubeconfigSync]: lastSync },
       },
       data: { config: Buffer.from(kubeconfig).toString('base64') },
@@ -80,26 +58,19 @@ describe('Gardener Cluster controller', () => {
   }
 
   before(async () => {
-    landscape = await startLandscape();
-    await landscape.garden.create(testShoot(SHOOT, landscape.projectNamespace));
-    await waitFor('the shoot cluster', () => landscape.server.hasCluster(landscape.shootClusterName(SHOOT)));
-    const manager = newManager({ client: landscape.kcp, logger: silentLogger, registry });
-    setupGardenerClusterController(manager, { garden: landscape.garden, kcp: landscape.kcp, project: landscape.project, namespace: NAMESPACE, expirationSeconds: 3600, missingShootRetryMs: 500 });
-    running = manager.start(stop.signal);
-    await manager.ready();
+    env = await startGardenerClusterEnv(SHOOT, registry);
+    landscape = env.landscape;
   });
 
   after(async () => {
-    stop.abort();
-    await running;
-    await landscape.stop();
+    await env.stop();
   });
 
   it('Should create secret, and set Ready status on CR: the state metric says Ready / KubeconfigSecretCreated, the expiration metric is there', async () => {
     await landscape.kcp.create(gardenerCluster('kc-created', SHOOT));
     const secret = await waitFor('the kubeconfig Secret', () => getSecret('kc-created').catch(() => undefined));
     await readyCluster('kc-created');
-    assert.deepEqual(secret.metadata.labels, { ...labelsOf('kc-created', SHOOT), 'operator.kyma-project.io/managed-by': 'infrastructure-manager', 'operator.kyma-project.io/cluster-name': 'kc-created' });
+    assert.deepEqual(secret.metadata.labels, { ...gardenerClusterLabels('kc-created', SHOOT), 'operator.kyma-project.io/managed-by': 'infrastructure-manager', 'operator.kyma-project.io/cluster-name': 'kc-created' });
     assert.ok(secret.metadata.annotations?.[AnnotationLastKubeconfigSync]);
     await waitFor('the state metric', () => (stateSeries('kc-created').length === 1 ? true : undefined));
     assert.deepEqual(stateSeries('kc-created'), [{ labels: { runtimeId: 'kc-created', shootName: SHOOT, state: 'Ready', reason: 'KubeconfigSecretCreated' }, value: 1 }]);
