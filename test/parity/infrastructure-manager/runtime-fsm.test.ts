@@ -175,7 +175,8 @@ describe('TestFSMPatchShoot and sFnCreateShoot: mandatory audit logging', () => 
     );
     const failed = await waitForRuntime(h, id, 'Failed');
     assert.deepEqual(provisioned(failed), { status: 'False', reason: 'AuditLogErr', message: 'Failed to configure audit logs: no audit log tenant configured for aws in eu-west-1' });
-    assert.equal(fsmStops(h, 'AuditLogErr'), stopsBefore + 1);
+    // Counted per reconciliation that ends on it (a Runtime without a Shoot is looked at again on its next event).
+    assert.ok(fsmStops(h, 'AuditLogErr') > stopsBefore);
     assert.equal(await h.shoot(`c-${id}`), undefined);
   });
 
@@ -239,7 +240,8 @@ describe('sFnCreateShoot: a seed in the region before the Shoot is created (enfo
       reason: 'SeedNotFound',
       message: 'Cannot find an available seed for the region ap-southeast-1. The following regions have seeds ready: [eu-central-1, eu-west-1, us-east-1].',
     });
-    assert.equal(fsmStops(h, 'SeedNotFound'), stopsBefore + 1);
+    // Counted per reconciliation that ends on it (a Runtime without a Shoot is looked at again on its next event).
+    assert.ok(fsmStops(h, 'SeedNotFound') > stopsBefore);
     assert.equal(await h.shoot(`c-${id}`), undefined);
   });
 });
