@@ -55,6 +55,10 @@ export interface ControlPlaneConfig {
   kubeconfigExpirationSeconds: number;
   minimalRotationTimeRatio: number;
   rotationPeriodRatio: number;
+  /** Audit logging is mandatory: a Runtime without an audit log tenant for its provider and region fails (upstream `--audit-log-mandatory`; no flag; default false). */
+  auditLogMandatory?: boolean;
+  /** The registry cache controller: each runtime's RegistryCacheConfigs into its Runtime (no flag; undefined: off). */
+  registryCache?: { resyncMs?: number };
 
   // Lifecycle manager.
   kymaIntervals: RequeueIntervals;

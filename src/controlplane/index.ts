@@ -183,6 +183,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       garden: opts.garden,
       project: opts.gardenerProject,
       converterConfig: opts.converterConfig,
+      ...(config.auditLogMandatory !== undefined ? { auditLogMandatory: config.auditLogMandatory } : {}),
+      ...(config.registryCache ? { registryCache: config.registryCache } : {}),
       remoteClusters,
       namespace,
       timing: runtimeTimingOf(config),
