@@ -14,7 +14,9 @@ import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
 import { SECRET_KIND, type Secret } from '../../runtime/remote/secret.js';
-import { certificateNotAfter, ensureRuntimeCertificate, runtimeIdOf, type CaState, type WatcherPkiSettings } from '../../watcher/certificates.js';
+import { certificateNotAfter, ensureRuntimeCertificate, renewalOverdue, runtimeIdOf, type CaState, type WatcherPkiSettings } from '../../watcher/certificates.js';
+import { WatcherCertificateMetrics } from '../../watcher/metrics.js';
+import type { Registry } from '../../runtime/metrics.js';
 import { SKR_WEBHOOK_METRICS_SERVICE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_TLS_SECRET, skrWebhookObjects } from '../../watcher/skr-objects.js';
 import { webhookConfigurationFor } from '../../watcher/index.js';
 import { FIELD_MANAGER } from './crds.js';
@@ -25,7 +27,6 @@ export const DEFAULT_WEBHOOK_RESYNC_MS = 24 * 60 * 60_000;
 const DEPLOYMENT: KindRef = { apiVersion: 'apps/v1', kind: 'Deployment' };
 const VWC: KindRef = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
 const SERVICE: KindRef = { apiVersion: 'v1', kind: 'Service' };
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface SkrWebhookOptions {
   kcp: Client;
@@ -53,6 +54,8 @@ export interface SkrWebhookOptions {
   /** How long after installing a runtime may change without an event before it is reported (default 60 s). */
   silenceGraceMs?: number;
   now?: () => number;
+  /** Where lifecycle_mgr_self_signed_cert_not_renew is kept (none: not recorded). */
+  registry?: Registry;
 }
 
 export interface WebhookCondition {
@@ -85,9 +88,11 @@ function secretText(secret: Secret, key: string): string {
 export class SkrWebhookInstaller {
   private readonly installed = new Map<string, Installed>();
   private readonly now: () => number;
+  private readonly metrics: WatcherCertificateMetrics | undefined;
 
   constructor(private readonly opts: SkrWebhookOptions) {
     this.now = opts.now ?? Date.now;
+    this.metrics = opts.registry ? new WatcherCertificateMetrics(opts.registry) : undefined;
   }
 
   /** Brings the runtime's webhook to what it should be; returns the SKRWebhook condition. */
@@ -96,7 +101,15 @@ export class SkrWebhookInstaller {
     const ca = this.opts.ca();
     if (!ca) return { status: 'False', message: `${KymaConditionMessages.WebhookOutOfSync}: the watcher CA is not loaded yet`, error: false };
     const stored = this.opts.certificates.get(`${this.opts.namespace}/${name}-webhook-tls`);
-    const { secret } = await ensureRuntimeCertificate(this.opts.kcp, kyma, ca, this.opts.pki, stored, signal);
+    let secret: Secret;
+    try {
+      ({ secret } = await ensureRuntimeCertificate(this.opts.kcp, kyma, ca, this.opts.pki, stored, signal));
+    } catch (e) {
+      // The renewal could not be written: what the runtime has is what the metric judges.
+      this.metrics?.certificateRenewal(name, renewalOverdue(stored && secretText(stored, 'tls.crt'), this.opts.pki));
+      throw e;
+    }
+    this.metrics?.certificateRenewal(name, renewalOverdue(secretText(secret, 'tls.crt'), this.opts.pki));
     const tls = { caPem: secretText(secret, 'ca.crt'), certPem: secretText(secret, 'tls.crt'), keyPem: secretText(secret, 'tls.key') };
     const watchers = this.opts.watchers.list({ namespace: this.opts.namespace });
     const objects = [
@@ -146,7 +159,7 @@ export class SkrWebhookInstaller {
       if (left <= 0) {
         problems.push(`the runtime's watcher certificate expired at ${notAfter.toISOString()}`);
         error = true;
-      } else if (left < 7 * DAY_MS) problems.push(`the runtime's watcher certificate expires at ${notAfter.toISOString()} and was not renewed`);
+      } else if (renewalOverdue(tls.certPem, this.opts.pki)) problems.push(`the runtime's watcher certificate expires at ${notAfter.toISOString()} and was not renewed`);
     }
     const runtimeId = runtimeIdOf(kyma);
     if (available && this.opts.lastEventAt(runtimeId) === undefined && generation > state.generationAtInstall && now - state.installedAt >= (this.opts.silenceGraceMs ?? 60_000)) {
@@ -161,6 +174,7 @@ export class SkrWebhookInstaller {
   /** Removes the webhook from a runtime (the configuration first, so nothing calls a missing webhook). */
   async remove(remote: Client, kymaName: string, signal: AbortSignal): Promise<void> {
     this.installed.delete(kymaName);
+    this.metrics?.forget(kymaName);
     const namespace = SKR_WEBHOOK_NAMESPACE;
     const targets: { ref: KindRef; namespace?: string; name: string }[] = [
       { ref: VWC, name: SKR_WEBHOOK_NAME },
@@ -181,6 +195,7 @@ export class SkrWebhookInstaller {
   /** Forgets what this process installed for a Kyma that is gone. */
   forget(kymaName: string): void {
     this.installed.delete(kymaName);
+    this.metrics?.forget(kymaName);
   }
 
   private async readDeployment(remote: Client, signal: AbortSignal): Promise<KubeObject | undefined> {
