@@ -4,10 +4,24 @@
 import { stateValues } from '../api/operator/index.js';
 import type { Gauge, Counter, Registry } from '../runtime/metrics.js';
 import { RequeueReasons, type RequeueType } from './requeue-reasons.js';
+import { getFips } from 'node:crypto';
 
 const STATES = stateValues.filter((s) => s !== '');
 
 export type { RequeueType } from './requeue-reasons.js';
+
+/** Upstream's FIPS modes (lifecycle_mgr_fips_mode): 0 off, 1 on, 2 only. */
+export const FipsModes = { Off: 0, On: 1, Only: 2 } as const;
+
+/**
+ * The process's FIPS mode: on when Node's OpenSSL runs with a FIPS provider (crypto.getFips()),
+ * "only" when it was started with --force-fips (FIPS cannot be switched off then; Go's
+ * GODEBUG=fips140=only is upstream's equivalent).
+ */
+export function fipsMode(probe: { enabled: boolean; forced: boolean } = { enabled: getFips() === 1, forced: [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes('--force-fips') }): number {
+  if (!probe.enabled) return FipsModes.Off;
+  return probe.forced ? FipsModes.Only : FipsModes.On;
+}
 
 /** Why a Kyma reconcile looked at its runtime (see the Kyma controller's fullCheckReason). */
 export type RuntimeCheckReason = 'watcher_off' | 'first' | 'watcher_event' | 'unhealthy' | 'changed' | 'catalog_changed' | 'watchers_changed' | 'shard_gained' | 'interval';
@@ -25,6 +39,7 @@ export class LifecycleMetrics {
     this.moduleState = registry.gauge({ name: 'lifecycle_mgr_module_state', help: 'The state of a module of a Kyma: 1 for its current state, 0 for the others.', labelNames: ['module_name', 'kyma_name', 'state', 'shoot', 'instance_id'] });
     this.requeues = new RequeueReasons(registry, 'kyma');
     this.runtimeChecks = registry.counter({ name: 'lifecycle_mgr_full_runtime_checks_total', help: 'Kyma reconciles that looked at the runtime (namespace, CRDs, runtime Kyma, catalog, webhook), by why.', labelNames: ['reason'] });
+    registry.gauge({ name: 'lifecycle_mgr_fips_mode', help: 'current FIPS mode (0=off/1=on/2=only)' }).set(undefined, fipsMode());
     this.cachedPasses = registry.counter({ name: 'lifecycle_mgr_kyma_cached_passes_total', help: 'Kyma reconciles that worked from the KCP caches alone (no runtime request unless the mirrored status changed).' });
   }
 
