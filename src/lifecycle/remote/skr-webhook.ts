@@ -4,8 +4,8 @@
 // result is the Kyma's SKRWebhook condition, which names what is wrong when events cannot flow.
 //
 // Cost: the objects are applied when what they should be changes (a fingerprint per Kyma, kept in
-// memory), when the webhook Deployment was deleted or edited in the runtime, or every `resyncMs`;
-// otherwise a reconcile reads only the Deployment.
+// memory), when the webhook Deployment was deleted or edited in the runtime or its TLS Secret was
+// deleted there, or every `resyncMs`; otherwise a reconcile reads the Deployment and the Secret.
 import { canonicalJson } from '../../kube/json.js';
 import { createHash } from 'node:crypto';
 import { KymaConditionMessages, type KymaObject, type WatcherObject } from '../../api/operator/index.js';
@@ -122,11 +122,13 @@ export class SkrWebhookInstaller {
     const generation = remoteKyma.metadata.generation ?? 0;
     let state = this.installed.get(name);
     let deployment: KubeObject | undefined;
+    let secretPresent = true;
     const due = !state || state.fingerprint !== fingerprint || now - state.appliedAt >= (this.opts.resyncMs ?? DEFAULT_WEBHOOK_RESYNC_MS);
-    if (!due) deployment = await this.readDeployment(remote, signal);
-    // A webhook Deployment deleted or edited in the runtime (scaled down, say) is put back now, not at
-    // the next resync: its generation moved past the one this process applied.
-    if (due || !deployment || deployment.metadata.generation !== state?.deploymentGeneration) {
+    if (!due) [deployment, secretPresent] = await Promise.all([this.readDeployment(remote, signal), this.secretPresent(remote, signal)]);
+    // A webhook Deployment deleted or edited in the runtime (scaled down, say), or its TLS Secret
+    // deleted there, is put back now, not at the next resync: the Deployment's generation moved past
+    // the one this process applied, or the Secret is gone.
+    if (due || !deployment || !secretPresent || deployment.metadata.generation !== state?.deploymentGeneration) {
       // The webhook configuration goes last: the webhook it calls exists before any call.
       for (const o of objects) {
         const applied = await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
@@ -196,6 +198,16 @@ export class SkrWebhookInstaller {
   forget(kymaName: string): void {
     this.installed.delete(kymaName);
     this.metrics?.forget(kymaName);
+  }
+
+  private async secretPresent(remote: Client, signal: AbortSignal): Promise<boolean> {
+    try {
+      await remote.get(SECRET_KIND, { namespace: SKR_WEBHOOK_NAMESPACE, name: SKR_WEBHOOK_TLS_SECRET }, { signal });
+      return true;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
   }
 
   private async readDeployment(remote: Client, signal: AbortSignal): Promise<KubeObject | undefined> {

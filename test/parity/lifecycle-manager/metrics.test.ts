@@ -10,8 +10,12 @@ import type { KubeObject } from '../../../src/kube/object.js';
 import { fipsMode, FipsModes } from '../../../src/lifecycle/metrics.js';
 import { isNotFound } from '../../../src/runtime/client/errors.js';
 import type { HttpClient } from '../../../src/runtime/client/index.js';
+import type { Secret } from '../../../src/runtime/remote/secret.js';
+import { createCertificateAuthority } from '../../../src/util/x509.js';
 import { waitFor } from '../../support/wait.js';
-import { MODULE, NS, SAMPLE, sample, startWatcherEnv, type WatcherEnv } from './watcher-env.js';
+import { MODULE, NS, SAMPLE, SECRET, sample, startWatcherEnv, type WatcherEnv } from './watcher-env.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const STATES = ['Ready', 'Processing', 'Error', 'Deleting', 'Warning'];
 /** The module operator's finalizer on its CR (upstream's template-operator keeps one). */
@@ -20,7 +24,9 @@ const OPERATOR_FINALIZER = 'operator.kyma-project.io/template-operator';
 describe('parity: lifecycle manager metrics', () => {
   let env: WatcherEnv;
   before(async () => {
-    env = await startWatcherEnv();
+    // The CA Secret is looked at twice a second (upstream's gateway-secret-server-cert-metric sets the
+    // gateway secret requeue to 1 s); lifetimes and the 14-day expiry window are upstream's defaults.
+    env = await startWatcherEnv({ watcher: { caRefreshMs: 500 } });
   });
   after(async () => {
     await env?.stop();
@@ -86,6 +92,29 @@ describe('parity: lifecycle manager metrics', () => {
       assert.equal(kymaState(id, s), undefined, `no kyma_state series for ${s}`);
       assert.equal(moduleState(id, s) ?? 0, 0, `module_state ${s} is 0`);
     }
+  });
+
+  it('gateway-secret-server-cert-metric: the server certificate runtimes verify counts as close to expiry once it ends within the window', async () => {
+    const closeToExpiry = () => sample(env.metrics(), 'lifecycle_mgr_gateway_secret_server_cert_close_to_expiry');
+    // When the server certificate is not close to expiry: Then the metric is set to 0.
+    await waitFor('the metric at 0', () => closeToExpiry() === 0);
+
+    // When the server certificate is replaced with one close to expiry. Upstream's gateway presents the
+    // watcher CA's certificate; here the listener presents one of that CA: the CA Secret gets a CA that
+    // ends in 7 days. A rotation starts at once (the CA is within its renewal period), and for the
+    // grace period (4 days) the listener keeps presenting a certificate of the expiring CA.
+    const now = Date.now();
+    const expiring = await createCertificateAuthority({ commonName: 'klm-watcher-serving', notBefore: new Date(now - 3_600_000), notAfter: new Date(now + 7 * DAY_MS) });
+    const caKey = { namespace: NS, name: 'klm-watcher' };
+    const current = await env.land.kcp.get<Secret>(SECRET, caKey);
+    const pem = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+    await env.land.kcp.update<Secret>({ ...current, data: { 'tls.crt': pem(expiring.certPem), 'tls.key': pem(expiring.keyPem), 'ca.crt': pem(expiring.certPem) } });
+
+    // Then the metric is set to 1.
+    await waitFor('the metric at 1', () => closeToExpiry() === 1, 20_000);
+    const ca = env.cp.watcher?.ca();
+    assert.equal(ca?.rotating, true, 'a rotation started');
+    assert.equal(ca?.serving.certPem, expiring.certPem, 'the listener still presents a certificate of the expiring CA');
   });
 
   it('fips-mode-metric: lifecycle_mgr_fips_mode reports the process\'s FIPS mode with upstream\'s values', () => {
