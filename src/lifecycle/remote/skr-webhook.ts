@@ -17,7 +17,7 @@ import { SECRET_KIND, type Secret } from '../../runtime/remote/secret.js';
 import { certificateNotAfter, ensureRuntimeCertificate, renewalOverdue, runtimeIdOf, type CaState, type WatcherPkiSettings } from '../../watcher/certificates.js';
 import { WatcherCertificateMetrics } from '../../watcher/metrics.js';
 import type { Registry } from '../../runtime/metrics.js';
-import { SKR_WEBHOOK_METRICS_SERVICE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_TLS_SECRET, skrWebhookObjects } from '../../watcher/skr-objects.js';
+import { SKR_WEBHOOK_METRICS_SERVICE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_NETWORK_POLICIES, SKR_WEBHOOK_TLS_SECRET, skrWebhookObjects } from '../../watcher/skr-objects.js';
 import { webhookConfigurationFor } from '../../watcher/index.js';
 import { FIELD_MANAGER } from './crds.js';
 
@@ -27,6 +27,7 @@ export const DEFAULT_WEBHOOK_RESYNC_MS = 24 * 60 * 60_000;
 const DEPLOYMENT: KindRef = { apiVersion: 'apps/v1', kind: 'Deployment' };
 const VWC: KindRef = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
 const SERVICE: KindRef = { apiVersion: 'v1', kind: 'Service' };
+const NETWORK_POLICY: KindRef = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' };
 
 export interface SkrWebhookOptions {
   kcp: Client;
@@ -184,6 +185,7 @@ export class SkrWebhookInstaller {
       { ref: SERVICE, namespace, name: SKR_WEBHOOK_NAME },
       { ref: SERVICE, namespace, name: SKR_WEBHOOK_METRICS_SERVICE },
       { ref: SECRET_KIND, namespace, name: SKR_WEBHOOK_TLS_SECRET },
+      ...Object.values(SKR_WEBHOOK_NETWORK_POLICIES).map((name) => ({ ref: NETWORK_POLICY, namespace, name })),
     ];
     for (const t of targets) {
       try {

@@ -10,11 +10,12 @@ import { Kyma, Namespaces, Watcher, type KymaObject } from '../../../src/api/ope
 import type { KubeObject } from '../../../src/kube/object.js';
 import { isNotFound } from '../../../src/runtime/client/errors.js';
 import type { Secret } from '../../../src/runtime/remote/secret.js';
-import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_TLS_SECRET } from '../../../src/watcher/skr-objects.js';
+import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NETWORK_POLICIES, SKR_WEBHOOK_TLS_SECRET } from '../../../src/watcher/skr-objects.js';
 import { waitFor } from '../../support/wait.js';
 import { DEPLOYMENT, NS, SECRET, sample, startWatcherEnv, type WatcherEnv } from './watcher-env.js';
 
 const VWC = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
+const NETWORK_POLICY = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' };
 const RUNTIME_KYMA = { namespace: Namespaces.Remote, name: 'default' };
 const WEBHOOK = { namespace: Namespaces.Remote, name: SKR_WEBHOOK_NAME };
 const WEBHOOK_TLS = { namespace: Namespaces.Remote, name: SKR_WEBHOOK_TLS_SECRET };
@@ -53,6 +54,10 @@ describe('parity: runtime watcher events', () => {
       const d = await remote.get<DeploymentObject>(DEPLOYMENT, WEBHOOK);
       return d.status?.readyReplicas === 1 ? d : undefined;
     });
+    // And Network Policy is created (upstream's four, around the webhook pod; the egress to the KCP on its port).
+    for (const name of Object.values(SKR_WEBHOOK_NETWORK_POLICIES)) await remote.get(NETWORK_POLICY, { namespace: Namespaces.Remote, name });
+    const toKcp = await remote.get<KubeObject & { spec: { egress: { ports: { port: number }[] }[] } }>(NETWORK_POLICY, { namespace: Namespaces.Remote, name: SKR_WEBHOOK_NETWORK_POLICIES.WatcherToApiServer });
+    assert.deepEqual(toKcp.spec.egress.flatMap((e) => e.ports.map((p) => p.port)), [Number(env.cp.watcher?.kcpAddress.split(':').pop())]);
     await remote.delete(DEPLOYMENT, WEBHOOK);
     await waitFor('the skr-webhook Deployment ready again', async () => {
       const d = await remote.get<DeploymentObject>(DEPLOYMENT, WEBHOOK);
