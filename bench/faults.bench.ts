@@ -173,8 +173,9 @@ async function main(): Promise<void> {
   const survivors = new Set([...faulted].filter(([, k]) => SURVIVABLE_FAULTS.has(k)).map(([n]) => n));
   const failing = new Set([...faulted].filter(([, k]) => !SURVIVABLE_FAULTS.has(k)).map(([n]) => n));
   const reconciles0 = reconcilesByController(registry.render());
-  const kymaReasons0 = series(registry.render(), 'lifecycle_mgr_requeue_reason_total');
-  const manifestReasons0 = series(registry.render(), 'lifecycle_mgr_manifest_requeue_reason_total');
+  // One counter for both controllers (upstream's); how runtimes failed is counted beside it.
+  const requeueReasons0 = series(registry.render(), 'lifecycle_mgr_requeue_reason_total');
+  const accessErrors0 = series(registry.render(), 'lifecycle_mgr_runtime_access_errors_total');
   const logs0 = new Map([...logs.byKyma].map(([k, v]) => [k, { warn: v.warn, error: v.error }]));
   const logTotal0 = { ...logs.total };
   for (const [name, kind] of faulted) await setFaults(clusterOf.get(name) ?? '', runtimeFault(kind, { latencyMs }));
@@ -220,13 +221,13 @@ async function main(): Promise<void> {
     if (messages.size > 0) console.log(`    log lines (whole run): ${fmt(messages)}`);
     perKind[kind] = { runtimes: names.length, states: Object.fromEntries(states), upgradedWhileFaulted: upgraded.length, warn: logged.warn, error: logged.error };
   }
-  const reasonDelta = (now: Map<string, number>, before: Map<string, number>) =>
-    [...now].map(([labels, v]) => [/requeue_reason="([^"]*)",requeue_type="([^"]*)"/.exec(labels)?.slice(1).join('/') ?? labels, v - (before.get(labels) ?? 0)] as const).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
-  const kymaReasons = reasonDelta(series(registry.render(), 'lifecycle_mgr_requeue_reason_total'), kymaReasons0);
-  const manifestReasons = reasonDelta(series(registry.render(), 'lifecycle_mgr_manifest_requeue_reason_total'), manifestReasons0);
+  const delta = (pattern: RegExp, now: Map<string, number>, before: Map<string, number>) =>
+    [...now].map(([labels, v]) => [pattern.exec(labels)?.slice(1).join('/') ?? labels, v - (before.get(labels) ?? 0)] as const).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  const requeueReasons = delta(/requeue_reason="([^"]*)",requeue_type="([^"]*)"/, series(registry.render(), 'lifecycle_mgr_requeue_reason_total'), requeueReasons0);
+  const accessErrors = delta(/controller="([^"]*)",reason="([^"]*)"/, series(registry.render(), 'lifecycle_mgr_runtime_access_errors_total'), accessErrors0);
   console.log(`  reconciles in the faulted window: ${reconcileDelta(reconciles0, reconcilesByController(registry.render()))}`);
-  console.log(`  Kyma requeues by reason/type: ${kymaReasons.map(([r, n]) => `${r} ${n}`).join(', ')}`);
-  console.log(`  Manifest requeues by reason/type: ${manifestReasons.map(([r, n]) => `${r} ${n}`).join(', ')}`);
+  console.log(`  requeues by reason/type (Kyma and Manifest controllers): ${requeueReasons.map(([r, n]) => `${r} ${n}`).join(', ')}`);
+  console.log(`  runtime access errors by controller/reason: ${accessErrors.map(([r, n]) => `${r} ${n}`).join(', ')}`);
   const unattributed = { warn: logs.total.warn - logTotal0.warn, error: logs.total.error - logTotal0.error };
   console.log(`  log lines in the faulted window: warn ${unattributed.warn}, error ${unattributed.error} (all runtimes); on healthy runtimes: ${[...healthy].reduce((n, k) => n + (logs.byKyma.get(k)?.warn ?? 0) + (logs.byKyma.get(k)?.error ?? 0) - (logs0.get(k)?.warn ?? 0) - (logs0.get(k)?.error ?? 0), 0)}`);
 
@@ -257,8 +258,8 @@ async function main(): Promise<void> {
       healthyP50Ms: Math.round(hq.p50),
       healthyP99Ms: Math.round(hq.p99),
       perKind,
-      kymaErrorReasons: Object.fromEntries(kymaReasons.filter(([r]) => r.endsWith('/unexpected'))),
-      manifestErrorReasons: Object.fromEntries(manifestReasons.filter(([r]) => r.endsWith('/unexpected'))),
+      errorReasons: Object.fromEntries(requeueReasons.filter(([r]) => r.endsWith('/unexpected'))),
+      runtimeAccessErrors: Object.fromEntries(accessErrors),
       recovered: recovered.size,
       recoverSeconds: Number((recoverMs / 1000).toFixed(1)),
     }),

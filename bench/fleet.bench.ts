@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     .map(([labels, v]) => [/requeue_reason="([^"]*)"/.exec(labels)?.[1] ?? labels, v - (convergeRequeues0.get(labels) ?? 0)] as const)
     .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1]);
-  console.log(`  Kyma requeues while converging, by reason: ${requeues.map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}`);
+  console.log(`  requeues while converging (Kyma and Manifest controllers), by reason: ${requeues.map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}`);
   console.log(`memory once converged: RSS ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB, heap after a full GC ${liveHeapMiB().toFixed(0)} MiB`);
   if (heapSnapshotPath) {
     const t = performance.now();

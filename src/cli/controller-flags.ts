@@ -2,7 +2,7 @@
 // docs/operations.md. The controller flags are one table shared by `kcp run` and `kcp up`, so both
 // commands configure the controllers the same way (src/controlplane/config.ts).
 import { type BindAddress, type ControlPlaneConfig, DEFAULT_LEASE, DEFAULT_MODULE_CONFIG_RESYNC_MS, DEFAULT_MODULE_SYNC, defaultControlPlaneConfig } from '../controlplane/config.js';
-import type { WatcherConfig } from '../controlplane/watcher.js';
+import { DEFAULT_SERVER_CERT_EXPIRY_WINDOW_MS, type WatcherConfig } from '../controlplane/watcher.js';
 import type { RuntimeAdmissionConfig } from '../controlplane/runtime-admission.js';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_MANIFEST_WORKERS, MaintenancePolicyError, type MaintenanceWindowPolicy, parseMaintenancePolicy } from '../lifecycle/index.js';
@@ -95,6 +95,8 @@ export const CONTROLLER_FLAGS: readonly Flag[] = [
   { name: 'watcher-ca-rotation-grace', type: 'duration', default: d(DEFAULT_WATCHER_PKI_SETTINGS.rotationGraceMs), help: 'after a new watcher CA is trusted, how long until the listener presents it' },
   { name: 'watcher-cert-validity', type: 'duration', default: d(DEFAULT_WATCHER_PKI_SETTINGS.certValidityMs), help: 'validity of runtime certificates' },
   { name: 'watcher-cert-renew-before', type: 'duration', default: d(DEFAULT_WATCHER_PKI_SETTINGS.certRenewBeforeMs), help: 'renew a runtime certificate this long before it expires' },
+  { name: 'watcher-cert-renew-buffer', type: 'duration', default: d(DEFAULT_WATCHER_PKI_SETTINGS.certRenewBufferMs ?? 0), help: 'a runtime certificate not renewed this long after its renewal time counts as not renewed (lifecycle_mgr_self_signed_cert_not_renew)' },
+  { name: 'watcher-server-cert-expiry-window', type: 'duration', default: d(DEFAULT_SERVER_CERT_EXPIRY_WINDOW_MS), help: "the listener's server certificate counts as close to expiry this long before it ends (lifecycle_mgr_gateway_secret_server_cert_close_to_expiry)" },
   { name: 'watcher-events-per-runtime', type: 'int', default: String(DEFAULT_RUNTIME_RATE.perSecond), help: 'events per second one runtime may send (more get 429)' },
 ];
 
@@ -290,7 +292,9 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
             rotationGraceMs: flags.duration('watcher-ca-rotation-grace'),
             certValidityMs: flags.duration('watcher-cert-validity'),
             certRenewBeforeMs: flags.duration('watcher-cert-renew-before'),
+            certRenewBufferMs: flags.duration('watcher-cert-renew-buffer'),
           },
+          serverCertExpiryWindowMs: flags.duration('watcher-server-cert-expiry-window'),
           eventsPerRuntime: { perSecond: flags.int('watcher-events-per-runtime', 1), burst: Math.max(DEFAULT_RUNTIME_RATE.burst, flags.int('watcher-events-per-runtime', 1) * 2) },
         }
       : undefined;

@@ -7,6 +7,7 @@ import type { Client } from '../runtime/client/interface.js';
 import type { Logger } from '../runtime/log.js';
 import type { Registry } from '../runtime/metrics.js';
 import {
+  certificateNotAfter,
   DEFAULT_WATCHER_PKI_SETTINGS,
   issueListenerCertificate,
   WatcherCertificateAuthority,
@@ -15,6 +16,7 @@ import {
   type WatcherPkiSettings,
 } from '../watcher/certificates.js';
 import { EventListener, type RuntimeRate } from '../watcher/listener.js';
+import { WatcherCertificateMetrics } from '../watcher/metrics.js';
 import { kcpBaseUrl } from '../watcher/sender.js';
 import type { BindAddress } from './config.js';
 
@@ -36,7 +38,16 @@ export interface WatcherConfig {
   caRefreshMs?: number;
   /** Re-apply unchanged webhook objects in runtimes this often (default 24 h). */
   webhookResyncMs?: number;
+  /**
+   * The listener's server certificate counts as close to expiry this long before it (or the CA that
+   * issued it) ends: metric lifecycle_mgr_gateway_secret_server_cert_close_to_expiry (upstream's
+   * --istio-gateway-server-cert-expiry-window, 14 days).
+   */
+  serverCertExpiryWindowMs?: number;
 }
+
+/** Upstream's default server certificate expiry window. */
+export const DEFAULT_SERVER_CERT_EXPIRY_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
 
 export interface WatcherRuntime {
   listener: EventListener;
@@ -85,6 +96,16 @@ export async function startWatcherRuntime(opts: { kcp: Client; namespace: string
   const kcpAddress = config.kcpAddress ?? `${listenHost}:${listener.address.port}`;
 
   const now = pki.now ?? (() => new Date());
+  // Upstream's gateway presents the watcher CA's own certificate; here the listener presents a
+  // certificate of the serving CA: whichever of the two ends first ends what runtimes can verify.
+  // Behind a gateway the certificate runtimes see is the gateway's, not known here.
+  const metrics = new WatcherCertificateMetrics(opts.registry);
+  const reportServerCertificate = (): void => {
+    if (config.trustGateway) return;
+    const ends = Math.min(serving.notAfter.getTime(), certificateNotAfter(ca.serving.certPem)?.getTime() ?? 0);
+    metrics.serverCertificate(ends - now().getTime() < (config.serverCertExpiryWindowMs ?? DEFAULT_SERVER_CERT_EXPIRY_WINDOW_MS));
+  };
+  reportServerCertificate();
   const runtime: WatcherRuntime = {
     listener,
     authority,
@@ -95,10 +116,11 @@ export async function startWatcherRuntime(opts: { kcp: Client; namespace: string
       const next = await authority.ensure(signal);
       const caChanged = next.resourceVersion !== ca.resourceVersion;
       const renew = serving.notAfter.getTime() - now().getTime() < pki.certRenewBeforeMs;
-      if (!caChanged && !renew) return;
+      if (!caChanged && !renew) return reportServerCertificate();
       ca = next;
       serving = await issue(ca);
       listener.updateTls(tlsOf(ca, serving));
+      reportServerCertificate();
       if (caChanged) {
         log.info('watcher CA changed', { trustedCAs: ca.trustedPem.split('BEGIN CERTIFICATE').length - 1, rotationStartedAt: ca.caAddedToBundleAt?.toISOString() });
         runtime.onCaChanged?.(ca);

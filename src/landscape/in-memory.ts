@@ -12,6 +12,7 @@ import { type GardenerSimulator, type GardenerSimulatorConfig, shootClusterName 
 import { startGardenLandscape } from './index.js';
 import type { KubeletOptions, KubeletSimulator } from './kubelet.js';
 import { SkrWebhookHost } from './skr-webhooks.js';
+import type { Registry } from '../runtime/metrics.js';
 
 export interface LandscapeOptions {
   /** Gardener project; the namespace in the garden cluster is `garden-<project>`. Default `kyma-dev`. */
@@ -25,6 +26,8 @@ export interface LandscapeOptions {
   kcpNamespaces?: string[];
   /** Options of the returned clients (default: no rate limit). */
   clientOptions?: ClientOptions;
+  /** Where the runtimes' skr-webhooks count requests and events (what each webhook's /metrics shows). */
+  skrWebhookRegistry?: Registry;
 }
 
 export interface Landscape {
@@ -69,7 +72,7 @@ export async function startInMemoryLandscape(opts: LandscapeOptions = {}): Promi
       extraKubeletClusters: opts.extraKubeletClusters,
     });
     const gardenClient = newClient(garden.gardenKubeconfig);
-    const skrWebhooks = new SkrWebhookHost(server);
+    const skrWebhooks = new SkrWebhookHost(server, { registry: opts.skrWebhookRegistry });
     await skrWebhooks.start().catch(async (e: unknown) => {
       await garden.stop();
       throw e;

@@ -129,6 +129,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
       certificates: manager.cache<Secret>(SECRET_KIND, { namespace, labelSelector: `${Labels.Purpose}=${LabelValues.CertManager}` }),
       lastEventAt: w.lastEventAt,
       resyncMs: w.resyncMs,
+      registry: manager.registry,
     });
   }
   const kyma = setupKymaController(manager, {

@@ -1,12 +1,27 @@
 // The lifecycle manager's Prometheus metrics, named as upstream names them: one gauge series per
-// Kyma and state (1 for the current state, 0 for the others), the same per module, and a counter
-// of requeues by reason.
+// Kyma and state (1 for the current state, 0 for the others), the same per module, and the
+// requeue reasons upstream counts (requeue-reasons.ts).
 import { stateValues } from '../api/operator/index.js';
 import type { Gauge, Counter, Registry } from '../runtime/metrics.js';
+import { RequeueReasons, type RequeueType } from './requeue-reasons.js';
+import { getFips } from 'node:crypto';
 
 const STATES = stateValues.filter((s) => s !== '');
 
-export type RequeueType = 'intended' | 'unexpected';
+export type { RequeueType } from './requeue-reasons.js';
+
+/** Upstream's FIPS modes (lifecycle_mgr_fips_mode): 0 off, 1 on, 2 only. */
+export const FipsModes = { Off: 0, On: 1, Only: 2 } as const;
+
+/**
+ * The process's FIPS mode: on when Node's OpenSSL runs with a FIPS provider (crypto.getFips()),
+ * "only" when it was started with --force-fips (FIPS cannot be switched off then; Go's
+ * GODEBUG=fips140=only is upstream's equivalent).
+ */
+export function fipsMode(probe: { enabled: boolean; forced: boolean } = { enabled: getFips() === 1, forced: [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes('--force-fips') }): number {
+  if (!probe.enabled) return FipsModes.Off;
+  return probe.forced ? FipsModes.Only : FipsModes.On;
+}
 
 /** Why a Kyma reconcile looked at its runtime (see the Kyma controller's fullCheckReason). */
 export type RuntimeCheckReason = 'watcher_off' | 'first' | 'watcher_event' | 'unhealthy' | 'changed' | 'catalog_changed' | 'watchers_changed' | 'shard_gained' | 'interval';
@@ -14,7 +29,7 @@ export type RuntimeCheckReason = 'watcher_off' | 'first' | 'watcher_event' | 'un
 export class LifecycleMetrics {
   private readonly kymaState: Gauge;
   private readonly moduleState: Gauge;
-  private readonly requeues: Counter;
+  private readonly requeues: RequeueReasons;
   private readonly runtimeChecks: Counter;
   private readonly cachedPasses: Counter;
   private readonly modulesByKyma = new Map<string, Set<string>>();
@@ -22,8 +37,9 @@ export class LifecycleMetrics {
   constructor(registry: Registry) {
     this.kymaState = registry.gauge({ name: 'lifecycle_mgr_kyma_state', help: 'The state of a Kyma: 1 for its current state, 0 for the others.', labelNames: ['kyma_name', 'state', 'shoot', 'instance_id'] });
     this.moduleState = registry.gauge({ name: 'lifecycle_mgr_module_state', help: 'The state of a module of a Kyma: 1 for its current state, 0 for the others.', labelNames: ['module_name', 'kyma_name', 'state', 'shoot', 'instance_id'] });
-    this.requeues = registry.counter({ name: 'lifecycle_mgr_requeue_reason_total', help: 'Requeues of the Kyma controller by reason.', labelNames: ['requeue_reason', 'requeue_type'] });
+    this.requeues = new RequeueReasons(registry, 'kyma');
     this.runtimeChecks = registry.counter({ name: 'lifecycle_mgr_full_runtime_checks_total', help: 'Kyma reconciles that looked at the runtime (namespace, CRDs, runtime Kyma, catalog, webhook), by why.', labelNames: ['reason'] });
+    registry.gauge({ name: 'lifecycle_mgr_fips_mode', help: 'current FIPS mode (0=off/1=on/2=only)' }).set(undefined, fipsMode());
     this.cachedPasses = registry.counter({ name: 'lifecycle_mgr_kyma_cached_passes_total', help: 'Kyma reconciles that worked from the KCP caches alone (no runtime request unless the mirrored status changed).' });
   }
 
@@ -48,8 +64,9 @@ export class LifecycleMetrics {
     }
   }
 
-  requeue(reason: string, type: RequeueType = 'intended'): void {
-    this.requeues.inc({ requeue_reason: reason, requeue_type: type });
+  /** Counts a requeue under upstream's reason for this outcome (requeue-reasons.ts). */
+  requeue(outcome: string, type: RequeueType = 'intended'): void {
+    this.requeues.kyma(outcome, type);
   }
 
   /** Drops every series of a Kyma that is gone. */

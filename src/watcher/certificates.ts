@@ -58,6 +58,11 @@ export interface WatcherPkiSettings {
   certValidityMs: number;
   /** A runtime certificate is re-issued this long before it expires (upstream: 30 days). */
   certRenewBeforeMs: number;
+  /**
+   * How long past its renewal time a runtime certificate may stay un-renewed before it counts as not
+   * renewed (metric lifecycle_mgr_self_signed_cert_not_renew; upstream's --self-signed-cert-renew-buffer, 24 h).
+   */
+  certRenewBufferMs?: number;
   /** The clock (default: the system clock). */
   now?: () => Date;
   /** Common name of a new CA (default: the watcher's, WATCHER_CA_COMMON_NAME); other users of this CA code set their own. */
@@ -74,6 +79,7 @@ export const DEFAULT_WATCHER_PKI_SETTINGS: WatcherPkiSettings = {
   rotationGraceMs: 4 * DAY_MS,
   certValidityMs: 60 * DAY_MS,
   certRenewBeforeMs: 30 * DAY_MS,
+  certRenewBufferMs: DAY_MS,
 };
 
 /** Common name of the watcher CA (upstream's CA Certificate is named `klm-watcher-serving`). */
@@ -522,6 +528,18 @@ export function renewalReason(
 export function certificateNotAfter(certPem: string): Date | undefined {
   const facts = certificateFacts(certPem);
   return typeof facts === 'string' ? undefined : facts.notAfter;
+}
+
+/**
+ * Whether a runtime certificate is overdue for renewal, as upstream decides it: its renewal time
+ * (notAfter minus certRenewBeforeMs) plus the renew buffer has passed. An unparsable certificate is
+ * overdue (upstream counts a renewal time it cannot read the same way).
+ */
+export function renewalOverdue(certPem: string | undefined, settings: Pick<WatcherPkiSettings, 'certRenewBeforeMs' | 'certRenewBufferMs' | 'now'>): boolean {
+  const notAfter = certPem === undefined ? undefined : certificateNotAfter(certPem);
+  if (!notAfter) return true;
+  const renewalAt = notAfter.getTime() - settings.certRenewBeforeMs;
+  return nowOf(settings).getTime() > renewalAt + (settings.certRenewBufferMs ?? DEFAULT_WATCHER_PKI_SETTINGS.certRenewBufferMs ?? 0);
 }
 
 /** Namespace and Service of the skr-webhook in every runtime. */

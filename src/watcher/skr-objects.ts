@@ -1,7 +1,8 @@
 // What the lifecycle manager installs into every runtime for the watcher, as upstream does (all in
 // kyma-system, label operator.kyma-project.io/managed-by: kyma): the Secret skr-webhook-tls, the
-// Services skr-webhook and skr-webhook-metrics, the Deployment skr-webhook and the
-// ValidatingWebhookConfiguration skr-webhook (built from the Watchers, see webhookConfigurationFor).
+// Services skr-webhook and skr-webhook-metrics, the Deployment skr-webhook, upstream's four
+// NetworkPolicies around the webhook pod, and the ValidatingWebhookConfiguration skr-webhook (built
+// from the Watchers, see webhookConfigurationFor).
 import { createHash } from 'node:crypto';
 import { LabelValues, Labels, OPERATOR_GROUP } from '../api/operator/index.js';
 import type { KubeObject } from '../kube/object.js';
@@ -104,7 +105,39 @@ export function skrWebhookObjects(spec: SkrWebhookSpec): KubeObject[] {
       },
     },
   } as KubeObject;
-  return [secret, service, metricsService, deployment];
+  return [secret, service, metricsService, ...networkPolicies(spec.kcpAddress), deployment];
+}
+
+/**
+ * Upstream's NetworkPolicy names (lifecycle-manager internal/service/watcher/resources): the webhook
+ * pod takes calls on its webhook port (from the API server, which reaches a Gardener shoot through
+ * its VPN) and its metrics port, and talks only to the KCP listener's port and to DNS. As upstream,
+ * the egress rule towards the KCP carries the port of KCP_ADDR.
+ */
+export const SKR_WEBHOOK_NETWORK_POLICIES = {
+  SeedToWatcher: 'kyma-project.io--seed-to-watcher',
+  WatcherToApiServer: 'kyma-project.io--watcher-to-apiserver',
+  MetricsToWatcher: 'kyma-project.io--metrics-to-watcher',
+  WatcherToDns: 'kyma-project.io--watcher-to-dns',
+} as const;
+
+function kcpPortOf(kcpAddress: string): number {
+  const m = /:(\d{1,5})$/.exec(kcpAddress.replace(/^\[[^\]]*\]/, (v6) => v6.replace(/:/g, '')));
+  return m ? Number(m[1]) : 443;
+}
+
+function networkPolicies(kcpAddress: string): KubeObject[] {
+  const policy = (name: string, spec: Record<string, unknown>): KubeObject =>
+    ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: meta(name), spec: { podSelector: { matchLabels: APP }, ...spec } }) as KubeObject;
+  return [
+    policy(SKR_WEBHOOK_NETWORK_POLICIES.SeedToWatcher, { policyTypes: ['Ingress'], ingress: [{ ports: [{ protocol: 'TCP', port: WEBHOOK_CONTAINER_PORT }] }] }),
+    policy(SKR_WEBHOOK_NETWORK_POLICIES.MetricsToWatcher, { policyTypes: ['Ingress'], ingress: [{ ports: [{ protocol: 'TCP', port: WEBHOOK_METRICS_PORT }] }] }),
+    policy(SKR_WEBHOOK_NETWORK_POLICIES.WatcherToApiServer, { policyTypes: ['Egress'], egress: [{ ports: [{ protocol: 'TCP', port: kcpPortOf(kcpAddress) }] }] }),
+    policy(SKR_WEBHOOK_NETWORK_POLICIES.WatcherToDns, {
+      policyTypes: ['Egress'],
+      egress: [{ ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] }],
+    }),
+  ];
 }
 
 /** Reads the KCP address and contract back from a Deployment built above (the landscape "runs" it). */

@@ -63,9 +63,25 @@ export function webhookConfigFromEnv(env: WebhookEnvironment, host = '0.0.0.0'):
 export class WebhookMetrics {
   readonly requests: Counter;
   readonly events: Counter;
+  /** Upstream runtime-watcher's names: requests to the KCP, and those that failed (`error_reason="failed-request"`). */
+  readonly kcpRequests: Counter;
+  readonly failedKcp: Counter;
   constructor(registry: Registry) {
     this.requests = registry.counter({ name: 'watcher_webhook_requests_total', help: 'Admission requests the skr-webhook answered, by manager and whether they gave an event.', labelNames: ['manager', 'event'] });
     this.events = registry.counter({ name: 'watcher_webhook_events_total', help: 'Events the skr-webhook sent to the KCP, by result (sent, failed, dropped).', labelNames: ['result'] });
+    this.kcpRequests = registry.counter({ name: 'watcher_kcp_requests_total', help: 'Events the skr-webhook sent to the KCP.' });
+    this.failedKcp = registry.counter({ name: 'watcher_failed_kcp_total', help: 'Events the skr-webhook could not deliver to the KCP, by error reason.', labelNames: ['error_reason'] });
+  }
+
+  sent(): void {
+    this.events.inc({ result: 'sent' });
+    this.kcpRequests.inc();
+  }
+
+  failed(): void {
+    this.events.inc({ result: 'failed' });
+    this.kcpRequests.inc();
+    this.failedKcp.inc({ error_reason: 'failed-request' });
   }
 }
 
@@ -91,9 +107,9 @@ export class EventForwarder {
     setImmediate(() => {
       this.pending.delete(id);
       sender.send(manager, event).then(
-        () => this.metrics?.events.inc({ result: 'sent' }),
+        () => this.metrics?.sent(),
         (e: unknown) => {
-          this.metrics?.events.inc({ result: 'failed' });
+          this.metrics?.failed();
           this.log?.warn('sending a watcher event to the KCP failed', { manager, kind: event.watchedGvk.kind, name: event.watched.name, error: e });
         },
       );

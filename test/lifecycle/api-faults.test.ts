@@ -27,8 +27,8 @@ const HEALTHY = ['ok-1', 'ok-2', 'ok-3', 'ok-4', 'ok-5', 'ok-6'];
 const faulted = (kind: RuntimeFaultKind) => `f-${kind}`;
 /** What a Kyma that the controllers could not reach says, per fault that is not ridden out. */
 const FAILING: Partial<Record<RuntimeFaultKind, { reason: string; operation: RegExp }>> = {
-  'server-errors': { reason: 'remote_ServerError', operation: /runtime cluster of Kyma f-server-errors answers with server errors \((500 InternalError|503 ServiceUnavailable)\)/ },
-  unreachable: { reason: 'remote_Unreachable', operation: /runtime cluster of Kyma f-unreachable is unreachable/ },
+  'server-errors': { reason: 'ServerError', operation: /runtime cluster of Kyma f-server-errors answers with server errors \((500 InternalError|503 ServiceUnavailable)\)/ },
+  unreachable: { reason: 'Unreachable', operation: /runtime cluster of Kyma f-unreachable is unreachable/ },
 };
 
 /** The Kyma is Ready with the module at `version`, Ready, and its Manifest too. */
@@ -98,7 +98,9 @@ describe('API faults in a fleet', () => {
       const kyma = faultedState.kymas.get(id);
       assert.match(kyma?.status?.lastOperation?.operation ?? '', FAILING[kind]!.operation, `${id}: ${kyma?.status?.lastOperation?.operation}`);
       assert.equal(faultedState.manifests.get(id)?.spec.version, OLD, `${id}: the upgrade waits for the runtime`);
-      assert.ok(counterValue(metrics(), 'lifecycle_mgr_requeue_reason_total', { requeue_reason: FAILING[kind]!.reason, requeue_type: 'unexpected' }) > 0, `${FAILING[kind]!.reason} counted`);
+      // Upstream's reason for a runtime that cannot be used; how it failed is counted beside it.
+      assert.ok(counterValue(metrics(), 'lifecycle_mgr_requeue_reason_total', { requeue_reason: 'sync_context_retrieval', requeue_type: 'unexpected' }) > 0, 'sync_context_retrieval counted');
+      assert.ok(counterValue(metrics(), 'lifecycle_mgr_runtime_access_errors_total', { controller: 'kyma', reason: FAILING[kind]!.reason }) > 0, `${FAILING[kind]!.reason} counted`);
       const warned = log.records.slice(recordsBefore).filter((r) => r.level === 'warn' && r.msg === 'Kyma state changed' && r.fields.kyma === id && r.fields.to === 'Error');
       assert.ok(warned.length > 0, `${id}: its Error logged at warn`);
       assert.match(String(warned[0].fields.reason), FAILING[kind]!.operation);

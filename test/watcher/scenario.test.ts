@@ -14,7 +14,7 @@ import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artif
 import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
 import { isNotFound } from '../../src/runtime/client/errors.js';
 import { silentLogger } from '../../src/runtime/log.js';
-import { DEFAULT_SKR_WEBHOOK_IMAGE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_TLS_SECRET } from '../../src/watcher/skr-objects.js';
+import { DEFAULT_SKR_WEBHOOK_IMAGE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_NETWORK_POLICIES, SKR_WEBHOOK_TLS_SECRET } from '../../src/watcher/skr-objects.js';
 import { waitFor } from '../support/wait.js';
 
 const NS = Namespaces.ControlPlane;
@@ -176,6 +176,7 @@ describe('runtime watcher: events instead of polling', () => {
       [VWC, { name: SKR_WEBHOOK_NAME }],
       [DEPLOYMENT, { namespace: Namespaces.Remote, name: SKR_WEBHOOK_NAME }],
       [{ apiVersion: 'v1', kind: 'Secret' }, { namespace: Namespaces.Remote, name: SKR_WEBHOOK_TLS_SECRET }],
+      ...Object.values(SKR_WEBHOOK_NETWORK_POLICIES).map((name) => [{ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' }, { namespace: Namespaces.Remote, name }] as const),
     ] as const) {
       await assert.rejects(remote.get(ref, key), (e: unknown) => isNotFound(e), `${ref.kind} ${key.name} removed`);
     }

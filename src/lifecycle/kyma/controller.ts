@@ -43,6 +43,7 @@ import type { KubeObject } from '../../kube/object.js';
 import type { CatalogView } from '../catalog/resolve.js';
 import { catalogSyncEnabled, desiredCatalog, syncCatalog } from '../catalog/sync.js';
 import type { LifecycleMetrics, RuntimeCheckReason } from '../metrics.js';
+import { KymaRequeueReasons } from '../requeue-reasons.js';
 import { accessErrorOf, KUBECONFIG_SECRET_SELECTOR, SECRET_KIND, type RuntimeAccess, type Secret } from '../remote/access.js';
 import { FIELD_MANAGER, syncRemoteCrds } from '../remote/crds.js';
 import { syncImagePullSecret } from '../remote/image-pull-secret.js';
@@ -271,6 +272,7 @@ class KymaReconciler {
         } catch (e) {
           if (accessErrorOf(name, e)) throw e;
           this.log.warn('module catalog sync failed', { kyma: name, error: e });
+          this.opts.metrics.requeue(KymaRequeueReasons.ModuleCatalogSync, 'unexpected');
           conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'False', KymaConditionMessages.CatalogOutOfSync, kyma.metadata.generation, now);
         }
       } else conditions = removeCondition(conditions, KymaConditionTypes.ModuleCatalog);
@@ -296,6 +298,7 @@ class KymaReconciler {
       mirrored = mirrorFingerprint(status);
     } catch (e) {
       this.log.warn('mirroring the status into the runtime Kyma failed', { kyma: name, error: e });
+      this.opts.metrics.requeue(KymaRequeueReasons.StatusSyncToRemote, 'unexpected');
     }
     if (this.opts.runtimeCheckMs !== undefined) {
       this.checks.set(name, {
@@ -328,6 +331,7 @@ class KymaReconciler {
         // The next reconcile looks at the runtime (and reports why it cannot be reached).
         last.healthy = false;
         this.log.warn('mirroring the status into the runtime Kyma failed', { kyma: name, error: e });
+        this.opts.metrics.requeue(KymaRequeueReasons.StatusSyncToRemote, 'unexpected');
       }
     }
     return this.requeue(status);
@@ -366,6 +370,7 @@ class KymaReconciler {
     } catch (e) {
       if (accessErrorOf(kyma.metadata.name ?? '', e)) throw e;
       this.log.warn('runtime watcher webhook sync failed', { kyma: kyma.metadata.name, error: e });
+      this.opts.metrics.requeue(KymaRequeueReasons.SkrWebhookResourcesInstallation, 'unexpected');
       return { status: 'False', message: `${KymaConditionMessages.WebhookOutOfSync}: ${(e as Error).message}`, error: false };
     }
   }
@@ -448,6 +453,7 @@ class KymaReconciler {
         this.opts.metrics.requeue(`kyma_deletion_remote_${outcome.error.reason}`, 'unexpected');
         return { requeueAfterMs: intervalFor(States.Error, this.intervals) };
       case 'done':
+        this.opts.metrics.requeue(KymaRequeueReasons.KymaDeletion);
         this.forget(name, idsOf(kyma));
         this.manager.events.event(kyma as KubeObject, outcome.skippedRuntime ? 'Warning' : 'Normal', 'Deleted', outcome.skippedRuntime ? 'Kyma deleted; the runtime was unreachable, its cleanup was skipped' : 'Kyma deleted');
         return;

@@ -3,6 +3,7 @@
 import type { Registry } from '../../runtime/metrics.js';
 import { type State, States } from '../../api/operator/index.js';
 import type { DriftCheckReason } from './reconciler.js';
+import { RequeueReasons, type RequeueType } from '../requeue-reasons.js';
 
 export interface ModuleStateChange {
   manifest: string;
@@ -19,7 +20,7 @@ const ALL_STATES: State[] = [States.Ready, States.Processing, States.Error, Stat
 
 export class ManifestMetrics {
   private readonly stateGauge;
-  private readonly requeues;
+  private readonly requeues: RequeueReasons;
   private readonly driftChecks;
   private readonly cleanPasses;
 
@@ -32,11 +33,8 @@ export class ManifestMetrics {
       help: '1 for the current state of a Manifest (one module in one runtime), 0 for the other states.',
       labelNames: ['manifest', 'kyma_name', 'module_name', 'state'],
     });
-    this.requeues = registry.counter({
-      name: 'lifecycle_mgr_manifest_requeue_reason_total',
-      help: 'Manifest reconciles by why they are looked at again (intended: normal flow; unexpected: an error).',
-      labelNames: ['requeue_reason', 'requeue_type'],
-    });
+    // Upstream's counter, shared with the Kyma controller.
+    this.requeues = new RequeueReasons(registry, 'manifest');
     this.driftChecks = registry.counter({
       name: 'lifecycle_mgr_drift_checks_total',
       help: 'Passes of an installed, unchanged Manifest that read its objects back from the runtime (a GET each, then readiness), by why.',
@@ -66,7 +64,8 @@ export class ManifestMetrics {
     for (const s of ALL_STATES) this.stateGauge.remove({ manifest, kyma_name: kymaName, module_name: moduleName, state: s });
   }
 
-  requeue(reason: string, type: 'intended' | 'unexpected'): void {
-    this.requeues.inc({ requeue_reason: reason, requeue_type: type });
+  /** Counts a requeue under upstream's reason for this outcome; `stateChanged`: the pass moved the state. */
+  requeue(outcome: string, type: RequeueType, stateChanged = false): void {
+    this.requeues.manifest(outcome, type, stateChanged);
   }
 }

@@ -43,6 +43,7 @@ import { deleteDefaultCR, describeUserCRs, ensureDefaultCR, findUserCRs, managed
 import { checkDrift } from './drift.js';
 import { describeRef, refKey, refOf, removedRefs, type ResourceRef, unionRefs } from './inventory.js';
 import type { ManifestMetrics } from './metrics.js';
+import { ManifestRequeueReasons } from '../requeue-reasons.js';
 import { deleteResources } from './prune.js';
 import { findManager, managerState, moduleCRState, type StateInfo } from './readiness.js';
 import { hashObjects, RenderError, renderObjects } from './render.js';
@@ -153,7 +154,10 @@ export class ManifestReconciler {
 
     if (!deleting) {
       if (this.isOrphaned(manifest)) return this.orphaned(ctx);
-      if (await this.ensureFinalizers(manifest)) return;
+      if (await this.ensureFinalizers(manifest)) {
+        this.d.metrics.requeue(ManifestRequeueReasons.AddFinalizer, 'intended');
+        return;
+      }
     }
     try {
       const target = this.targetClient(manifest);
@@ -164,6 +168,7 @@ export class ManifestReconciler {
         // The runtime is gone with its kubeconfig: nothing left to clean up there.
         this.d.log.info('kubeconfig Secret gone; releasing the Manifest', { manifest: namespacedName(req) });
         await this.dropFinalizers(manifest, OUR_FINALIZERS);
+        this.d.metrics.requeue(ManifestRequeueReasons.RemoveFinalizerWhenSecretGone, 'intended');
         return;
       }
       const access = this.runtimeAccessError(manifest, e);
@@ -362,6 +367,7 @@ export class ManifestReconciler {
     this.d.events.event(manifest, 'Normal', 'ModuleRemoved', 'module resources removed from the runtime');
     // Logged once: a lost race on the finalizers brings the same pass again.
     if (await this.dropFinalizers(manifest, OUR_FINALIZERS)) {
+      this.d.metrics.requeue(ManifestRequeueReasons.RemoveFinalizerInDeleting, 'intended');
       this.d.log.info('module removed from the runtime', { manifest: namespacedName(manifest), module: manifest.metadata.labels?.[Labels.ModuleName] ?? '', kyma: manifest.metadata.labels?.[Labels.KymaName] ?? '' });
     }
     this.forget(namespacedName(manifest));
@@ -502,7 +508,7 @@ export class ManifestReconciler {
       state: status.state,
       previous,
     });
-    this.d.metrics.requeue(reason, status.state === States.Error ? 'unexpected' : 'intended');
+    this.d.metrics.requeue(reason, status.state === States.Error ? 'unexpected' : 'intended', previous !== status.state);
     const error = status.state === States.Error ? status.operation : undefined;
     return { ...(backoff ? { requeue: true } : { requeueAfterMs: this.intervalFor(status.state) }), ...(error !== undefined ? { error } : {}) };
   }

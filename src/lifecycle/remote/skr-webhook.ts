@@ -4,8 +4,8 @@
 // result is the Kyma's SKRWebhook condition, which names what is wrong when events cannot flow.
 //
 // Cost: the objects are applied when what they should be changes (a fingerprint per Kyma, kept in
-// memory), when the webhook Deployment was deleted or edited in the runtime, or every `resyncMs`;
-// otherwise a reconcile reads only the Deployment.
+// memory), when the webhook Deployment was deleted or edited in the runtime or its TLS Secret was
+// deleted there, or every `resyncMs`; otherwise a reconcile reads the Deployment and the Secret.
 import { canonicalJson } from '../../kube/json.js';
 import { createHash } from 'node:crypto';
 import { KymaConditionMessages, type KymaObject, type WatcherObject } from '../../api/operator/index.js';
@@ -14,8 +14,10 @@ import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
 import { SECRET_KIND, type Secret } from '../../runtime/remote/secret.js';
-import { certificateNotAfter, ensureRuntimeCertificate, runtimeIdOf, type CaState, type WatcherPkiSettings } from '../../watcher/certificates.js';
-import { SKR_WEBHOOK_METRICS_SERVICE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_TLS_SECRET, skrWebhookObjects } from '../../watcher/skr-objects.js';
+import { certificateNotAfter, ensureRuntimeCertificate, renewalOverdue, runtimeIdOf, type CaState, type WatcherPkiSettings } from '../../watcher/certificates.js';
+import { WatcherCertificateMetrics } from '../../watcher/metrics.js';
+import type { Registry } from '../../runtime/metrics.js';
+import { SKR_WEBHOOK_METRICS_SERVICE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_NETWORK_POLICIES, SKR_WEBHOOK_TLS_SECRET, skrWebhookObjects } from '../../watcher/skr-objects.js';
 import { webhookConfigurationFor } from '../../watcher/index.js';
 import { FIELD_MANAGER } from './crds.js';
 
@@ -25,7 +27,7 @@ export const DEFAULT_WEBHOOK_RESYNC_MS = 24 * 60 * 60_000;
 const DEPLOYMENT: KindRef = { apiVersion: 'apps/v1', kind: 'Deployment' };
 const VWC: KindRef = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
 const SERVICE: KindRef = { apiVersion: 'v1', kind: 'Service' };
-const DAY_MS = 24 * 60 * 60 * 1000;
+const NETWORK_POLICY: KindRef = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' };
 
 export interface SkrWebhookOptions {
   kcp: Client;
@@ -53,6 +55,8 @@ export interface SkrWebhookOptions {
   /** How long after installing a runtime may change without an event before it is reported (default 60 s). */
   silenceGraceMs?: number;
   now?: () => number;
+  /** Where lifecycle_mgr_self_signed_cert_not_renew is kept (none: not recorded). */
+  registry?: Registry;
 }
 
 export interface WebhookCondition {
@@ -85,9 +89,11 @@ function secretText(secret: Secret, key: string): string {
 export class SkrWebhookInstaller {
   private readonly installed = new Map<string, Installed>();
   private readonly now: () => number;
+  private readonly metrics: WatcherCertificateMetrics | undefined;
 
   constructor(private readonly opts: SkrWebhookOptions) {
     this.now = opts.now ?? Date.now;
+    this.metrics = opts.registry ? new WatcherCertificateMetrics(opts.registry) : undefined;
   }
 
   /** Brings the runtime's webhook to what it should be; returns the SKRWebhook condition. */
@@ -96,7 +102,15 @@ export class SkrWebhookInstaller {
     const ca = this.opts.ca();
     if (!ca) return { status: 'False', message: `${KymaConditionMessages.WebhookOutOfSync}: the watcher CA is not loaded yet`, error: false };
     const stored = this.opts.certificates.get(`${this.opts.namespace}/${name}-webhook-tls`);
-    const { secret } = await ensureRuntimeCertificate(this.opts.kcp, kyma, ca, this.opts.pki, stored, signal);
+    let secret: Secret;
+    try {
+      ({ secret } = await ensureRuntimeCertificate(this.opts.kcp, kyma, ca, this.opts.pki, stored, signal));
+    } catch (e) {
+      // The renewal could not be written: what the runtime has is what the metric judges.
+      this.metrics?.certificateRenewal(name, renewalOverdue(stored && secretText(stored, 'tls.crt'), this.opts.pki));
+      throw e;
+    }
+    this.metrics?.certificateRenewal(name, renewalOverdue(secretText(secret, 'tls.crt'), this.opts.pki));
     const tls = { caPem: secretText(secret, 'ca.crt'), certPem: secretText(secret, 'tls.crt'), keyPem: secretText(secret, 'tls.key') };
     const watchers = this.opts.watchers.list({ namespace: this.opts.namespace });
     const objects = [
@@ -109,11 +123,13 @@ export class SkrWebhookInstaller {
     const generation = remoteKyma.metadata.generation ?? 0;
     let state = this.installed.get(name);
     let deployment: KubeObject | undefined;
+    let secretPresent = true;
     const due = !state || state.fingerprint !== fingerprint || now - state.appliedAt >= (this.opts.resyncMs ?? DEFAULT_WEBHOOK_RESYNC_MS);
-    if (!due) deployment = await this.readDeployment(remote, signal);
-    // A webhook Deployment deleted or edited in the runtime (scaled down, say) is put back now, not at
-    // the next resync: its generation moved past the one this process applied.
-    if (due || !deployment || deployment.metadata.generation !== state?.deploymentGeneration) {
+    if (!due) [deployment, secretPresent] = await Promise.all([this.readDeployment(remote, signal), this.secretPresent(remote, signal)]);
+    // A webhook Deployment deleted or edited in the runtime (scaled down, say), or its TLS Secret
+    // deleted there, is put back now, not at the next resync: the Deployment's generation moved past
+    // the one this process applied, or the Secret is gone.
+    if (due || !deployment || !secretPresent || deployment.metadata.generation !== state?.deploymentGeneration) {
       // The webhook configuration goes last: the webhook it calls exists before any call.
       for (const o of objects) {
         const applied = await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
@@ -146,7 +162,7 @@ export class SkrWebhookInstaller {
       if (left <= 0) {
         problems.push(`the runtime's watcher certificate expired at ${notAfter.toISOString()}`);
         error = true;
-      } else if (left < 7 * DAY_MS) problems.push(`the runtime's watcher certificate expires at ${notAfter.toISOString()} and was not renewed`);
+      } else if (renewalOverdue(tls.certPem, this.opts.pki)) problems.push(`the runtime's watcher certificate expires at ${notAfter.toISOString()} and was not renewed`);
     }
     const runtimeId = runtimeIdOf(kyma);
     if (available && this.opts.lastEventAt(runtimeId) === undefined && generation > state.generationAtInstall && now - state.installedAt >= (this.opts.silenceGraceMs ?? 60_000)) {
@@ -161,6 +177,7 @@ export class SkrWebhookInstaller {
   /** Removes the webhook from a runtime (the configuration first, so nothing calls a missing webhook). */
   async remove(remote: Client, kymaName: string, signal: AbortSignal): Promise<void> {
     this.installed.delete(kymaName);
+    this.metrics?.forget(kymaName);
     const namespace = SKR_WEBHOOK_NAMESPACE;
     const targets: { ref: KindRef; namespace?: string; name: string }[] = [
       { ref: VWC, name: SKR_WEBHOOK_NAME },
@@ -168,6 +185,7 @@ export class SkrWebhookInstaller {
       { ref: SERVICE, namespace, name: SKR_WEBHOOK_NAME },
       { ref: SERVICE, namespace, name: SKR_WEBHOOK_METRICS_SERVICE },
       { ref: SECRET_KIND, namespace, name: SKR_WEBHOOK_TLS_SECRET },
+      ...Object.values(SKR_WEBHOOK_NETWORK_POLICIES).map((name) => ({ ref: NETWORK_POLICY, namespace, name })),
     ];
     for (const t of targets) {
       try {
@@ -181,6 +199,17 @@ export class SkrWebhookInstaller {
   /** Forgets what this process installed for a Kyma that is gone. */
   forget(kymaName: string): void {
     this.installed.delete(kymaName);
+    this.metrics?.forget(kymaName);
+  }
+
+  private async secretPresent(remote: Client, signal: AbortSignal): Promise<boolean> {
+    try {
+      await remote.get(SECRET_KIND, { namespace: SKR_WEBHOOK_NAMESPACE, name: SKR_WEBHOOK_TLS_SECRET }, { signal });
+      return true;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
   }
 
   private async readDeployment(remote: Client, signal: AbortSignal): Promise<KubeObject | undefined> {
