@@ -1,7 +1,8 @@
 // Which ModuleTemplate a Kyma's module resolves to: a pinned `version` names `<module>-<version>`;
 // otherwise the channel (module's, else the Kyma's, else `regular`) is looked up in the module's
 // ModuleReleaseMeta (`spec.channels`) and its version names the template. Beta and internal
-// modules resolve only for Kymas labelled for them.
+// module versions resolve only for Kymas labelled for them. Messages are upstream's
+// (pkg/templatelookup), so tools matching them keep working.
 import {
   Annotations,
   DEFAULT_CHANNEL,
@@ -45,10 +46,26 @@ export function templateName(moduleName: string, version: string): string {
 
 /** Whether a Kyma may see a module: beta/internal modules only for Kymas labelled for them. */
 export function offeredTo(kyma: Pick<KymaObject, 'metadata'>, flags: { beta?: boolean; internal?: boolean }): boolean {
+  return notOfferedBecause(kyma, flags) === undefined;
+}
+
+/** Why a module version is not offered to a Kyma (upstream's order: internal first), or undefined. */
+function notOfferedBecause(kyma: Pick<KymaObject, 'metadata'>, flags: { beta?: boolean; internal?: boolean }): 'internal module' | 'beta module' | undefined {
   const labels = kyma.metadata.labels;
-  if (flags.beta && !isEnabled(labels?.[Labels.Beta])) return false;
-  if (flags.internal && !isEnabled(labels?.[Labels.Internal])) return false;
-  return true;
+  if (flags.internal && !isEnabled(labels?.[Labels.Internal])) return 'internal module';
+  if (flags.beta && !isEnabled(labels?.[Labels.Beta])) return 'beta module';
+  return undefined;
+}
+
+/** Upstream's message for a template the Kyma may not use (ErrTemplateNotAllowed). */
+function checkOffered(kyma: KymaObject, meta: ModuleReleaseMetaObject | undefined, template: ModuleTemplateObject): void {
+  const why = notOfferedBecause(kyma, moduleFlags(meta, template));
+  if (why) throw new ResolveError('NotOffered', `module template not allowed: ${why}`);
+}
+
+/** Upstream's message for a channel or pinned version whose ModuleTemplate does not exist. */
+function templateNotFound(name: string): ResolveError {
+  return new ResolveError('TemplateNotFound', `failed to get module template: ModuleTemplate.operator.kyma-project.io "${name}" not found`);
 }
 
 /** Beta/internal flags of a module: its ModuleReleaseMeta's, or the template's legacy labels. */
@@ -73,17 +90,17 @@ export function resolveModule(catalog: CatalogView, kyma: KymaObject, module: Ky
   if (module.version) {
     const name = templateName(module.name, module.version);
     const template = catalog.template(name);
-    if (!template) throw new ResolveError('TemplateNotFound', `module ${module.name}: no ModuleTemplate ${name} for the pinned version ${module.version}`);
-    if (!offeredTo(kyma, moduleFlags(meta, template))) throw new ResolveError('NotOffered', `module ${module.name} is beta or internal and not offered to this Kyma`);
+    if (!template) throw templateNotFound(name);
+    checkOffered(kyma, meta, template);
     return { template, version: module.version, channel: undefined, fqdn: fqdnOf(meta, template, module.name) };
   }
   const channel = channelOf(kyma, module);
-  if (!meta || !meta.spec.channels) throw new ResolveError('ModuleNotFound', `module ${module.name}: no ModuleReleaseMeta with channels`);
+  if (!meta || !meta.spec.channels) throw new ResolveError('ModuleNotFound', `no ModuleReleaseMeta found for module "${module.name}" in namespace "${kyma.metadata.namespace ?? ''}"`);
   const assignment = meta.spec.channels.find((c) => c.channel === channel);
   if (!assignment) throw new ResolveError('ChannelNotFound', `module ${module.name} is not offered in channel ${channel}`);
   const name = templateName(module.name, assignment.version);
   const template = catalog.template(name);
-  if (!template) throw new ResolveError('TemplateNotFound', `module ${module.name}: channel ${channel} names version ${assignment.version}, but ModuleTemplate ${name} does not exist`);
-  if (!offeredTo(kyma, moduleFlags(meta, template))) throw new ResolveError('NotOffered', `module ${module.name} is beta or internal and not offered to this Kyma`);
+  if (!template) throw templateNotFound(name);
+  checkOffered(kyma, meta, template);
   return { template, version: assignment.version, channel, fqdn: fqdnOf(meta, template, module.name) };
 }

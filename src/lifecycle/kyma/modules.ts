@@ -92,7 +92,8 @@ async function syncOne(deps: ModuleSyncDeps, kyma: KymaObject, module: KymaModul
         version: installed,
         channel: existing.metadata.labels?.[Labels.Channel],
         state: States.Warning,
-        message: `downgrade of module ${module.name} from ${installed} to ${resolved.version} is not supported; keeping ${installed}`,
+        // Upstream's channel-skew message (pkg/templatelookup markInvalidSkewUpdate).
+        message: `module template update not allowed: ignore channel skew (from ${existing.metadata.labels?.[Labels.Channel] ?? ''} to ${resolved.channel ?? ''}), as a higher version (${installed}) of the module was previously installed`,
         manifest: track(existing),
       },
       manifest: existing,
