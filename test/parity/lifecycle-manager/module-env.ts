@@ -43,6 +43,11 @@ export function defaultCR(module: string): Record<string, unknown> {
 
 export interface ModuleShape {
   manager?: 'Deployment' | 'StatefulSet';
+  /**
+   * A manager that cannot start (upstream's misconfigured image): its pods select a node that does
+   * not exist, so they stay Pending. The embedded landscape pulls no images.
+   */
+  misconfigured?: boolean;
 }
 
 /** The objects of one module version. */
@@ -50,11 +55,11 @@ export function moduleObjects(module: string, version: string, shape: ModuleShap
   const k = sampleKind(module);
   const group = k.apiVersion.split('/')[0] ?? '';
   const labels = { app: `${module}-manager` };
-  const podSpec = { containers: [{ name: 'manager', image: `example.test/${module}:${version}` }] };
+  const podSpec = { containers: [{ name: 'manager', image: `example.test/${module}:${version}` }], ...(shape.misconfigured ? { nodeSelector: { 'example.test/no-such-node': 'true' } } : {}) };
   const manager: KubeObject =
     shape.manager === 'StatefulSet'
       ? { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: managerName(module, version), namespace: moduleNamespace(module) }, spec: { replicas: 1, serviceName: module, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } } }
-      : { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: managerName(module, version), namespace: moduleNamespace(module) }, spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } } };
+      : { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: managerName(module, version), namespace: moduleNamespace(module) }, spec: { replicas: 1, progressDeadlineSeconds: 600, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } } };
   return [
     {
       apiVersion: 'apiextensions.k8s.io/v1',
