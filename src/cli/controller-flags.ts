@@ -54,6 +54,7 @@ export const CONTROLLER_FLAGS: readonly Flag[] = [
   { name: 'manifest-requeue-error-interval', type: 'duration', default: d(defaults.manifestIntervals.errorMs), help: 'requeue after a Manifest error' },
   { name: 'max-concurrent-kyma-reconciles', type: 'int', default: String(defaults.kymaWorkers), help: 'parallel reconciles of the Kyma controller' },
   { name: 'max-concurrent-manifest-reconciles', type: 'int', default: String(defaults.manifestWorkers ?? DEFAULT_MANIFEST_WORKERS), help: 'parallel reconciles of the Manifest controller' },
+  { name: 'restricted-modules', type: 'string', default: '', help: 'comma-separated modules offered only to Kymas their ModuleReleaseMeta\'s spec.kymaSelector selects' },
   { name: 'purge-finalizer-timeout', type: 'duration', default: d(defaults.purgeGraceMs), help: 'how long a Kyma may be deleting before the purge strips runtime finalizers' },
   { name: 'leader-elect', type: 'bool', default: 'false', help: 'reconcile only while holding the leader Lease (for replicas > 1)' },
   { name: 'leader-election-id', type: 'string', default: 'kcp-controllers-leader', help: 'name of the leader Lease' },
@@ -330,6 +331,11 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
       feedbackMs: flags.duration('sync-feedback-interval'),
     },
     purgeGraceMs: flags.duration('purge-finalizer-timeout', false),
+    restrictedModules: flags
+      .text('restricted-modules')
+      .split(',')
+      .map((m) => m.trim())
+      .filter((m) => m !== ''),
     leaderElection: leaderElect ? { name: leaderElectionId, namespace: leaseNamespace, ...timing } : undefined,
     sharding: shards > 0 ? { shards, prefix: flags.dnsLabel('shard-lease-prefix'), namespace: leaseNamespace, ...timing } : undefined,
     metrics,

@@ -13,11 +13,14 @@ import {
   type ModuleReleaseMetaObject,
   type ModuleTemplateObject,
 } from '../../api/operator/index.js';
+import { labelSelectorFromObject, matchesLabels } from '../../kube/labels.js';
 
 /** Reads of the KCP catalog (served from informer caches). */
 export interface CatalogView {
   releaseMeta(moduleName: string): ModuleReleaseMetaObject | undefined;
   template(name: string): ModuleTemplateObject | undefined;
+  /** Upstream's restricted modules (`--restricted-modules`): offered only to Kymas their ModuleReleaseMeta's `spec.kymaSelector` selects. */
+  restrictedModules?: ReadonlySet<string>;
 }
 
 export interface Resolved {
@@ -28,7 +31,8 @@ export interface Resolved {
   fqdn: string;
 }
 
-export type ResolveFailure = 'ModuleNotFound' | 'ChannelNotFound' | 'TemplateNotFound' | 'NotOffered';
+/** `Restricted`: a restricted module whose ModuleReleaseMeta does not select the Kyma (it is uninstalled). */
+export type ResolveFailure = 'ModuleNotFound' | 'ChannelNotFound' | 'TemplateNotFound' | 'NotOffered' | 'Restricted';
 
 export class ResolveError extends Error {
   constructor(
@@ -57,10 +61,29 @@ function notOfferedBecause(kyma: Pick<KymaObject, 'metadata'>, flags: { beta?: b
   return undefined;
 }
 
+/**
+ * Upstream's restricted-module rule (templatelookup validateTemplateMode): a module in the restricted
+ * list needs a `spec.kymaSelector` selecting the Kyma; a module outside it must have none. A nil or
+ * empty selector selects nothing. Returns why the module is not allowed, or undefined.
+ */
+export function restrictionOf(restricted: ReadonlySet<string> | undefined, kyma: Pick<KymaObject, 'metadata'>, meta: ModuleReleaseMetaObject | undefined): { reason: 'NotOffered' | 'Restricted'; why: string } | undefined {
+  if (!meta) return undefined;
+  const selector = meta.spec.kymaSelector;
+  const listed = restricted?.has(meta.spec.moduleName) ?? false;
+  if (!listed) return selector ? { reason: 'NotOffered', why: 'module has kymaSelector but is not in restricted modules list' } : undefined;
+  if (!selector) return { reason: 'NotOffered', why: '' };
+  // An unknown operator selects nothing.
+  const requirements = labelSelectorFromObject(selector) ?? [];
+  if (requirements.length === 0 || !matchesLabels(requirements, kyma.metadata.labels)) return { reason: 'Restricted', why: 'restricted module not allowed for this Kyma' };
+  return undefined;
+}
+
 /** Upstream's message for a template the Kyma may not use (ErrTemplateNotAllowed). */
-function checkOffered(kyma: KymaObject, meta: ModuleReleaseMetaObject | undefined, template: ModuleTemplateObject): void {
+function checkOffered(catalog: CatalogView, kyma: KymaObject, meta: ModuleReleaseMetaObject | undefined, template: ModuleTemplateObject): void {
   const why = notOfferedBecause(kyma, moduleFlags(meta, template));
   if (why) throw new ResolveError('NotOffered', `module template not allowed: ${why}`);
+  const restriction = restrictionOf(catalog.restrictedModules, kyma, meta);
+  if (restriction) throw new ResolveError(restriction.reason, `module template not allowed${restriction.why ? `: ${restriction.why}` : ''}`);
 }
 
 /** Upstream's message for a channel or pinned version whose ModuleTemplate does not exist. */
@@ -91,7 +114,7 @@ export function resolveModule(catalog: CatalogView, kyma: KymaObject, module: Ky
     const name = templateName(module.name, module.version);
     const template = catalog.template(name);
     if (!template) throw templateNotFound(name);
-    checkOffered(kyma, meta, template);
+    checkOffered(catalog, kyma, meta, template);
     return { template, version: module.version, channel: undefined, fqdn: fqdnOf(meta, template, module.name) };
   }
   const channel = channelOf(kyma, module);
@@ -101,6 +124,6 @@ export function resolveModule(catalog: CatalogView, kyma: KymaObject, module: Ky
   const name = templateName(module.name, assignment.version);
   const template = catalog.template(name);
   if (!template) throw templateNotFound(name);
-  checkOffered(kyma, meta, template);
+  checkOffered(catalog, kyma, meta, template);
   return { template, version: assignment.version, channel, fqdn: fqdnOf(meta, template, module.name) };
 }

@@ -20,7 +20,7 @@ import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
 import { FIELD_MANAGER } from '../remote/crds.js';
-import { moduleFlags, offeredTo, templateName } from './resolve.js';
+import { moduleFlags, offeredTo, restrictionOf, templateName } from './resolve.js';
 
 const HASH_ANNOTATION = `${OPERATOR_GROUP}/catalog-hash`;
 const CATALOG_SELECTOR = `${Labels.ManagedBy}=${LabelValues.LifecycleManager}`;
@@ -28,6 +28,8 @@ const CATALOG_SELECTOR = `${Labels.ManagedBy}=${LabelValues.LifecycleManager}`;
 export interface CatalogSource {
   templates(): ModuleTemplateObject[];
   releaseMetas(): ModuleReleaseMetaObject[];
+  /** Upstream's restricted modules: copied only where their `spec.kymaSelector` selects the Kyma. */
+  restrictedModules?: ReadonlySet<string>;
 }
 
 export interface CatalogSyncResult {
@@ -47,7 +49,7 @@ export function catalogSyncEnabled(kyma: KymaObject): boolean {
  * (internal/remote/remote_catalog.go): per version, not per module. A ModuleReleaseMeta is copied
  * with only the channels whose ModuleTemplate the Kyma may see (not mandatory, not labelled
  * `sync: "false"`, beta/internal only for Kymas labelled for it), and not at all when no channel is
- * left; a ModuleTemplate is copied only when a copied channel names it. Mandatory modules and
+ * left or it is restricted to other Kymas (`restrictionOf`); a ModuleTemplate is copied only when a copied channel names it. Mandatory modules and
  * templates no ModuleReleaseMeta names stay in the KCP.
  */
 export function desiredCatalog(kyma: KymaObject, source: CatalogSource): KubeObject[] {
@@ -55,7 +57,8 @@ export function desiredCatalog(kyma: KymaObject, source: CatalogSource): KubeObj
   const metas: KubeObject[] = [];
   const named = new Set<string>();
   for (const meta of source.releaseMetas()) {
-    if (meta.spec.mandatory) continue;
+    // Restricted modules only where their selector selects the Kyma; other modules with a selector nowhere.
+    if (meta.spec.mandatory || restrictionOf(source.restrictedModules, kyma, meta)) continue;
     const channels = (meta.spec.channels ?? []).filter((c) => {
       const t = templates.get(templateName(meta.spec.moduleName, c.version));
       return t !== undefined && !t.spec.mandatory && t.metadata.labels?.[Labels.Sync] !== LabelValues.Disable && offeredTo(kyma, moduleFlags(meta, t));

@@ -68,6 +68,9 @@ async function syncOne(deps: ModuleSyncDeps, kyma: KymaObject, module: KymaModul
     resolved = resolveModule(deps.catalog, kyma, module);
   } catch (e) {
     if (!(e instanceof ResolveError)) throw e;
+    // A restricted module the Kyma is no longer selected for is uninstalled (as upstream): without a
+    // Manifest to keep, syncModules deletes the installed one.
+    if (e.reason === 'Restricted') return { status: { ...base, state: States.Error, message: e.message } };
     // A module that cannot be resolved keeps what is installed, if anything.
     return { status: { ...base, state: States.Error, message: e.message, ...(existing ? { manifest: track(existing), version: existing.spec.version } : {}) }, manifest: existing };
   }
