@@ -8,6 +8,7 @@ import {
   DEFAULT_DRIFT_CHECK_MS,
   DEFAULT_INTERVALS,
   DEFAULT_MANIFEST_INTERVALS,
+  DEFAULT_MIN_MAINTENANCE_WINDOW_MS,
   DEFAULT_MODULE_CONFIG_POLL_MS,
   DEFAULT_PURGE_GRACE_MS,
   DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS,
@@ -17,6 +18,7 @@ import {
   type RequeueIntervals,
 } from '../lifecycle/index.js';
 import { DEFAULT_TIMING as DEFAULT_LEASE_TIMING } from '../runtime/leader/election.js';
+import type { MaintenanceWindowPolicy } from '../lifecycle/maintenance/policy.js';
 import type { WatcherConfig } from './watcher.js';
 import type { RuntimeAdmissionConfig } from './runtime-admission.js';
 
@@ -71,6 +73,14 @@ export interface ControlPlaneConfig {
   restrictedModules?: readonly string[];
   /** Periodic passes of module resource synchronization (ModuleConfig, SyncResource). */
   moduleSync: ModuleSyncIntervals;
+  /** Maintenance windows of upgrades that require downtime, in upstream's policy format (undefined: none, such upgrades are Error). */
+  maintenancePolicy?: MaintenanceWindowPolicy;
+  /** A maintenance window is used only while it lasts at least this much longer (upstream `--min-maintenance-window-size`, 20 min). */
+  minMaintenanceWindowMs?: number;
+  /** Secret in `namespace` (`kubernetes.io/dockerconfigjson`) whose credentials the Manifest controller pulls module artifacts with (upstream `--oci-registry-cred-secret`). */
+  ociRegistryCredSecret?: string;
+  /** Secret in `namespace` copied into every runtime's `kyma-system` and referenced by module Deployments and StatefulSets (upstream `--skr-image-pull-secret`). */
+  skrImagePullSecret?: string;
 
   // Runtime clusters (both managers share one client per runtime).
   /** Per-request timeout of runtime clients (no flag; default 10 s). */
@@ -126,6 +136,7 @@ export function defaultControlPlaneConfig(): ControlPlaneConfig {
     purgeGraceMs: DEFAULT_PURGE_GRACE_MS,
     remoteCleanupTimeoutMs: DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS,
     moduleSync: { ...DEFAULT_MODULE_SYNC },
+    minMaintenanceWindowMs: DEFAULT_MIN_MAINTENANCE_WINDOW_MS,
     gracefulShutdownTimeoutMs: 30_000,
   };
 }

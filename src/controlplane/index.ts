@@ -248,6 +248,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       remoteCleanupTimeoutMs: config.remoteCleanupTimeoutMs,
       restrictedModules: config.restrictedModules,
       moduleSync: config.moduleSync,
+      maintenancePolicy: config.maintenancePolicy,
+      minMaintenanceWindowMs: config.minMaintenanceWindowMs,
+      ociRegistryCredSecret: config.ociRegistryCredSecret,
+      skrImagePullSecret: config.skrImagePullSecret,
       watcherEvents: opts.watcherEvents,
       watcher: watcher
         ? {

@@ -21,6 +21,7 @@ import { isNotFound } from '../../runtime/client/errors.js';
 import { compareVersions } from '../catalog/semver.js';
 import { resolveModule, ResolveError, type CatalogView, type Resolved } from '../catalog/resolve.js';
 import { FIELD_MANAGER } from '../remote/crds.js';
+import { MaintenanceMessages, MaintenanceWindowUnknownError, MaintenanceWindows } from '../maintenance/windows.js';
 import { buildManifest, manifestUpToDate, TemplateError } from './manifest-builder.js';
 
 type TrackingObject = NonNullable<ModuleStatus['manifest']>;
@@ -52,7 +53,11 @@ export interface ModuleSyncDeps {
   catalog: CatalogView;
   /** Cached Manifests of the KCP (read-only). */
   manifests: Store<ManifestObject>;
+  /** Maintenance windows for upgrades that require downtime (default: no policy, so such upgrades are Error). */
+  maintenance?: MaintenanceWindows;
 }
+
+const NO_POLICY = new MaintenanceWindows(undefined);
 
 /** The non-mandatory Manifests of a Kyma. */
 export function manifestsOf(manifests: Store<ManifestObject>, kyma: KymaObject): ManifestObject[] {
@@ -102,6 +107,8 @@ async function syncOne(deps: ModuleSyncDeps, kyma: KymaObject, module: KymaModul
       manifest: existing,
     };
   }
+  const waiting = waitForMaintenance(deps.maintenance ?? NO_POLICY, kyma, module.name, resolved, existing);
+  if (waiting) return { status: waiting, manifest: existing };
   let desired: ManifestObject;
   try {
     desired = buildManifest({
@@ -125,6 +132,28 @@ async function syncOne(deps: ModuleSyncDeps, kyma: KymaObject, module: KymaModul
   const resource = resourceTracking(applied);
   if (resource) status.resource = resource;
   return { status, manifest: applied };
+}
+
+/**
+ * The module's entry while an upgrade that requires downtime waits for the maintenance window (the
+ * installed Manifest stays as it is): the previous entry with upstream's message and `maintenance:
+ * true`; Error when the window cannot be determined. Undefined: go ahead.
+ */
+function waitForMaintenance(windows: MaintenanceWindows, kyma: KymaObject, moduleName: string, resolved: Resolved, existing: ManifestObject | undefined): ModuleStatus | undefined {
+  const previous = kyma.status?.modules?.find((s) => s.name === moduleName);
+  if (!windows.isRequired(resolved.template, resolved.version, kyma, previous?.version)) return undefined;
+  const kept: ModuleStatus = { ...(previous ?? { name: moduleName, state: States.Processing }) };
+  if (existing) {
+    kept.state = manifestState(existing).state;
+    kept.manifest = track(existing);
+  }
+  try {
+    if (windows.isActive(kyma)) return undefined;
+  } catch (e) {
+    if (!(e instanceof MaintenanceWindowUnknownError)) throw e;
+    return { ...kept, state: States.Error, message: e.message };
+  }
+  return { ...kept, message: MaintenanceMessages.Waiting, maintenance: true };
 }
 
 async function applyManifest(deps: ModuleSyncDeps, desired: ManifestObject, existing: ManifestObject | undefined, signal: AbortSignal): Promise<ManifestObject> {

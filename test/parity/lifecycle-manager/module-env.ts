@@ -2,11 +2,12 @@
 // the Kyma controller harness (test/lifecycle/kyma-env.ts): modules shaped like upstream's
 // template-operator (a CRD, a namespace, a manager Deployment or StatefulSet whose name carries the
 // version, and a default CR `kyma-system/sample-yaml`), the simulated kubelet making the managers
-// available and the simulated module operators reporting the module CRs' state.
+// available and the simulated module operators reporting the module CRs' state. Unlike
+// template-operator.ts (managers as ConfigMaps, states written by the test), the scenarios here
+// need managers that roll out, stop and fail like workloads.
 import { Labels, Manifest, Namespaces, type KymaObject, type ManifestObject, type State } from '../../../src/api/operator/index.js';
 import { KubeletSimulator } from '../../../src/landscape/kubelet.js';
 import { startModuleOperators, type ModuleOperators } from '../../../src/landscape/module-operators.js';
-import { ArtifactError, type FetchedManifest } from '../../../src/lifecycle/artifacts/types.js';
 import { findObject } from '../../../src/runtime/client/index.js';
 import type { Client } from '../../../src/runtime/client/interface.js';
 import type { ControlPlaneConfig } from '../../../src/controlplane/index.js';
@@ -92,18 +93,15 @@ export interface ParityEnv extends KymaEnv {
 }
 
 /**
- * Starts the landscape. The harness's fetcher is told to answer `https://modules.test/<module>/<version>.yaml`
- * with `moduleObjects` (a test double standing in for the OCI registry, as in kyma-env).
+ * Starts the landscape. Every published module's manifest carries `moduleObjects` (through the
+ * harness fetcher's `extraObjects`, next to its `<module>-info` ConfigMap), shaped by `shapes`.
  */
 export async function startParityEnv(config: Partial<ControlPlaneConfig> = {}): Promise<ParityEnv> {
   const base = await startKymaEnv(config);
   const shapes = new Map<string, ModuleShape>();
-  base.fetcher.fetchManifest = (link: string): Promise<FetchedManifest> => {
-    base.fetcher.fetched.push(link);
-    const m = /^https:\/\/modules\.test\/([a-z-]+)\/([^/]+)\.yaml$/.exec(link);
-    if (!m) return Promise.reject(new ArtifactError('NotFound', `no module at ${link}`));
-    const [, module = '', version = ''] = m;
-    return Promise.resolve({ objects: moduleObjects(module, version, shapes.get(module)), digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` });
+  const publish: KymaEnv['publish'] = async (module, versions, opts) => {
+    base.fetcher.extraObjects.set(module, (version) => moduleObjects(module, version, shapes.get(module)));
+    await base.publish(module, versions, opts);
   };
   const kubelet = new KubeletSimulator(base.api.server, { readyDelayMs: 50, scanIntervalMs: 50, clusters: (name) => name.startsWith('skr-') });
   kubelet.start();
@@ -111,6 +109,7 @@ export async function startParityEnv(config: Partial<ControlPlaneConfig> = {}): 
   const reconciles = countReconciles(base.lm.manager);
   const env: ParityEnv = {
     ...base,
+    publish,
     operators,
     reconciles,
     shapes,
