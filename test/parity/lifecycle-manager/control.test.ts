@@ -314,32 +314,3 @@ describe('upstream parity: module control and status', () => {
     });
   }
 });
-
-describe('upstream parity: skip-reconciliation of a mandatory module', () => {
-  let env: ParityEnv;
-
-  before(async () => {
-    env = await startParityEnv();
-  });
-
-  after(() => env.stop());
-
-  it('skip-manifest-reconciliation (mandatory module): the label stops repairs of a mandatory module\'s Manifest, the mandatory-module controller keeps it, and repairs resume without it', async () => {
-    const module = 'skipmandatory';
-    await env.publish(module, ['1.0.0'], { mandatory: '1.0.0' });
-    const rt = await env.runtime('skip-mandatory');
-    const manifest = await waitFor('the mandatory Manifest Ready', async () => {
-      const m = await env.manifestOf(rt.kymaName, module);
-      return m?.status?.state === 'Ready' && m.metadata.labels?.[Labels.IsMandatoryModule] === 'true' ? m : undefined;
-    });
-    await waitFor('the manager ready', () => managerReady(rt.remote, module, '1.0.0'));
-
-    await setManifestSkip(env.kcp, manifest, true);
-    await rt.remote.delete(DEPLOYMENT, { namespace: moduleNamespace(module), name: managerName(module, '1.0.0') });
-    await consistently(env, 'the manager is not re-created', async () => !(await managerExists(rt.remote, module, '1.0.0')), { controller: 'manifest', name: manifest.metadata.name ?? '' });
-    assert.equal((await env.manifestOf(rt.kymaName, module))?.metadata.labels?.[Labels.SkipReconciliation], 'true', 'the mandatory-module controller leaves the label alone');
-
-    await setManifestSkip(env.kcp, manifest, false);
-    await waitFor('the manager re-created and ready', () => managerReady(rt.remote, module, '1.0.0'));
-  });
-});
