@@ -59,6 +59,7 @@ export const CONTROLLER_FLAGS: readonly Flag[] = [
   { name: 'min-maintenance-window-size', type: 'duration', default: d(defaults.minMaintenanceWindowMs ?? 0), help: 'a maintenance window is used only while it lasts at least this much longer' },
   { name: 'oci-registry-cred-secret', type: 'string', default: '', help: 'Secret (kubernetes.io/dockerconfigjson) in the control-plane namespace with the credentials module artifacts are pulled with' },
   { name: 'skr-image-pull-secret', type: 'string', default: '', help: 'Secret in the control-plane namespace copied into every runtime\'s kyma-system namespace and added to the imagePullSecrets (and SKR_IMG_PULL_SECRET env) of module Deployments and StatefulSets' },
+  { name: 'restricted-modules', type: 'string', default: '', help: 'comma-separated modules offered only to Kymas their ModuleReleaseMeta\'s spec.kymaSelector selects' },
   { name: 'purge-finalizer-timeout', type: 'duration', default: d(defaults.purgeGraceMs), help: 'how long a Kyma may be deleting before the purge strips runtime finalizers' },
   { name: 'leader-elect', type: 'bool', default: 'false', help: 'reconcile only while holding the leader Lease (for replicas > 1)' },
   { name: 'leader-election-id', type: 'string', default: 'kcp-controllers-leader', help: 'name of the leader Lease' },
@@ -343,6 +344,11 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
     minMaintenanceWindowMs: flags.duration('min-maintenance-window-size', false),
     ociRegistryCredSecret: secretNameFrom(flags, 'oci-registry-cred-secret'),
     skrImagePullSecret: secretNameFrom(flags, 'skr-image-pull-secret'),
+    restrictedModules: flags
+      .text('restricted-modules')
+      .split(',')
+      .map((m) => m.trim())
+      .filter((m) => m !== ''),
     leaderElection: leaderElect ? { name: leaderElectionId, namespace: leaseNamespace, ...timing } : undefined,
     sharding: shards > 0 ? { shards, prefix: flags.dnsLabel('shard-lease-prefix'), namespace: leaseNamespace, ...timing } : undefined,
     metrics,

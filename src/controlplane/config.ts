@@ -73,6 +73,8 @@ export interface ControlPlaneConfig {
   purgeGraceMs: number;
   /** How long a Kyma's deletion retries an unreachable runtime before skipping its cleanup (no flag; default 60 s). */
   remoteCleanupTimeoutMs?: number;
+  /** Upstream's `--restricted-modules`: modules offered only to Kymas their ModuleReleaseMeta's `spec.kymaSelector` selects. */
+  restrictedModules?: readonly string[];
   /** Periodic passes of module resource synchronization (ModuleConfig, SyncResource). */
   moduleSync: ModuleSyncIntervals;
   /** Maintenance windows of upgrades that require downtime, in upstream's policy format (undefined: none, such upgrades are Error). */

@@ -248,6 +248,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       maxConcurrentManifestReconciles: config.manifestWorkers,
       purgeGraceMs: config.purgeGraceMs,
       remoteCleanupTimeoutMs: config.remoteCleanupTimeoutMs,
+      restrictedModules: config.restrictedModules,
       moduleSync: config.moduleSync,
       maintenancePolicy: config.maintenancePolicy,
       minMaintenanceWindowMs: config.minMaintenanceWindowMs,

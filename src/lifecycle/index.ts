@@ -50,6 +50,8 @@ export interface LifecycleManagerOptions {
   purgeGraceMs?: number;
   /** How long deletion retries an unreachable runtime before skipping its cleanup (default 60 s). */
   remoteCleanupTimeoutMs?: number;
+  /** Upstream's restricted modules: offered only to Kymas their ModuleReleaseMeta's `spec.kymaSelector` selects. */
+  restrictedModules?: readonly string[];
   /** Keys of Kymas whose runtime Kyma changed, from the runtime watcher if one runs. */
   watcherEvents?: KeySource;
   /** Requeue intervals of the Manifest controller. */
@@ -138,6 +140,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     metrics,
     intervals: opts.intervals,
     remoteCleanupTimeoutMs: opts.remoteCleanupTimeoutMs,
+    restrictedModules: opts.restrictedModules,
     maxConcurrentReconciles: opts.maxConcurrentReconciles,
     watcherEvents: mergeSources(opts.watcherEvents, router?.kymaSource, router ? (key) => router.runtimeChecks.mark(typeof key === 'string' ? key : namespacedName(key)) : undefined),
     skrWebhook,

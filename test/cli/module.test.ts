@@ -94,7 +94,7 @@ describe('kcp module', () => {
 
     // Back to regular is a downgrade the lifecycle manager refuses: the wait ends with its reason, not at its 10 minutes.
     const refused = await modFails('enable r1 demo-echo --channel regular --wait --timeout 10m');
-    assert.match(refused.message, /^module demo-echo in runtime r1: the change to channel regular was refused: downgrade of module demo-echo from 1\.1\.0 to 1\.0\.0 is not supported/);
+    assert.match(refused.message, /^module demo-echo in runtime r1: the change to channel regular was refused: module template update not allowed: ignore channel skew \(from fast to regular\), as a higher version \(1\.1\.0\) of the module was previously installed/);
     assert.equal(refused.usage, false, 'a refused change is exit code 1, not a usage error');
 
     // A module whose artifact cannot be fetched goes Error: the wait ends with the reason at once.
@@ -123,7 +123,7 @@ describe('kcp module', () => {
     assert.equal(status?.activeChannel, 'fast');
     assert.deepEqual(status?.modules?.map((m) => [m.name, m.version, m.state]), [['demo-echo', '1.1.0', 'Ready']]);
     const refused = await cli.fails('update r2 --channel regular --wait --timeout 10m', runRuntime, runtimeCommand);
-    assert.match(refused.message, /^runtime r2's modules did not all follow channel regular: demo-echo: downgrade of module demo-echo from 1\.1\.0 to 1\.0\.0 is not supported/);
+    assert.match(refused.message, /^runtime r2's modules did not all follow channel regular: demo-echo: module template update not allowed: ignore channel skew \(from fast to regular\), as a higher version \(1\.1\.0\) of the module was previously installed/);
   });
 
   it('module push is handed to the module-push command with its own flags', async () => {

@@ -20,7 +20,7 @@ import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
 import { FIELD_MANAGER } from '../remote/crds.js';
-import { moduleFlags, offeredTo } from './resolve.js';
+import { moduleFlags, offeredTo, restrictionOf, templateName } from './resolve.js';
 
 const HASH_ANNOTATION = `${OPERATOR_GROUP}/catalog-hash`;
 const CATALOG_SELECTOR = `${Labels.ManagedBy}=${LabelValues.LifecycleManager}`;
@@ -28,6 +28,8 @@ const CATALOG_SELECTOR = `${Labels.ManagedBy}=${LabelValues.LifecycleManager}`;
 export interface CatalogSource {
   templates(): ModuleTemplateObject[];
   releaseMetas(): ModuleReleaseMetaObject[];
+  /** Upstream's restricted modules: copied only where their `spec.kymaSelector` selects the Kyma. */
+  restrictedModules?: ReadonlySet<string>;
 }
 
 export interface CatalogSyncResult {
@@ -42,22 +44,31 @@ export function catalogSyncEnabled(kyma: KymaObject): boolean {
   return v === undefined || isEnabled(v);
 }
 
-/** The runtime copies of the catalog entries this Kyma may see. */
+/**
+ * The runtime copies of the catalog entries this Kyma may see, as upstream filters them
+ * (internal/remote/remote_catalog.go): per version, not per module. A ModuleReleaseMeta is copied
+ * with only the channels whose ModuleTemplate the Kyma may see (not mandatory, not labelled
+ * `sync: "false"`, beta/internal only for Kymas labelled for it), and not at all when no channel is
+ * left or it is restricted to other Kymas (`restrictionOf`); a ModuleTemplate is copied only when a copied channel names it. Mandatory modules and
+ * templates no ModuleReleaseMeta names stay in the KCP.
+ */
 export function desiredCatalog(kyma: KymaObject, source: CatalogSource): KubeObject[] {
-  const metas = new Map(source.releaseMetas().map((m) => [m.spec.moduleName, m]));
-  const out: KubeObject[] = [];
-  for (const meta of metas.values()) {
-    if (meta.spec.mandatory || !offeredTo(kyma, moduleFlags(meta, undefined))) continue;
-    out.push(copyOf(meta, ModuleReleaseMeta));
+  const templates = new Map(source.templates().map((t) => [t.metadata.name ?? '', t]));
+  const metas: KubeObject[] = [];
+  const named = new Set<string>();
+  for (const meta of source.releaseMetas()) {
+    // Restricted modules only where their selector selects the Kyma; other modules with a selector nowhere.
+    if (meta.spec.mandatory || restrictionOf(source.restrictedModules, kyma, meta)) continue;
+    const channels = (meta.spec.channels ?? []).filter((c) => {
+      const t = templates.get(templateName(meta.spec.moduleName, c.version));
+      return t !== undefined && !t.spec.mandatory && t.metadata.labels?.[Labels.Sync] !== LabelValues.Disable && offeredTo(kyma, moduleFlags(meta, t));
+    });
+    if (channels.length === 0) continue;
+    metas.push(copyOf({ ...meta, spec: { ...meta.spec, channels } }, ModuleReleaseMeta));
+    for (const c of channels) named.add(templateName(meta.spec.moduleName, c.version));
   }
-  for (const t of source.templates()) {
-    const moduleName = t.spec.moduleName ?? t.metadata.labels?.[Labels.ModuleName];
-    if (t.spec.mandatory || t.metadata.labels?.[Labels.Sync] === LabelValues.Disable) continue;
-    const meta = moduleName ? metas.get(moduleName) : undefined;
-    if (meta?.spec.mandatory || !offeredTo(kyma, moduleFlags(meta, t))) continue;
-    out.push(copyOf(t, ModuleTemplate));
-  }
-  return out;
+  const copies = [...templates.values()].filter((t) => named.has(t.metadata.name ?? '')).map((t) => copyOf(t, ModuleTemplate));
+  return [...metas, ...copies];
 }
 
 function copyOf(obj: ModuleTemplateObject | ModuleReleaseMetaObject, kind: KindRef): KubeObject {

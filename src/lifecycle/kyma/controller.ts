@@ -82,6 +82,8 @@ export interface KymaControllerOptions {
   maintenance?: MaintenanceWindows;
   /** Secret of `namespace` copied into every runtime's kyma-system (upstream `--skr-image-pull-secret`). */
   skrImagePullSecret?: string;
+  /** Upstream's restricted modules (`--restricted-modules`): only for Kymas their ModuleReleaseMeta's `spec.kymaSelector` selects. */
+  restrictedModules?: readonly string[];
 }
 
 /** What the last full runtime check of a Kyma found; forgotten when the Kyma goes (and on restart). */
@@ -110,12 +112,13 @@ function waitingOnlyForModules(status: KymaStatus): boolean {
 }
 
 /** Caches the controllers of the lifecycle manager read (shared informers of the manager). */
-export function catalogCaches(manager: Manager, namespace: string) {
+export function catalogCaches(manager: Manager, namespace: string, restrictedModules?: ReadonlySet<string>) {
   const templates = manager.cache<ModuleTemplateObject>(ModuleTemplate, { namespace });
   const metas = manager.cache<ModuleReleaseMetaObject>(ModuleReleaseMeta, { namespace });
   const view: CatalogView = {
     releaseMeta: (moduleName) => metas.get(`${namespace}/${moduleName}`) ?? metas.list({ namespace }).find((m) => m.spec.moduleName === moduleName),
     template: (name) => templates.get(`${namespace}/${name}`),
+    restrictedModules,
   };
   return { templates, metas, view };
 }
@@ -146,7 +149,7 @@ class KymaReconciler {
     this.kcp = manager.client;
     this.log = manager.logger.child('kyma');
     this.intervals = { ...DEFAULT_INTERVALS, ...opts.intervals };
-    this.catalog = catalogCaches(manager, opts.namespace);
+    this.catalog = catalogCaches(manager, opts.namespace, new Set(opts.restrictedModules ?? []));
     this.manifests = manager.cache<ManifestObject>(Manifest, { namespace: opts.namespace });
     this.kymas = manager.cache<KymaObject>(Kyma, { namespace: opts.namespace });
   }
@@ -266,7 +269,11 @@ class KymaReconciler {
       kyma = await this.followRuntimeModules(kyma, remoteKyma, signal);
       if (catalogSyncEnabled(kyma)) {
         try {
-          const source = { templates: () => this.catalog.templates.list({ namespace: this.opts.namespace }), releaseMetas: () => this.catalog.metas.list({ namespace: this.opts.namespace }) };
+          const source = {
+            templates: () => this.catalog.templates.list({ namespace: this.opts.namespace }),
+            releaseMetas: () => this.catalog.metas.list({ namespace: this.opts.namespace }),
+            restrictedModules: this.catalog.view.restrictedModules,
+          };
           await syncCatalog(remote, desiredCatalog(kyma, source), signal);
           conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'True', KymaConditionMessages.CatalogSynced, kyma.metadata.generation, now);
         } catch (e) {

@@ -73,6 +73,9 @@ async function syncOne(deps: ModuleSyncDeps, kyma: KymaObject, module: KymaModul
     resolved = resolveModule(deps.catalog, kyma, module);
   } catch (e) {
     if (!(e instanceof ResolveError)) throw e;
+    // A restricted module the Kyma is no longer selected for is uninstalled (as upstream): without a
+    // Manifest to keep, syncModules deletes the installed one.
+    if (e.reason === 'Restricted') return { status: { ...base, state: States.Error, message: e.message } };
     // A module that cannot be resolved keeps what is installed, if anything.
     return { status: { ...base, state: States.Error, message: e.message, ...(existing ? { manifest: track(existing), version: existing.spec.version } : {}) }, manifest: existing };
   }
@@ -97,7 +100,8 @@ async function syncOne(deps: ModuleSyncDeps, kyma: KymaObject, module: KymaModul
         version: installed,
         channel: existing.metadata.labels?.[Labels.Channel],
         state: States.Warning,
-        message: `downgrade of module ${module.name} from ${installed} to ${resolved.version} is not supported; keeping ${installed}`,
+        // Upstream's channel-skew message (pkg/templatelookup markInvalidSkewUpdate).
+        message: `module template update not allowed: ignore channel skew (from ${existing.metadata.labels?.[Labels.Channel] ?? ''} to ${resolved.channel ?? ''}), as a higher version (${installed}) of the module was previously installed`,
         manifest: track(existing),
       },
       manifest: existing,

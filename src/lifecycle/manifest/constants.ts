@@ -33,6 +33,8 @@ export const Messages = {
   ResourcesReady: 'resources are ready',
   WaitingForResources: 'waiting for resources to become ready',
   WaitingForModuleCRs: 'waiting for module crs deletion',
+  /** Upstream's operation while finalizers of others hold a Manifest whose module is removed. */
+  WaitingForOtherFinalizers: 'waiting as other finalizers are present',
   ModuleCRCreated: 'module CR was created',
   ModuleCRNotCreated: 'module CR has not been created to SKR',
   ModuleCRStateMissing: 'module CR state not found',

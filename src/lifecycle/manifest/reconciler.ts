@@ -151,6 +151,9 @@ export class ManifestReconciler {
     const deleting = !!manifest.metadata.deletionTimestamp;
 
     if (isEnabled(manifest.metadata.annotations?.[Annotations.Unmanaged])) return this.unmanage(ctx);
+    // Our part of the deletion is done; other finalizers hold the Manifest. Nothing to do (and no
+    // status write) until their owners remove them.
+    if (deleting && !manifest.metadata.finalizers?.some((f) => OUR_FINALIZERS.includes(f))) return;
 
     if (!deleting) {
       if (this.isOrphaned(manifest)) return this.orphaned(ctx);
@@ -365,6 +368,11 @@ export class ManifestReconciler {
       return this.finish(ctx, 'resources deletion');
     }
     this.d.events.event(manifest, 'Normal', 'ModuleRemoved', 'module resources removed from the runtime');
+    if (manifest.metadata.finalizers?.some((f) => !OUR_FINALIZERS.includes(f))) {
+      // As upstream: the Manifest stays Deleting and says why, written once.
+      status.set(States.Deleting, Messages.WaitingForOtherFinalizers);
+      await this.finish(ctx, 'other finalizers');
+    }
     // Logged once: a lost race on the finalizers brings the same pass again.
     if (await this.dropFinalizers(manifest, OUR_FINALIZERS)) {
       this.d.metrics.requeue(ManifestRequeueReasons.RemoveFinalizerInDeleting, 'intended');
@@ -410,7 +418,8 @@ export class ManifestReconciler {
     }));
     const cr = managedDefaultCR(manifest);
     if (cr) refs.push({ apiVersion: cr.apiVersion, kind: cr.kind, namespace: cr.metadata.namespace || undefined, name: cr.metadata.name ?? '' });
-    const patch = { metadata: { labels: { [Labels.ManagedBy]: null } } };
+    // The default CR carries no watched-by label; removing an absent label is a no-op.
+    const patch = { metadata: { labels: { [Labels.ManagedBy]: null, [Labels.WatchedBy]: null } } };
     for (const r of refs) {
       if (signal.aborted) throw signal.reason;
       try {

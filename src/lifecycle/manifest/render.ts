@@ -82,7 +82,8 @@ export async function renderObjects(fetched: readonly KubeObject[], manifest: Ma
     const namespaced = await isNamespaced(obj, crdScopes, client, signal);
     if (namespaced) obj.metadata.namespace = obj.metadata.namespace || DEFAULT_NAMESPACE;
     else delete obj.metadata.namespace;
-    obj.metadata.labels = { ...obj.metadata.labels, [Labels.ManagedBy]: MODULE_RESOURCE_MANAGED_BY, [COMPONENT_LABEL]: manifest.metadata.name ?? '', [PART_OF_LABEL]: PART_OF_KYMA };
+    // managed-by and watched-by `kyma` as upstream labels every module resource (unmanaging removes both).
+    obj.metadata.labels = { ...obj.metadata.labels, [Labels.ManagedBy]: MODULE_RESOURCE_MANAGED_BY, [Labels.WatchedBy]: MODULE_RESOURCE_MANAGED_BY, [COMPONENT_LABEL]: manifest.metadata.name ?? '', [PART_OF_LABEL]: PART_OF_KYMA };
     obj.metadata.annotations = { ...obj.metadata.annotations, [Annotations.OwnedBy]: ownedBy, [DISCLAIMER_ANNOTATION]: DISCLAIMER_TEXT };
     // Server-side apply rejects these; a manifest exported from a cluster may carry them.
     for (const k of ['resourceVersion', 'uid', 'creationTimestamp', 'managedFields', 'generation'] as const) delete obj.metadata[k];

@@ -1,7 +1,8 @@
 // The runtime's view of its Kyma: namespace `kyma-system` and the Kyma `kyma-system/default`.
 // Created from the KCP Kyma; from then on runtime admins enable modules in the runtime Kyma, and
 // the KCP Kyma's `spec.modules` follows it, while the channel stays the KCP's (as upstream syncs).
-// The KCP Kyma's status is mirrored into the runtime Kyma, which carries the watched-by label.
+// The KCP Kyma's status is mirrored into the runtime Kyma, which carries the watched-by label and
+// the KCP Kyma's BTP account labels.
 import { jsonEqual } from '../../kube/json.js';
 import { DEFAULT_REMOTE_KYMA_NAME, Kyma, LabelValues, Labels, Namespaces, type KymaObject, type KymaStatus } from '../../api/operator/index.js';
 import type { Client } from '../../runtime/client/interface.js';
@@ -12,23 +13,41 @@ import { FIELD_MANAGER } from './crds.js';
 const NAMESPACE_KIND: KindRef = { apiVersion: 'v1', kind: 'Namespace' };
 export const REMOTE_KYMA_KEY = { namespace: Namespaces.Remote, name: DEFAULT_REMOTE_KYMA_NAME };
 
+/** Labels of `kyma-system` in the runtime (upstream's: managed-by `kyma`, istio injection, warden validation). */
+const NAMESPACE_LABELS = { [Labels.ManagedBy]: LabelValues.Kyma, [Labels.IstioInjection]: LabelValues.Enabled, [Labels.Warden]: LabelValues.Enabled };
+
+/** Creates `kyma-system` in the runtime, or puts its labels back when one is missing or different. */
 export async function ensureRemoteNamespace(remote: Client, signal: AbortSignal): Promise<void> {
+  let current: KubeObject | undefined;
   try {
-    await remote.get(NAMESPACE_KIND, { name: Namespaces.Remote }, { signal });
-    return;
+    current = await remote.get(NAMESPACE_KIND, { name: Namespaces.Remote }, { signal });
   } catch (e) {
     if (!isNotFound(e)) throw e;
   }
-  const ns: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: Namespaces.Remote, labels: { [Labels.ManagedBy]: LabelValues.LifecycleManager, [Labels.IstioInjection]: LabelValues.Enabled, [Labels.Warden]: LabelValues.Enabled } },
-  };
+  if (current) {
+    if (Object.entries(NAMESPACE_LABELS).every(([k, v]) => current.metadata.labels?.[k] === v)) return;
+    await remote.patch(NAMESPACE_KIND, { name: Namespaces.Remote }, 'merge', { metadata: { labels: NAMESPACE_LABELS } }, { fieldManager: FIELD_MANAGER, signal });
+    return;
+  }
+  const ns: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: Namespaces.Remote, labels: NAMESPACE_LABELS } };
   try {
     await remote.create(ns, { fieldManager: FIELD_MANAGER, signal });
   } catch (e) {
     if (!isAlreadyExists(e)) throw e;
   }
+}
+
+/** KCP Kyma labels the runtime Kyma carries too (upstream propagates the BTP account labels). */
+const PROPAGATED_LABELS = [Labels.GlobalAccountID, Labels.SubAccountID];
+
+/** The labels the runtime Kyma must carry: watched-by and the KCP Kyma's BTP account labels. */
+function remoteKymaLabels(kcpKyma: KymaObject): Record<string, string> {
+  const labels: Record<string, string> = { [Labels.WatchedBy]: LabelValues.Kyma };
+  for (const key of PROPAGATED_LABELS) {
+    const value = kcpKyma.metadata.labels?.[key];
+    if (value !== undefined) labels[key] = value;
+  }
+  return labels;
 }
 
 export interface RemoteKymaSync {
@@ -49,16 +68,18 @@ export async function syncRemoteKyma(remote: Client, kcpKyma: KymaObject, signal
     const fresh: KymaObject = {
       apiVersion: Kyma.apiVersion,
       kind: Kyma.kind,
-      metadata: { ...REMOTE_KYMA_KEY, labels: { [Labels.ManagedBy]: LabelValues.Kyma, [Labels.WatchedBy]: LabelValues.Kyma } },
+      metadata: { ...REMOTE_KYMA_KEY, labels: { [Labels.ManagedBy]: LabelValues.Kyma, ...remoteKymaLabels(kcpKyma) } },
       spec: { channel: kcpKyma.spec.channel, modules: kcpKyma.spec.modules ?? [] },
     };
     return { remote: await remote.create(fresh, { fieldManager: FIELD_MANAGER, signal }), created: true };
   }
   // The watched-by label selects the Kyma for the runtime watcher's webhook (Watcher klm-watcher).
-  const watched = current.metadata.labels?.[Labels.WatchedBy] === LabelValues.Kyma;
-  if (current.spec.channel !== kcpKyma.spec.channel || !watched) {
+  const labels = remoteKymaLabels(kcpKyma);
+  const have = current.metadata.labels ?? {};
+  const labelled = Object.entries(labels).every(([k, v]) => have[k] === v);
+  if (current.spec.channel !== kcpKyma.spec.channel || !labelled) {
     current = await remote.update<KymaObject>(
-      { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, [Labels.WatchedBy]: LabelValues.Kyma } }, spec: { ...current.spec, channel: kcpKyma.spec.channel } },
+      { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, ...labels } }, spec: { ...current.spec, channel: kcpKyma.spec.channel } },
       { fieldManager: FIELD_MANAGER, signal },
     );
   }

@@ -55,7 +55,7 @@ Compatible with upstream \`operator.kyma-project.io/v1beta2\` ModuleReleaseMeta 
 - The object is named after \`spec.moduleName\` (checked by \`validateModuleReleaseMeta\`), and a channel's version \`v\`
   resolves to the ModuleTemplate \`<moduleName>-<v>\` in the same namespace.
 - \`spec.beta\` and \`spec.internal\` are deprecated upstream but still read: they restrict the module to Kymas with the matching label.
-- \`spec.kymaSelector\` is marked experimental upstream; kept, not read.
+- \`spec.kymaSelector\` (experimental upstream): a module named in \`--restricted-modules\` is offered and installed only for Kymas the selector selects (a missing or empty one selects none) and uninstalled from a Kyma that stops matching; a selector on any other module makes it not allowed anywhere.
 `,
 });
 
