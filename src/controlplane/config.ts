@@ -10,7 +10,6 @@ import {
   DEFAULT_MANIFEST_INTERVALS,
   DEFAULT_MODULE_CONFIG_POLL_MS,
   DEFAULT_PURGE_GRACE_MS,
-  DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS,
   DEFAULT_RUNTIME_CHECK_MS,
   DEFAULT_SYNC_RESYNC_MS,
   type ManifestRequeueIntervals,
@@ -65,7 +64,11 @@ export interface ControlPlaneConfig {
   /** Parallel reconciles of the Manifest controller (no default here: the controller's own, 10). */
   manifestWorkers?: number;
   purgeGraceMs: number;
-  /** How long a Kyma's deletion retries an unreachable runtime before skipping its cleanup (no flag; default 60 s). */
+  /**
+   * Opt-in bound (no flag): how long a Kyma's deletion retries a runtime that cannot be reached while
+   * its kubeconfig Secret exists before skipping its cleanup. Unset (default): until the Secret is
+   * removed, as upstream.
+   */
   remoteCleanupTimeoutMs?: number;
   /** Periodic passes of module resource synchronization (ModuleConfig, SyncResource). */
   moduleSync: ModuleSyncIntervals;
@@ -122,7 +125,6 @@ export function defaultControlPlaneConfig(): ControlPlaneConfig {
     manifestDriftCheckMs: DEFAULT_DRIFT_CHECK_MS,
     kymaWorkers: 4,
     purgeGraceMs: DEFAULT_PURGE_GRACE_MS,
-    remoteCleanupTimeoutMs: DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS,
     moduleSync: { ...DEFAULT_MODULE_SYNC },
     gracefulShutdownTimeoutMs: 30_000,
   };

@@ -17,11 +17,22 @@ export const NS = Namespaces.ControlPlane;
 
 export { waitFor };
 
-/** Module manifests by link: a ConfigMap naming the module's version (and, with a CRD, the CRD itself). */
+/**
+ * Module manifests by link: a ConfigMap naming the module's version, or the objects `serve` set for
+ * a link (a module with CRDs, an operator Deployment and so on).
+ */
 export class FakeFetcher implements ArtifactFetcher {
   readonly fetched: string[] = [];
+  private readonly served = new Map<string, KubeObject[]>();
+
+  serve(link: string, objects: KubeObject[]): void {
+    this.served.set(link, objects);
+  }
+
   fetchManifest(link: string): Promise<FetchedManifest> {
     this.fetched.push(link);
+    const served = this.served.get(link);
+    if (served) return Promise.resolve({ objects: structuredClone(served), digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` });
     const m = /^https:\/\/modules\.test\/([a-z-]+)\/([^/]+)\.yaml$/.exec(link);
     if (!m) return Promise.reject(new ArtifactError('NotFound', `no module at ${link}`));
     const [, module, version] = m;
