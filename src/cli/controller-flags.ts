@@ -4,7 +4,8 @@
 import { type BindAddress, type ControlPlaneConfig, DEFAULT_LEASE, DEFAULT_MODULE_CONFIG_RESYNC_MS, DEFAULT_MODULE_SYNC, defaultControlPlaneConfig } from '../controlplane/config.js';
 import type { WatcherConfig } from '../controlplane/watcher.js';
 import type { RuntimeAdmissionConfig } from '../controlplane/runtime-admission.js';
-import { DEFAULT_MANIFEST_WORKERS } from '../lifecycle/index.js';
+import { readFileSync } from 'node:fs';
+import { DEFAULT_MANIFEST_WORKERS, MaintenancePolicyError, type MaintenanceWindowPolicy, parseMaintenancePolicy } from '../lifecycle/index.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../runtime/log.js';
 import { type FlagTable, type ParsedArgs, UsageError } from './args.js';
 import { formatDuration, parseDuration } from './duration.js';
@@ -54,6 +55,10 @@ export const CONTROLLER_FLAGS: readonly Flag[] = [
   { name: 'manifest-requeue-error-interval', type: 'duration', default: d(defaults.manifestIntervals.errorMs), help: 'requeue after a Manifest error' },
   { name: 'max-concurrent-kyma-reconciles', type: 'int', default: String(defaults.kymaWorkers), help: 'parallel reconciles of the Kyma controller' },
   { name: 'max-concurrent-manifest-reconciles', type: 'int', default: String(defaults.manifestWorkers ?? DEFAULT_MANIFEST_WORKERS), help: 'parallel reconciles of the Manifest controller' },
+  { name: 'maintenance-window-policy', type: 'path', default: '', help: 'maintenance-window policy file in upstream\'s JSON format (e.g. a ConfigMap mounted at /etc/maintenance-policy/policy.json); upgrades to module versions that require downtime wait for the window it gives the Kyma\'s region, plan or global account (without it they are Error)' },
+  { name: 'min-maintenance-window-size', type: 'duration', default: d(defaults.minMaintenanceWindowMs ?? 0), help: 'a maintenance window is used only while it lasts at least this much longer' },
+  { name: 'oci-registry-cred-secret', type: 'string', default: '', help: 'Secret (kubernetes.io/dockerconfigjson) in the control-plane namespace with the credentials module artifacts are pulled with' },
+  { name: 'skr-image-pull-secret', type: 'string', default: '', help: 'Secret in the control-plane namespace copied into every runtime\'s kyma-system namespace and added to the imagePullSecrets (and SKR_IMG_PULL_SECRET env) of module Deployments and StatefulSets' },
   { name: 'purge-finalizer-timeout', type: 'duration', default: d(defaults.purgeGraceMs), help: 'how long a Kyma may be deleting before the purge strips runtime finalizers' },
   { name: 'leader-elect', type: 'bool', default: 'false', help: 'reconcile only while holding the leader Lease (for replicas > 1)' },
   { name: 'leader-election-id', type: 'string', default: 'kcp-controllers-leader', help: 'name of the leader Lease' },
@@ -330,6 +335,10 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
       feedbackMs: flags.duration('sync-feedback-interval'),
     },
     purgeGraceMs: flags.duration('purge-finalizer-timeout', false),
+    maintenancePolicy: maintenancePolicyFrom(flags),
+    minMaintenanceWindowMs: flags.duration('min-maintenance-window-size', false),
+    ociRegistryCredSecret: secretNameFrom(flags, 'oci-registry-cred-secret'),
+    skrImagePullSecret: secretNameFrom(flags, 'skr-image-pull-secret'),
     leaderElection: leaderElect ? { name: leaderElectionId, namespace: leaseNamespace, ...timing } : undefined,
     sharding: shards > 0 ? { shards, prefix: flags.dnsLabel('shard-lease-prefix'), namespace: leaseNamespace, ...timing } : undefined,
     metrics,
@@ -338,6 +347,30 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
     watcher,
     runtimeAdmission,
   };
+}
+
+/** The policy file named by --maintenance-window-policy, read and checked at start (a broken file is a usage error, not a silent lack of windows). */
+function maintenancePolicyFrom(flags: FlagReader): MaintenanceWindowPolicy | undefined {
+  const file = flags.optional('maintenance-window-policy');
+  if (!file) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--maintenance-window-policy: cannot read ${file}: ${(e as Error).message}`);
+  }
+  try {
+    return parseMaintenancePolicy(text, file);
+  } catch (e) {
+    if (e instanceof MaintenancePolicyError) throw new UsageError(`--maintenance-window-policy: ${e.message}`);
+    throw e;
+  }
+}
+
+function secretNameFrom(flags: FlagReader, name: string): string | undefined {
+  const v = flags.optional(name);
+  if (v !== undefined && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(v)) throw new UsageError(`--${name} must be a Secret name (a DNS subdomain), got ${JSON.stringify(v)}`);
+  return v;
 }
 
 /** The Runtime admission webhook's settings, or undefined when it is off. */

@@ -8,6 +8,7 @@ import {
   DEFAULT_DRIFT_CHECK_MS,
   DEFAULT_INTERVALS,
   DEFAULT_MANIFEST_INTERVALS,
+  DEFAULT_MIN_MAINTENANCE_WINDOW_MS,
   DEFAULT_MODULE_CONFIG_POLL_MS,
   DEFAULT_PURGE_GRACE_MS,
   DEFAULT_RUNTIME_CHECK_MS,
@@ -16,6 +17,7 @@ import {
   type RequeueIntervals,
 } from '../lifecycle/index.js';
 import { DEFAULT_TIMING as DEFAULT_LEASE_TIMING } from '../runtime/leader/election.js';
+import type { MaintenanceWindowPolicy } from '../lifecycle/maintenance/policy.js';
 import type { WatcherConfig } from './watcher.js';
 import type { RuntimeAdmissionConfig } from './runtime-admission.js';
 
@@ -52,6 +54,10 @@ export interface ControlPlaneConfig {
   kubeconfigExpirationSeconds: number;
   minimalRotationTimeRatio: number;
   rotationPeriodRatio: number;
+  /** Audit logging is mandatory: a Runtime without an audit log tenant for its provider and region fails (upstream `--audit-log-mandatory`; no flag; default false). */
+  auditLogMandatory?: boolean;
+  /** The registry cache controller: each runtime's RegistryCacheConfigs into its Runtime (no flag; undefined: off). */
+  registryCache?: { resyncMs?: number };
 
   // Lifecycle manager.
   kymaIntervals: RequeueIntervals;
@@ -72,6 +78,14 @@ export interface ControlPlaneConfig {
   remoteCleanupTimeoutMs?: number;
   /** Periodic passes of module resource synchronization (ModuleConfig, SyncResource). */
   moduleSync: ModuleSyncIntervals;
+  /** Maintenance windows of upgrades that require downtime, in upstream's policy format (undefined: none, such upgrades are Error). */
+  maintenancePolicy?: MaintenanceWindowPolicy;
+  /** A maintenance window is used only while it lasts at least this much longer (upstream `--min-maintenance-window-size`, 20 min). */
+  minMaintenanceWindowMs?: number;
+  /** Secret in `namespace` (`kubernetes.io/dockerconfigjson`) whose credentials the Manifest controller pulls module artifacts with (upstream `--oci-registry-cred-secret`). */
+  ociRegistryCredSecret?: string;
+  /** Secret in `namespace` copied into every runtime's `kyma-system` and referenced by module Deployments and StatefulSets (upstream `--skr-image-pull-secret`). */
+  skrImagePullSecret?: string;
 
   // Runtime clusters (both managers share one client per runtime).
   /** Per-request timeout of runtime clients (no flag; default 10 s). */
@@ -126,6 +140,7 @@ export function defaultControlPlaneConfig(): ControlPlaneConfig {
     kymaWorkers: 4,
     purgeGraceMs: DEFAULT_PURGE_GRACE_MS,
     moduleSync: { ...DEFAULT_MODULE_SYNC },
+    minMaintenanceWindowMs: DEFAULT_MIN_MAINTENANCE_WINDOW_MS,
     gracefulShutdownTimeoutMs: 30_000,
   };
 }

@@ -183,6 +183,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       garden: opts.garden,
       project: opts.gardenerProject,
       converterConfig: opts.converterConfig,
+      ...(config.auditLogMandatory !== undefined ? { auditLogMandatory: config.auditLogMandatory } : {}),
+      ...(config.registryCache ? { registryCache: config.registryCache } : {}),
       remoteClusters,
       namespace,
       timing: runtimeTimingOf(config),
@@ -247,6 +249,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       purgeGraceMs: config.purgeGraceMs,
       remoteCleanupTimeoutMs: config.remoteCleanupTimeoutMs,
       moduleSync: config.moduleSync,
+      maintenancePolicy: config.maintenancePolicy,
+      minMaintenanceWindowMs: config.minMaintenanceWindowMs,
+      ociRegistryCredSecret: config.ociRegistryCredSecret,
+      skrImagePullSecret: config.skrImagePullSecret,
       watcherEvents: opts.watcherEvents,
       watcher: watcher
         ? {

@@ -1,5 +1,5 @@
-// The infrastructure manager: the Runtime controller and the GardenerCluster controller, added to a
-// manager on the KCP, talking to the garden cluster of one Gardener project. The control plane's
+// The infrastructure manager: the Runtime controller, the GardenerCluster controller and (optional) the
+// registry cache controller, added to a manager on the KCP, talking to the garden cluster of one Gardener project. The control plane's
 // composition root (src/controlplane) calls this; nothing else starts these controllers.
 //
 //   const im = setupInfrastructureManager(manager, { kcp, garden, project: 'kyma-dev', converterConfig, remoteClusters });
@@ -10,10 +10,12 @@ import type { RemoteClusterCache } from '../runtime/remote/cache.js';
 import type { ConverterConfig } from './converter/index.js';
 import { type GardenerClusterControllerHandle, type GardenerClusterControllerOptions, setupGardenerClusterController } from './gardener-cluster/index.js';
 import type { RuntimeTiming } from './runtime/machine.js';
+import { setupRegistryCacheController } from './registry-cache/controller.js';
 import { DEFAULT_RUNTIME_NAMESPACE, type RuntimeControllerHandle, type RuntimeControllerOptions, setupRuntimeController } from './runtime/controller.js';
 
 export { DEFAULT_RUNTIME_NAMESPACE, FIELD_MANAGER, RUNTIME_CONTROLLER_NAME, RuntimeReconciler, setupRuntimeController } from './runtime/controller.js';
 export type { RuntimeControllerHandle, RuntimeControllerOptions } from './runtime/controller.js';
+export { DEFAULT_REGISTRY_CACHE_RESYNC_MS, REGISTRY_CACHE_CONTROLLER_NAME, RegistryCacheConfigKind } from './registry-cache/controller.js';
 export { defaultRuntimeTiming, type RuntimeTiming, type Step, type Machine, type SystemState } from './runtime/machine.js';
 
 export interface InfrastructureManagerOptions {
@@ -24,6 +26,8 @@ export interface InfrastructureManagerOptions {
   /** Gardener project (Shoots in `garden-<project>`). */
   project: string;
   converterConfig: ConverterConfig;
+  /** Fail Runtimes without an audit log tenant for their provider and region (upstream `--audit-log-mandatory`; default false). */
+  auditLogMandatory?: boolean;
   /** Clients of the runtime clusters, keyed by kubeconfig Secret (`<namespace>/kubeconfig-<runtime id>`). */
   remoteClusters: RemoteClusterCache;
   /** Namespace of Runtimes and GardenerClusters in the KCP (default kcp-system). */
@@ -37,6 +41,11 @@ export interface InfrastructureManagerOptions {
   watchKymas?: boolean;
   /** Options of the GardenerCluster controller (kubeconfig validity, rotation, workers). */
   gardenerCluster?: Omit<GardenerClusterControllerOptions, 'garden' | 'kcp' | 'project' | 'namespace' | 'logger'>;
+  /**
+   * The registry cache controller (RegistryCacheConfigs of each runtime -> `spec.imageRegistryCache`),
+   * reading every runtime again after `resyncMs` (default 5 min); undefined: off.
+   */
+  registryCache?: { resyncMs?: number; workers?: number };
   /** Another cluster preparation (tests). */
   prepareCluster?: RuntimeControllerOptions['prepareCluster'];
 }
@@ -55,6 +64,7 @@ export function setupInfrastructureManager(manager: Manager, opts: Infrastructur
     garden: opts.garden,
     project: opts.project,
     converterConfig: opts.converterConfig,
+    auditLogMandatory: opts.auditLogMandatory,
     namespace,
     timing: opts.timing,
     workers: opts.runtimeWorkers,
@@ -71,5 +81,8 @@ export function setupInfrastructureManager(manager: Manager, opts: Infrastructur
     namespace,
     logger,
   });
+  if (opts.registryCache) {
+    setupRegistryCacheController(manager, { kcp: opts.kcp, remoteClusters: opts.remoteClusters, namespace, logger, ...opts.registryCache });
+  }
   return { runtime, gardenerCluster };
 }

@@ -24,6 +24,14 @@ export const AnnotationFailOperations = `${SIMULATOR_DOMAIN}/fail-operations`;
 /** Failure description written into `lastErrors[].description` (optional). */
 export const AnnotationFailMessage = `${SIMULATOR_DOMAIN}/fail-message`;
 
+/**
+ * Refusal injection: while a Shoot carries this annotation, Gardener's admission answers every update
+ * that changes its spec with this HTTP code (`409` Conflict, `403` Forbidden, `401` Unauthorized,
+ * `500`, ...), as the real Gardener API now and then does. Metadata-only updates pass, so removing
+ * the annotation works.
+ */
+export const AnnotationRefuseSpecUpdates = `${SIMULATOR_DOMAIN}/refuse-spec-updates`;
+
 /** Name of the simulator's validating webhook for Shoots (it appears in denial messages). */
 export const SHOOT_WEBHOOK_NAME = `validate.shoots.${SIMULATOR_DOMAIN}`;
 

@@ -19,6 +19,8 @@ import { setupKymaController } from './kyma/controller.js';
 import { DEFAULT_RUNTIME_CHECK_MS, type RequeueIntervals } from './kyma/options.js';
 import { setupMandatoryModuleController, setupMandatoryModuleDeletionController } from './mandatory/controller.js';
 import { DEFAULT_DRIFT_CHECK_MS, setupManifestController, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
+import type { MaintenanceWindowPolicy } from './maintenance/policy.js';
+import { MaintenanceWindows } from './maintenance/windows.js';
 import { LifecycleMetrics } from './metrics.js';
 import { setupPurgeController } from './purge/controller.js';
 import { RuntimeAccess, type Secret } from './remote/access.js';
@@ -28,6 +30,8 @@ import type { ListenerService } from '../watcher/defaults.js';
 export { DEFAULT_INTERVALS, DEFAULT_RUNTIME_CHECK_MS, type RequeueIntervals } from './kyma/options.js';
 export { DEFAULT_DRIFT_CHECK_MS, DEFAULT_INTERVALS as DEFAULT_MANIFEST_INTERVALS, DEFAULT_MANIFEST_WORKERS, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
 export { DEFAULT_PURGE_GRACE_MS } from './purge/controller.js';
+export { DEFAULT_MIN_MAINTENANCE_WINDOW_MS } from './maintenance/windows.js';
+export { MaintenancePolicyError, parseMaintenancePolicy, type MaintenanceWindowPolicy } from './maintenance/policy.js';
 export { KUBECONFIG_SECRET_SELECTOR, RuntimeAccess, RuntimeAccessError } from './remote/access.js';
 export { DEFAULT_FEEDBACK_MS, DEFAULT_MODULE_CONFIG_POLL_MS, DEFAULT_RESYNC_MS as DEFAULT_SYNC_RESYNC_MS } from './sync/constants.js';
 
@@ -62,6 +66,14 @@ export interface LifecycleManagerOptions {
   watcher?: LifecycleWatcherOptions;
   /** Periodic passes of module resource synchronization (defaults: ModuleConfig 30 s, 5 min with the watcher; SyncResource 5 min; feedback 30 s). */
   moduleSync?: { moduleConfigResyncMs?: number; syncResourceResyncMs?: number; feedbackMs?: number };
+  /** The maintenance-window policy (upstream's format); without one, upgrades that require downtime are Error. */
+  maintenancePolicy?: MaintenanceWindowPolicy;
+  /** A maintenance window is used only while it lasts at least this much longer (default 20 min). */
+  minMaintenanceWindowMs?: number;
+  /** Secret (`kubernetes.io/dockerconfigjson`) of `namespace` the Manifest controller pulls module artifacts with (upstream `--oci-registry-cred-secret`). */
+  ociRegistryCredSecret?: string;
+  /** Secret of `namespace` copied into every runtime's kyma-system and referenced by module workloads (upstream `--skr-image-pull-secret`). */
+  skrImagePullSecret?: string;
 }
 
 export interface LifecycleWatcherOptions {
@@ -130,6 +142,8 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     skrWebhook,
     runtimeCheckMs: opts.watcher ? (opts.runtimeCheckMs ?? DEFAULT_RUNTIME_CHECK_MS) : undefined,
     runtimeChecks: router?.runtimeChecks,
+    maintenance: new MaintenanceWindows(opts.maintenancePolicy, opts.minMaintenanceWindowMs),
+    skrImagePullSecret: opts.skrImagePullSecret,
   });
   setupMandatoryModuleController(manager, { namespace });
   setupMandatoryModuleDeletionController(manager, { namespace });
@@ -144,6 +158,8 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     driftCheckMs: opts.watcher ? (opts.driftCheckMs ?? DEFAULT_DRIFT_CHECK_MS) : undefined,
     driftChecks: router?.driftChecks,
     maxConcurrentReconciles: opts.maxConcurrentManifestReconciles,
+    registryCredentialsSecret: opts.ociRegistryCredSecret ? { namespace, name: opts.ociRegistryCredSecret } : undefined,
+    skrImagePullSecret: opts.skrImagePullSecret,
   });
   const syncMetrics = new SyncMetrics(manager.registry);
   setupModuleConfigController(manager, {

@@ -195,3 +195,24 @@ test('the Runtime admission webhook: on at :9443 by default, a URL or a Service 
   assert.match(usageErrorOf([...IM_FLAGS, '--runtime-admission-service=kcp-controllers-webhook']), /--runtime-admission-service must be namespace\/name:port/);
   assert.match(usageErrorOf([...IM_FLAGS, '--runtime-admission-url=https://a:1/x', '--runtime-admission-service=a/b:443']), /exclude each other/);
 });
+
+test('private registries and maintenance windows: upstream flag names, the policy file read and checked at start', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kcp-policy-'));
+  try {
+    const file = join(dir, 'policy.json');
+    writeFileSync(file, JSON.stringify({ rules: [{ match: { region: 'europe' }, windows: [{ days: ['Sat'], begin: '01:00:00Z', end: '05:00:00Z' }] }], default: {} }));
+    const c = parse(['--lifecycle-manager', `--maintenance-window-policy=${file}`, '--min-maintenance-window-size=30m', '--oci-registry-cred-secret=private-oci-reg-creds', '--skr-image-pull-secret=pull-secret']);
+    assert.equal(c.maintenancePolicy?.rules[0].match.region?.source, 'europe');
+    assert.equal(c.minMaintenanceWindowMs, 30 * 60_000);
+    assert.equal(c.ociRegistryCredSecret, 'private-oci-reg-creds');
+    assert.equal(c.skrImagePullSecret, 'pull-secret');
+    const defaults = parse(['--lifecycle-manager']);
+    assert.deepEqual([defaults.maintenancePolicy, defaults.minMaintenanceWindowMs, defaults.ociRegistryCredSecret, defaults.skrImagePullSecret], [undefined, 20 * 60_000, undefined, undefined]);
+    writeFileSync(file, '{"rules": [{"windows": [{"begin": "soon"}]}]}');
+    assert.match(usageErrorOf(['--lifecycle-manager', `--maintenance-window-policy=${file}`]), /^--maintenance-window-policy: .*policy\.json: rules\[0\]\.windows\[0\]\.begin/);
+    assert.match(usageErrorOf(['--lifecycle-manager', `--maintenance-window-policy=${join(dir, 'missing.json')}`]), /^--maintenance-window-policy: cannot read /);
+    assert.match(usageErrorOf(['--lifecycle-manager', '--skr-image-pull-secret=Not_A_Name']), /^--skr-image-pull-secret must be a Secret name/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -4,68 +4,34 @@
 // does not know is reported in the KubeconfigManagement condition.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  AnnotationForceKubeconfigRotation,
-  AnnotationLastKubeconfigSync,
-  GardenerCluster,
-  type GardenerClusterObject,
-} from '../../src/api/infrastructuremanager/index.js';
-import { setupGardenerClusterController } from '../../src/infrastructure/gardener-cluster/index.js';
+import { AnnotationForceKubeconfigRotation, AnnotationLastKubeconfigSync, GardenerCluster, type GardenerClusterObject } from '../../src/api/infrastructuremanager/index.js';
 import { clientFromKubeconfig, isNotFound } from '../../src/runtime/client/index.js';
-import { silentLogger } from '../../src/runtime/log.js';
-import { newManager } from '../../src/runtime/manager.js';
 import type { KubeObject } from '../../src/kube/object.js';
-import { type Landscape, startLandscape, testShoot, waitFor } from '../support/landscape.js';
+import { type Landscape, waitFor } from '../support/landscape.js';
+import { gardenerCluster, type GardenerClusterEnv, NAMESPACE, startGardenerClusterEnv } from './gardener-cluster-env.js';
 
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
-const NAMESPACE = 'kcp-system';
 type Secret = KubeObject & { data?: Record<string, string> };
-
-function gardenerCluster(runtimeId: string, shootName: string): GardenerClusterObject {
-  return {
-    apiVersion: GardenerCluster.apiVersion,
-    kind: GardenerCluster.kind,
-    metadata: {
-      name: runtimeId,
-      namespace: NAMESPACE,
-      labels: {
-        'kyma-project.io/runtime-id': runtimeId,
-        'operator.kyma-project.io/kyma-name': runtimeId,
-        'kyma-project.io/shoot-name': shootName,
-        'kyma-project.io/global-account-id': 'ga-1',
-      },
-    },
-    spec: { kubeconfig: { secret: { name: `kubeconfig-${runtimeId}`, namespace: NAMESPACE, key: 'config' } }, shoot: { name: shootName } },
-  };
-}
 
 function kubeconfigOf(s: Secret): string {
   return Buffer.from(s.data?.config ?? '', 'base64').toString('utf8');
 }
 
 describe('GardenerCluster controller', () => {
+  let env: GardenerClusterEnv;
   let landscape: Landscape;
-  const stop = new AbortController();
-  let running: Promise<void>;
   const shootName = 'gc-shoot';
 
   const getSecret = (runtimeId: string) => landscape.kcp.get<Secret>(SECRET, { namespace: NAMESPACE, name: `kubeconfig-${runtimeId}` });
   const getCluster = (runtimeId: string) => landscape.kcp.get<GardenerClusterObject>(GardenerCluster, { namespace: NAMESPACE, name: runtimeId });
 
   before(async () => {
-    landscape = await startLandscape();
-    await landscape.garden.create(testShoot(shootName, landscape.projectNamespace));
-    await waitFor('the shoot cluster', () => landscape.server.hasCluster(landscape.shootClusterName(shootName)));
-    const manager = newManager({ client: landscape.kcp, logger: silentLogger });
-    setupGardenerClusterController(manager, { garden: landscape.garden, kcp: landscape.kcp, project: landscape.project, namespace: NAMESPACE, expirationSeconds: 3600, missingShootRetryMs: 500 });
-    running = manager.start(stop.signal);
-    await manager.ready();
+    env = await startGardenerClusterEnv(shootName);
+    landscape = env.landscape;
   });
 
   after(async () => {
-    stop.abort();
-    await running;
-    await landscape.stop();
+    await env.stop();
   });
 
   it('creates Secret kubeconfig-<runtime-id> with the labels consumers select by and a working kubeconfig', async () => {

@@ -34,6 +34,9 @@ export interface Harness {
   registry: Registry;
   /** The control plane (by default the infrastructure manager only). */
   im: ControlPlane;
+  /** The converter configuration and control plane settings the next (re)start uses. */
+  converterConfig: ConverterConfig;
+  controlPlane: Partial<ControlPlaneConfig>;
   /** Stops the infrastructure manager and starts a new one (a controller restart). */
   restart(): Promise<void>;
   /** Stops the infrastructure manager only. */
@@ -50,11 +53,13 @@ export interface Harness {
  * `controlPlane` overrides the control plane's settings (e.g. `lifecycleManager: true` to run both
  * managers); `logger`: where the controllers log (default: nowhere, or stderr with TEST_LOG set).
  */
-export async function startHarness(opts: LandscapeOptions & { logger?: Logger } = {}, controlPlane: Partial<ControlPlaneConfig> = {}): Promise<Harness> {
-  const { logger: imLogger, ...landscapeOptions } = opts;
+export async function startHarness(
+  opts: LandscapeOptions & { logger?: Logger; converterConfig?: ConverterConfig } = {},
+  controlPlane: Partial<ControlPlaneConfig> = {},
+): Promise<Harness> {
+  const { logger: imLogger, converterConfig: config = converterConfig(), ...landscapeOptions } = opts;
   const land = await startLandscape(landscapeOptions);
   const registry = new Registry();
-  const config = converterConfig();
   const logger = imLogger ?? (process.env.TEST_LOG ? createLogger({ name: 'im', level: 'debug' }) : silentLogger);
   const start = async (): Promise<ControlPlane> => {
     const im = await startControlPlane({
@@ -69,12 +74,12 @@ export async function startHarness(opts: LandscapeOptions & { logger?: Logger } 
         kubeconfigExpirationSeconds: 600,
         missingShootRetryMs: 200,
         gracefulShutdownTimeoutMs: 2_000,
-        ...controlPlane,
+        ...h.controlPlane,
       },
       kcp: land.kcp,
       garden: land.garden,
       gardenerProject: land.project,
-      converterConfig: config,
+      converterConfig: h.converterConfig,
       registry,
       logger,
     });
@@ -84,7 +89,9 @@ export async function startHarness(opts: LandscapeOptions & { logger?: Logger } 
   const h: Harness = {
     land,
     registry,
-    im: await start(),
+    im: undefined as unknown as ControlPlane,
+    converterConfig: config,
+    controlPlane,
     async restart() {
       await h.stopManager();
       await h.startManager();
@@ -127,6 +134,7 @@ export async function startHarness(opts: LandscapeOptions & { logger?: Logger } 
       await land.stop();
     },
   };
+  h.im = await start();
   return h;
 }
 

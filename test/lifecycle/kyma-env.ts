@@ -17,27 +17,22 @@ export const NS = Namespaces.ControlPlane;
 
 export { waitFor };
 
-/**
- * Module manifests by link: a ConfigMap naming the module's version, or the objects `serve` set for
- * a link (a module with CRDs, an operator Deployment and so on).
- */
+/** Module manifests by link: a ConfigMap naming the module's version (and, with a CRD, the CRD itself). */
 export class FakeFetcher implements ArtifactFetcher {
   readonly fetched: string[] = [];
-  private readonly served = new Map<string, KubeObject[]>();
-
-  serve(link: string, objects: KubeObject[]): void {
-    this.served.set(link, objects);
-  }
-
-  fetchManifest(link: string): Promise<FetchedManifest> {
+  /** More objects of a module's manifest, by module name (scenarios that need a CRD, a manager, RBAC). */
+  readonly extraObjects = new Map<string, (version: string) => KubeObject[]>();
+  /** `other` fetches every link that is not a `https://modules.test/` one (e.g. a real registry's). */
+  constructor(private readonly other?: ArtifactFetcher) {}
+  fetchManifest(link: string, opts?: Parameters<ArtifactFetcher['fetchManifest']>[1]): Promise<FetchedManifest> {
     this.fetched.push(link);
-    const served = this.served.get(link);
-    if (served) return Promise.resolve({ objects: structuredClone(served), digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` });
     const m = /^https:\/\/modules\.test\/([a-z-]+)\/([^/]+)\.yaml$/.exec(link);
+    if (!m && this.other) return this.other.fetchManifest(link, opts);
     if (!m) return Promise.reject(new ArtifactError('NotFound', `no module at ${link}`));
     const [, module, version] = m;
     const objects: KubeObject[] = [
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${module}-info`, namespace: Namespaces.Remote }, data: { module, version } },
+      ...(this.extraObjects.get(module)?.(version) ?? []),
     ];
     return Promise.resolve({ objects, digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` });
   }
@@ -65,14 +60,15 @@ export interface KymaEnv {
 
 /**
  * `config` overrides the control plane's settings, `logger` receives the controllers' logs (default:
- * none); `kcpClient`: options of the controllers' KCP client. The Manifest controller always runs:
- * the scenarios rely on it to install modules and report them Ready.
+ * none), `artifacts` the fetcher of links the fake one does not serve; `kcpClient`: options of the
+ * controllers' KCP client. The Manifest controller always runs: the scenarios rely on it to install
+ * modules and report them Ready.
  */
-export async function startKymaEnv(config: Partial<ControlPlaneConfig> & { logger?: Logger } = {}, kcpClient: { qps?: number; burst?: number } = {}): Promise<KymaEnv> {
-  const { logger, ...settings } = config;
+export async function startKymaEnv(config: Partial<ControlPlaneConfig> & { logger?: Logger; artifacts?: ArtifactFetcher } = {}, kcpClient: { qps?: number; burst?: number } = {}): Promise<KymaEnv> {
+  const { logger, artifacts, ...settings } = config;
   const api = await startWithKinds([...operatorKinds] as unknown as AnyKind[]);
   const kcp = clientFromKubeconfig(api.server.clusterAccess('default').kubeconfig, { retries: 1, ...kcpClient });
-  const fetcher = new FakeFetcher();
+  const fetcher = new FakeFetcher(artifacts);
   const controlPlane = await startControlPlane({
     config: {
       ...defaultControlPlaneConfig(),

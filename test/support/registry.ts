@@ -26,7 +26,22 @@ export interface RegistryOptions {
    * Enough to drive the bearer-token challenge flow against the real registry.
    */
   sillyAuth?: { tokenRealm: string; service: string };
+  /** Turns on the registry's htpasswd auth (Basic, bcrypt hashes) with these users. */
+  htpasswd?: HtpasswdUser[];
 }
+
+export interface HtpasswdUser {
+  username: string;
+  password: string;
+  /** bcrypt hash of `password`, as the registry's htpasswd file holds it. */
+  bcrypt: string;
+}
+
+/**
+ * A user for htpasswd registries. The hash was made once with cost 4 (the cheapest bcrypt, so that the
+ * registry's check of every request stays fast): Node has no bcrypt, and the registry needs one.
+ */
+export const REGISTRY_PULLER: HtpasswdUser = { username: 'puller', password: 'pull-s3cret', bcrypt: '$2b$04$cClzIvKl3E2zj7HezVoq2ORw5ZSdoHR0K4.DZfaZ/sURKsv3nJL3O' };
 
 export async function startRegistry(opts: RegistryOptions = {}): Promise<TestRegistry> {
   if (!existsSync(REGISTRY_BINARY)) {
@@ -45,7 +60,12 @@ export async function startRegistry(opts: RegistryOptions = {}): Promise<TestReg
 
 async function startOnce(port: number, opts: RegistryOptions): Promise<TestRegistry> {
   const dir = mkdtempSync(path.join(tmpdir(), 'kcp-registry-'));
-  const auth = opts.sillyAuth ? `auth:\n  silly:\n    realm: ${opts.sillyAuth.tokenRealm}\n    service: ${opts.sillyAuth.service}\n` : '';
+  let auth = opts.sillyAuth ? `auth:\n  silly:\n    realm: ${opts.sillyAuth.tokenRealm}\n    service: ${opts.sillyAuth.service}\n` : '';
+  if (opts.htpasswd) {
+    const file = path.join(dir, 'htpasswd');
+    writeFileSync(file, opts.htpasswd.map((u) => `${u.username}:${u.bcrypt}\n`).join(''));
+    auth = `auth:\n  htpasswd:\n    realm: kcp-test-registry\n    path: ${file}\n`;
+  }
   const config = [
     'version: 0.1',
     'log:',

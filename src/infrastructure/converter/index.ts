@@ -21,6 +21,7 @@ export {
   ShootRuntimeIDAnnotation,
   ShootSubAccountLabel,
 } from './extenders/metadata.js';
+export { RegistryCacheExtensionType } from './extenders/registry-cache.js';
 export { awsZoneSubnets } from './provider/aws.js';
 export { azureZoneSubnets } from './provider/azure.js';
 export { compareVersions } from './version.js';

@@ -31,7 +31,7 @@ import { errorStatus, nextStatus, readyStatus, type StatusChange } from './statu
 import { linkedSignal } from '../../util/signals.js';
 
 export interface GardenerClusterMetrics {
-  /** 1 per GardenerCluster and its current state (upstream `im_gardener_clusters_state`). */
+  /** 1 per GardenerCluster for its current state and condition reason (upstream `im_gardener_clusters_state`). */
   state: Gauge;
   /** When the current kubeconfig is rotated, epoch seconds (upstream `im_kubeconfig_expiration`). */
   rotation: Gauge;
@@ -202,7 +202,7 @@ export class GardenerClusterReconciler {
     const metrics = this.deps.metrics;
     if (!metrics) return;
     const key = namespacedName(cluster);
-    const labels = { name: cluster.metadata.name ?? '', shootName: cluster.spec.shoot.name, state: change.state };
+    const labels = { runtimeId: cluster.metadata.labels?.[LabelKymaRuntimeID] ?? cluster.metadata.name ?? '', shootName: cluster.spec.shoot.name, state: change.state, reason: change.reason };
     const known = this.series.get(key);
     if (known) metrics.state.remove(known.state);
     metrics.state.set(labels, 1);

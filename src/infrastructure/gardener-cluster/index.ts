@@ -81,7 +81,7 @@ export function setupGardenerClusterController(manager: Manager, opts: GardenerC
     missingShootRetryMs: opts.missingShootRetryMs ?? 15_000,
     secretNamespace: opts.namespace,
     metrics: {
-      state: manager.registry.gauge({ name: 'im_gardener_clusters_state', help: 'State of each GardenerCluster (1 for its current state).', labelNames: ['name', 'shootName', 'state'] }),
+      state: manager.registry.gauge({ name: 'im_gardener_clusters_state', help: 'State of each GardenerCluster: 1 for its current state and condition reason.', labelNames: ['runtimeId', 'shootName', 'state', 'reason'] }),
       rotation: manager.registry.gauge({ name: 'im_kubeconfig_expiration', help: 'When the kubeconfig of a runtime is rotated next, in epoch seconds.', labelNames: ['runtimeId', 'shootName'] }),
     },
     now: opts.now,

@@ -48,6 +48,8 @@ export interface RuntimeControllerOptions {
   /** Gardener project; Shoots live in `garden-<project>`. */
   project: string;
   converterConfig: ConverterConfig;
+  /** Fail Runtimes without an audit log tenant for their provider and region (default false; see Machine). */
+  auditLogMandatory?: boolean;
   /** Namespace of the Runtimes (default kcp-system). */
   namespace?: string;
   timing?: Partial<RuntimeTiming>;
@@ -134,6 +136,7 @@ export function setupRuntimeController(manager: Manager, opts: RuntimeController
     project: opts.project,
     shootNamespace,
     converterConfig: opts.converterConfig,
+    auditLogMandatory: opts.auditLogMandatory ?? false,
     timing: { ...defaultRuntimeTiming, ...opts.timing },
     remoteClusters,
     runtimes,

@@ -57,6 +57,11 @@ export interface Machine {
   project: string;
   shootNamespace: string;
   converterConfig: ConverterConfig;
+  /**
+   * Audit logging is mandatory (upstream `--audit-log-mandatory`): a Runtime whose provider and region
+   * have no audit log tenant in the converter configuration fails instead of getting a Shoot without it.
+   */
+  auditLogMandatory: boolean;
   /** Field manager of every server-side apply to Shoots (upstream: `kim`). */
   fieldManager: string;
   remoteClusters: RemoteClusterCache;

@@ -37,7 +37,28 @@ export interface GardenerSimulatorOptions {
   regions: Record<string, RegionZones>;
   /** Concurrent Shoot reconciliations. */
   concurrency: number;
+  /** Seeds of the landscape, created at start (visible, gardenlet ready) when missing. */
+  seeds: SeedSetting[];
 }
+
+export interface SeedSetting {
+  name: string;
+  provider: string;
+  region: string;
+}
+
+/** One seed per provider in a few common regions (a Runtime that enforces its seed location needs one in its region). */
+export const defaultSeeds: SeedSetting[] = [
+  ['aws', 'eu-central-1'],
+  ['aws', 'eu-west-1'],
+  ['aws', 'us-east-1'],
+  ['azure', 'westeurope'],
+  ['azure', 'eastus'],
+  ['gcp', 'europe-west3'],
+  ['gcp', 'us-central1'],
+  ['openstack', 'eu-de-1'],
+  ['alicloud', 'cn-beijing'],
+].map(([provider, region]) => ({ name: `${provider}-${region}`, provider, region }));
 
 /** Short defaults, for tests: a Shoot is ready about 1.2 s after creation. */
 export const defaultSimulatorOptions: GardenerSimulatorOptions = {
@@ -51,6 +72,7 @@ export const defaultSimulatorOptions: GardenerSimulatorOptions = {
   providerTypes: ['aws', 'azure', 'gcp', 'openstack', 'alicloud'],
   regions: {},
   concurrency: 4,
+  seeds: defaultSeeds,
 };
 
 /** Slower, more lifelike defaults for `kcp up` (a Shoot is ready after about 5 s). */

@@ -2,7 +2,8 @@
 // cluster `garden` (Shoot CRD, admission webhook, adminkubeconfig subresource, gardenlet's work on
 // Shoots) and creates a logical cluster per successfully created Shoot.
 import { crdOf } from '../../api/crd.js';
-import { ADMIN_KUBECONFIG_SUBRESOURCE, GARDENER_CORE_GROUP, Shoot } from '../../api/gardener/index.js';
+import { ADMIN_KUBECONFIG_SUBRESOURCE, GARDENER_CORE_GROUP, Seed, SeedConditionGardenletReady, type SeedObject, Shoot } from '../../api/gardener/index.js';
+import type { AnyKind } from '../../api/render.js';
 import type { LogicalCluster } from '../../apiserver/cluster.js';
 import { StatusError } from '../../apiserver/errors.js';
 import type { ResourceType } from '../../apiserver/resources.js';
@@ -63,7 +64,8 @@ export class GardenerSimulator {
     await this.server.createCluster(GARDEN_CLUSTER);
     const garden = this.server.cluster(GARDEN_CLUSTER);
     this.garden = garden;
-    const shoots = await installShootCrd(garden, signal);
+    const shoots = await installCrd(garden, Shoot, signal);
+    await this.ensureSeeds(await installCrd(garden, Seed, signal));
     this.webhook = await ShootAdmissionWebhook.start(this.options);
     await this.webhook.register(garden);
     this.server.registerSubresource(GARDENER_CORE_GROUP, Shoot.plural, ADMIN_KUBECONFIG_SUBRESOURCE, adminKubeconfigHandler(this.server, this.options));
@@ -99,6 +101,23 @@ export class GardenerSimulator {
     return name;
   }
 
+  /** Creates the configured Seeds that are missing (visible, gardenlet ready), as a landscape's operators set them up. */
+  private async ensureSeeds(seeds: ResourceType): Promise<void> {
+    const garden = this.requireGarden();
+    const now = new Date().toISOString();
+    for (const seed of this.options.seeds) {
+      if (garden.tryGet(seeds, '', seed.name)) continue;
+      const obj: SeedObject = {
+        apiVersion: Seed.apiVersion,
+        kind: Seed.kind,
+        metadata: { name: seed.name, labels: { 'seed.gardener.cloud/provider': seed.provider, 'seed.gardener.cloud/region': seed.region } },
+        spec: { provider: { type: seed.provider, region: seed.region }, settings: { scheduling: { visible: true } } },
+        status: { conditions: [{ type: SeedConditionGardenletReady, status: 'True', lastTransitionTime: now, lastUpdateTime: now, reason: 'GardenletReady', message: 'Gardenlet is posting ready status.' }] },
+      };
+      await garden.create(seeds, '', obj as ObjectWithMeta, { internal: true, fieldManager: SIMULATOR_FIELD_MANAGER });
+    }
+  }
+
   /** Name of the logical cluster a Shoot gets (`shoot--<project>--<name>`). */
   clusterNameOf(namespace: string, shootName: string): string {
     return shootClusterName(namespace, shootName);
@@ -119,19 +138,19 @@ export class GardenerSimulator {
   }
 }
 
-/** Installs (or keeps) the Shoot CRD in the garden cluster and waits until it is served. */
-async function installShootCrd(garden: LogicalCluster, signal: AbortSignal | undefined): Promise<ResourceType> {
+/** Installs (or keeps) a Gardener kind's CRD in the garden cluster and waits until it is served. */
+async function installCrd(garden: LogicalCluster, kind: AnyKind, signal: AbortSignal | undefined): Promise<ResourceType> {
   const crdType = garden.resolve('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
-  const crd = crdOf(Shoot) as ObjectWithMeta;
+  const crd = crdOf(kind) as ObjectWithMeta;
   if (!garden.tryGet(crdType, '', crd.metadata.name ?? '')) {
     await garden.create(crdType, '', crd, { internal: true, fieldManager: SIMULATOR_FIELD_MANAGER });
   }
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const t = garden.resolve(GARDENER_CORE_GROUP, Shoot.version, Shoot.plural);
+    const t = garden.resolve(GARDENER_CORE_GROUP, kind.version, kind.plural);
     if (t) return t;
-    if (signal?.aborted) throw new Error('aborted while waiting for the Shoot CRD');
-    if (Date.now() > deadline) throw new Error('the Shoot CRD was not served within 10 s');
+    if (signal?.aborted) throw new Error(`aborted while waiting for the ${kind.kind} CRD`);
+    if (Date.now() > deadline) throw new Error(`the ${kind.kind} CRD was not served within 10 s`);
     await sleep(10);
   }
 }

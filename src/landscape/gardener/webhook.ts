@@ -10,7 +10,7 @@ import type { LogicalCluster } from '../../apiserver/cluster.js';
 import { invalid } from '../../apiserver/errors.js';
 import { createSelfSigned } from '../../apiserver/pki.js';
 import type { ObjectWithMeta } from '../../kube/object.js';
-import { SHOOT_WEBHOOK_NAME } from '../constants.js';
+import { AnnotationRefuseSpecUpdates, SHOOT_WEBHOOK_NAME } from '../constants.js';
 import type { GardenerSimulatorOptions } from './options.js';
 import { deletionRefusal, validateShoot } from './validation.js';
 import { closeServer, listen } from '../../util/servers.js';
@@ -108,7 +108,20 @@ export function judge(request: AdmissionRequest, settings: Pick<GardenerSimulato
   const old = (request.oldObject ?? undefined) as ShootObject | undefined;
   // Metadata-only updates (finalizers, annotations) are not held to today's spec rules.
   if (old && jsonEqual(old.spec, shoot.spec)) return { allowed: true };
+  const refusal = old ? injectedRefusal(old, name) : undefined;
+  if (refusal) return refusal;
   const errors = validateShoot(shoot, old, settings);
   if (errors.length === 0) return { allowed: true };
   return { allowed: false, status: { code: 422, reason: 'Invalid', message: invalid(Shoot.kind, GARDENER_CORE_GROUP, name, errors).message } };
+}
+
+const refusalReasons: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 409: 'Conflict', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable' };
+
+/** The answer asked for with `AnnotationRefuseSpecUpdates` on the stored Shoot, if any. */
+function injectedRefusal(old: ShootObject, name: string): Verdict | undefined {
+  const value = old.metadata.annotations?.[AnnotationRefuseSpecUpdates];
+  const code = value === undefined ? NaN : Number(value);
+  if (!Number.isInteger(code) || code < 400 || code > 599) return undefined;
+  const reason = refusalReasons[code] ?? 'InternalError';
+  return { allowed: false, status: { code, reason, message: `${Shoot.plural}.${GARDENER_CORE_GROUP} "${name}": update refused on request (${AnnotationRefuseSpecUpdates}: ${code} ${reason})` } };
 }

@@ -45,8 +45,10 @@ import { catalogSyncEnabled, desiredCatalog, syncCatalog } from '../catalog/sync
 import type { LifecycleMetrics, RuntimeCheckReason } from '../metrics.js';
 import { accessErrorOf, KUBECONFIG_SECRET_SELECTOR, SECRET_KIND, type RuntimeAccess, type Secret } from '../remote/access.js';
 import { FIELD_MANAGER, syncRemoteCrds } from '../remote/crds.js';
+import { syncImagePullSecret } from '../remote/image-pull-secret.js';
 import { ensureRemoteNamespace, mirrorStatus, syncRemoteKyma, writeRemoteStatus } from '../remote/kyma.js';
 import type { SkrWebhookInstaller } from '../remote/skr-webhook.js';
+import type { MaintenanceWindows } from '../maintenance/windows.js';
 import { REMOVING_MODULES, runDeletion } from './deletion.js';
 import { syncModules } from './modules.js';
 import { DEFAULT_INTERVALS, intervalFor, type RequeueIntervals } from './options.js';
@@ -75,6 +77,10 @@ export interface KymaControllerOptions {
   runtimeCheckMs?: number;
   /** Kymas the runtime watcher asks a full runtime check for (marked before their key is enqueued). */
   runtimeChecks?: { take(key: string): boolean };
+  /** Maintenance windows for module upgrades that require downtime. */
+  maintenance?: MaintenanceWindows;
+  /** Secret of `namespace` copied into every runtime's kyma-system (upstream `--skr-image-pull-secret`). */
+  skrImagePullSecret?: string;
 }
 
 /** What the last full runtime check of a Kyma found; forgotten when the Kyma goes (and on restart). */
@@ -95,7 +101,7 @@ function mirrorFingerprint(status: KymaStatus): string {
 }
 
 /** Conditions the full runtime check sets: while one does not hold, the next reconcile checks again. */
-const RUNTIME_CONDITIONS: readonly string[] = [KymaConditionTypes.CRDsSync, KymaConditionTypes.ModuleCatalog, KymaConditionTypes.SKRWebhook];
+const RUNTIME_CONDITIONS: readonly string[] = [KymaConditionTypes.CRDsSync, KymaConditionTypes.SKRImagePullSecretSync, KymaConditionTypes.ModuleCatalog, KymaConditionTypes.SKRWebhook];
 
 /** Processing only because modules are not settled: their Manifests' status changes wake the Kyma. */
 function waitingOnlyForModules(status: KymaStatus): boolean {
@@ -241,6 +247,18 @@ class KymaReconciler {
         this.log.warn('syncing the CRDs into the runtime failed', { kyma: name, error: e });
         return this.fail(kyma, `could not sync CRDs: ${(e as Error).message}`, 'crds_sync', signal, conditions);
       }
+      const pullSecret = this.opts.skrImagePullSecret;
+      if (pullSecret) {
+        try {
+          if (await syncImagePullSecret(this.kcp, remote, { namespace: this.opts.namespace, name: pullSecret }, signal)) this.log.debug('synced the image pull secret into the runtime', { kyma: name, secret: pullSecret });
+          conditions = setCondition(conditions, KymaConditionTypes.SKRImagePullSecretSync, 'True', KymaConditionMessages.PullSecretSynced, kyma.metadata.generation, now);
+        } catch (e) {
+          if (accessErrorOf(name, e)) throw e;
+          // As upstream: the condition says the Secret is out of sync, the Kyma is Error with the cause.
+          conditions = setCondition(conditions, KymaConditionTypes.SKRImagePullSecretSync, 'False', KymaConditionMessages.PullSecretOutOfSync, kyma.metadata.generation, now);
+          return this.fail(kyma, `could not sync image pull secret: ${(e as Error).message}`, 'image_pull_secret_sync', signal, conditions);
+        }
+      } else conditions = removeCondition(conditions, KymaConditionTypes.SKRImagePullSecretSync);
       const synced = await syncRemoteKyma(remote, kyma, signal);
       if (synced.created) this.manager.events.event(kyma as KubeObject, 'Normal', 'RemoteKymaCreated', `created the Kyma ${synced.remote.metadata.namespace ?? ''}/${synced.remote.metadata.name ?? ''} in the runtime`);
       remoteKyma = synced.remote;
@@ -267,7 +285,8 @@ class KymaReconciler {
       if (accessError.reason === 'SecretNotFound') return this.waitForKubeconfig(kyma, accessError.message, signal);
       // A runtime that answers (server errors, throttling) keeps its client: its connections work.
       if (accessError.reason === 'Unauthorized' || accessError.reason === 'Unreachable') this.opts.access.evict(name);
-      return this.fail(kyma, accessError.message, `remote_${accessError.reason}`, signal);
+      // As upstream: what the modules do in a runtime that cannot be used is not known; their entries say so.
+      return this.fail(kyma, accessError.message, `remote_${accessError.reason}`, signal, undefined, true);
     }
 
     const status = await this.settle(kyma, conditions, webhookFailed, signal);
@@ -318,7 +337,7 @@ class KymaReconciler {
   private async settle(kyma: KymaObject, runtimeConditions: Condition[], webhookFailed: boolean, signal: AbortSignal): Promise<KymaStatus> {
     const name = kyma.metadata.name ?? '';
     const now = new Date().toISOString();
-    const modules = await syncModules({ kcp: this.kcp, catalog: this.catalog.view, manifests: this.manifests }, kyma, signal);
+    const modules = await syncModules({ kcp: this.kcp, catalog: this.catalog.view, manifests: this.manifests, maintenance: this.opts.maintenance }, kyma, signal);
     const mc = modulesCondition(modules);
     const conditions = setCondition(runtimeConditions, KymaConditionTypes.Modules, mc.status, mc.message, kyma.metadata.generation, now);
     const state = webhookFailed ? States.Error : determineState(modules, conditions);
@@ -359,9 +378,14 @@ class KymaReconciler {
     return this.kcp.update<KymaObject>({ ...kyma, spec: { ...kyma.spec, modules: wanted } }, { fieldManager: FIELD_MANAGER, signal });
   }
 
-  private async fail(kyma: KymaObject, message: string, reason: string, signal: AbortSignal, conditions?: Condition[]): Promise<{ requeueAfterMs: number; error: string }> {
+  /** Error with `message`; `modulesToo`: every module entry Error with the message as well (upstream's setModuleStatusesToError). */
+  private async fail(kyma: KymaObject, message: string, reason: string, signal: AbortSignal, conditions?: Condition[], modulesToo = false): Promise<{ requeueAfterMs: number; error: string }> {
     const now = new Date().toISOString();
     const status: KymaStatus = { ...kyma.status, ...(conditions ? { conditions } : {}), state: States.Error, lastOperation: lastOperation(kyma, message, now) };
+    if (modulesToo && status.modules) {
+      status.modules = status.modules.map((m) => ({ ...m, state: States.Error, message }));
+      this.opts.metrics.modules(kyma.metadata.name ?? '', status.modules, idsOf(kyma));
+    }
     await this.writeStatus(kyma, status, signal);
     this.opts.metrics.requeue(reason, 'unexpected');
     return { requeueAfterMs: intervalFor(States.Error, this.intervals), error: message };

@@ -22,6 +22,7 @@ import { isNotFound } from '../../runtime/client/errors.js';
 import { compareVersions } from '../catalog/semver.js';
 import { resolveModule, ResolveError, type CatalogView, type Resolved } from '../catalog/resolve.js';
 import { FIELD_MANAGER } from '../remote/crds.js';
+import { MaintenanceMessages, MaintenanceWindowUnknownError, MaintenanceWindows } from '../maintenance/windows.js';
 import { buildManifest, manifestUpToDate, TemplateError } from './manifest-builder.js';
 
 type TrackingObject = NonNullable<ModuleStatus['manifest']>;
@@ -53,7 +54,11 @@ export interface ModuleSyncDeps {
   catalog: CatalogView;
   /** Cached Manifests of the KCP (read-only). */
   manifests: Store<ManifestObject>;
+  /** Maintenance windows for upgrades that require downtime (default: no policy, so such upgrades are Error). */
+  maintenance?: MaintenanceWindows;
 }
+
+const NO_POLICY = new MaintenanceWindows(undefined);
 
 /** The non-mandatory Manifests of a Kyma. */
 export function manifestsOf(manifests: Store<ManifestObject>, kyma: KymaObject): ManifestObject[] {
@@ -99,6 +104,8 @@ async function syncOne(deps: ModuleSyncDeps, kyma: KymaObject, module: KymaModul
       manifest: existing,
     };
   }
+  const waiting = waitForMaintenance(deps.maintenance ?? NO_POLICY, kyma, module.name, resolved, existing);
+  if (waiting) return { status: waiting, manifest: existing };
   let desired: ManifestObject;
   try {
     desired = buildManifest({
@@ -122,6 +129,28 @@ async function syncOne(deps: ModuleSyncDeps, kyma: KymaObject, module: KymaModul
   const resource = resourceTracking(applied);
   if (resource) status.resource = resource;
   return { status, manifest: applied };
+}
+
+/**
+ * The module's entry while an upgrade that requires downtime waits for the maintenance window (the
+ * installed Manifest stays as it is): the previous entry with upstream's message and `maintenance:
+ * true`; Error when the window cannot be determined. Undefined: go ahead.
+ */
+function waitForMaintenance(windows: MaintenanceWindows, kyma: KymaObject, moduleName: string, resolved: Resolved, existing: ManifestObject | undefined): ModuleStatus | undefined {
+  const previous = kyma.status?.modules?.find((s) => s.name === moduleName);
+  if (!windows.isRequired(resolved.template, resolved.version, kyma, previous?.version)) return undefined;
+  const kept: ModuleStatus = { ...(previous ?? { name: moduleName, state: States.Processing }) };
+  if (existing) {
+    kept.state = manifestState(existing).state;
+    kept.manifest = track(existing);
+  }
+  try {
+    if (windows.isActive(kyma)) return undefined;
+  } catch (e) {
+    if (!(e instanceof MaintenanceWindowUnknownError)) throw e;
+    return { ...kept, state: States.Error, message: e.message };
+  }
+  return { ...kept, message: MaintenanceMessages.Waiting, maintenance: true };
 }
 
 async function applyManifest(deps: ModuleSyncDeps, desired: ManifestObject, existing: ManifestObject | undefined, signal: AbortSignal): Promise<ManifestObject> {
@@ -167,8 +196,8 @@ export async function syncModules(deps: ModuleSyncDeps, kyma: KymaObject, signal
  * A disabled module whose removal is still blocked (its module CR held by a finalizer) keeps
  * following its channel: a newer version there reaches its Manifest, and the module in the runtime
  * is upgraded while it waits (upstream's AvailableModules: modules of the Kyma status, not only of
- * its spec). Only forward, only on the same Manifest, and not for a module installed by a pinned
- * version (no channel label).
+ * its spec). Only forward, only on the same Manifest, within maintenance windows as any upgrade,
+ * and not for a module installed by a pinned version (no channel label).
  */
 async function followWhileDeleting(deps: ModuleSyncDeps, kyma: KymaObject, m: ManifestObject, signal: AbortSignal): Promise<ManifestObject> {
   const moduleName = m.metadata.labels?.[Labels.ModuleName];
@@ -182,6 +211,8 @@ async function followWhileDeleting(deps: ModuleSyncDeps, kyma: KymaObject, m: Ma
     throw e;
   }
   if (!m.spec.version || compareVersions(resolved.version, m.spec.version) <= 0) return m;
+  // An upgrade that requires downtime waits for the maintenance window here too.
+  if (waitForMaintenance(deps.maintenance ?? NO_POLICY, kyma, moduleName, resolved, m)) return m;
   let desired: ManifestObject;
   try {
     desired = buildManifest({ kyma, moduleName, template: resolved.template, version: resolved.version, fqdn: resolved.fqdn, channel: resolved.channel, customResourcePolicy: m.spec.customResourcePolicy });

@@ -31,6 +31,7 @@ import type { Store } from '../../runtime/cache/store.js';
 import { fqdnOf, templateName } from '../catalog/resolve.js';
 import { FIELD_MANAGER } from '../remote/crds.js';
 import { buildManifest, manifestUpToDate, TemplateError } from '../kyma/manifest-builder.js';
+import { MandatoryModuleMetrics } from './metrics.js';
 
 export const MANDATORY_CONTROLLER_NAME = 'mandatory-modules';
 export const MANDATORY_DELETION_CONTROLLER_NAME = 'mandatory-module-deletion';
@@ -54,6 +55,7 @@ export function setupMandatoryModuleController(manager: Manager, opts: Mandatory
   const ns = opts.namespace;
   const kcp = manager.client;
   const log = manager.logger.child('mandatory');
+  const metrics = new MandatoryModuleMetrics(manager.registry);
   const kymas = manager.cache<KymaObject>(Kyma, { namespace: ns });
   const metas = manager.cache<ModuleReleaseMetaObject>(ModuleReleaseMeta, { namespace: ns });
   const templates = manager.cache<ModuleTemplateObject>(ModuleTemplate, { namespace: ns });
@@ -66,12 +68,27 @@ export function setupMandatoryModuleController(manager: Manager, opts: Mandatory
     return !!t.spec.mandatory || metas.list({ namespace: ns }).some((m) => m.spec.moduleName === moduleName && !!m.spec.mandatory);
   };
 
+  /** The mandatory-module state metric of a Kyma: its mandatory Manifests' states (as the cache has them). */
+  const recordStates = (kymaName: string, ofKyma: ManifestObject[]): void => {
+    const states = new Map<string, string>();
+    for (const m of ofKyma) {
+      const moduleName = m.metadata.labels?.[Labels.ModuleName];
+      if (moduleName && m.status?.state) states.set(moduleName, m.status.state);
+    }
+    metrics.kyma(kymaName, states);
+  };
+
   async function reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<{ requeueAfterMs?: number } | void> {
     const kyma = await findObject<KymaObject>(kcp, Kyma, req, { signal });
-    if (!kyma) return;
-    // The Kyma controller removes every Manifest of a deleting Kyma; skipped Kymas are left alone.
-    if (kyma.metadata.deletionTimestamp || isEnabled(kyma.metadata.labels?.[Labels.SkipReconciliation])) return;
     const mandatory = metas.list({ namespace: ns }).filter((m) => m.spec.mandatory?.version && !m.metadata.deletionTimestamp);
+    metrics.modules(mandatory.length);
+    if (!kyma || kyma.metadata.deletionTimestamp) {
+      // The Kyma controller removes every Manifest of a deleting Kyma.
+      metrics.forget(req.name);
+      return;
+    }
+    // Skipped Kymas are left alone.
+    if (isEnabled(kyma.metadata.labels?.[Labels.SkipReconciliation])) return;
     const wanted = new Set<string>();
     let missing = false;
     for (const meta of mandatory) {
@@ -94,9 +111,9 @@ export function setupMandatoryModuleController(manager: Manager, opts: Mandatory
         missing = true;
       }
     }
-    const current = manifests
-      .list({ namespace: kyma.metadata.namespace, labelSelector: `${Labels.KymaName}=${kyma.metadata.name ?? ''},${Labels.IsMandatoryModule}=${LabelValues.Enable}` })
-      .filter((m) => !m.metadata.deletionTimestamp && !wanted.has(m.metadata.name ?? ''));
+    const ofKyma = manifests.list({ namespace: kyma.metadata.namespace, labelSelector: `${Labels.KymaName}=${kyma.metadata.name ?? ''},${Labels.IsMandatoryModule}=${LabelValues.Enable}` });
+    recordStates(kyma.metadata.name ?? '', ofKyma);
+    const current = ofKyma.filter((m) => !m.metadata.deletionTimestamp && !wanted.has(m.metadata.name ?? ''));
     for (const m of current) {
       // Only Manifests of modules that are no longer mandatory at all; a missing template keeps what runs.
       const moduleName = m.metadata.labels?.[Labels.ModuleName];
@@ -112,11 +129,16 @@ export function setupMandatoryModuleController(manager: Manager, opts: Mandatory
   return newControllerManagedBy(manager)
     .named(MANDATORY_CONTROLLER_NAME)
     .for(Kyma, { namespace: ns, predicates: [or(generationChanged, labelsChanged)] })
-    .owns(Manifest, { namespace: ns, predicates: [{ create: () => false, update: () => false }] })
+    // A mandatory Manifest that goes, or whose state changes (the state metric follows it).
+    .owns(Manifest, { namespace: ns, predicates: [{ create: () => false, update: (o, n) => mandatoryStateChanged(o as ManifestObject, n as ManifestObject) }] })
     .watches<ModuleReleaseMetaObject>(ModuleReleaseMeta, allKymas, { namespace: ns, predicates: [mandatoryOnly(mandatoryMeta) as Predicate] })
     .watches<ModuleTemplateObject>(ModuleTemplate, allKymas, { namespace: ns, predicates: [mandatoryOnly(mandatoryTemplate) as Predicate] })
     .withOptions({ maxConcurrentReconciles: 2 })
     .complete(reconcile);
+}
+
+function mandatoryStateChanged(o: ManifestObject, n: ManifestObject): boolean {
+  return n.metadata.labels?.[Labels.IsMandatoryModule] === LabelValues.Enable && o.status?.state !== n.status?.state;
 }
 
 /** The mandatory Manifests of a module in all Kymas (deleting ones included). */

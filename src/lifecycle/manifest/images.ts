@@ -64,3 +64,27 @@ export function localizeImages(objects: readonly KubeObject[], localized: readon
     }
   }
 }
+
+/** The env variable that tells a module's containers the runtime image-pull Secret's name (upstream's). */
+export const SKR_IMAGE_PULL_SECRET_ENV = 'SKR_IMG_PULL_SECRET';
+
+/**
+ * Points Deployments and StatefulSets at the runtime image-pull Secret (upstream's SKR image pull
+ * secret transform): `imagePullSecrets` gains it, every container gets `SKR_IMG_PULL_SECRET=<name>`
+ * (so operators can pass it on to what they deploy). A container that sets the variable itself is a
+ * RenderError: the name is reserved.
+ */
+export function addImagePullSecret(objects: readonly KubeObject[], secretName: string): void {
+  for (const obj of objects) {
+    if (obj.kind !== 'Deployment' && obj.kind !== 'StatefulSet') continue;
+    const podSpec = podSpecsOf(obj)[0];
+    if (!podSpec) continue;
+    const pullSecrets = Array.isArray(podSpec.imagePullSecrets) ? (podSpec.imagePullSecrets as { name?: unknown }[]) : [];
+    if (!pullSecrets.some((s) => s.name === secretName)) podSpec.imagePullSecrets = [...pullSecrets, { name: secretName }];
+    const containers = Array.isArray(podSpec.containers) ? (podSpec.containers as { env?: { name?: unknown; value?: unknown }[] }[]) : [];
+    for (const c of containers) {
+      if (c.env?.some((e) => e.name === SKR_IMAGE_PULL_SECRET_ENV)) throw new RenderError(`${obj.kind} ${obj.metadata.name ?? ''}: the ${SKR_IMAGE_PULL_SECRET_ENV} environment variable already exists in the raw manifest`);
+      c.env = [...(c.env ?? []), { name: SKR_IMAGE_PULL_SECRET_ENV, value: secretName }];
+    }
+  }
+}

@@ -11,6 +11,7 @@ import type { ArtifactFetcher } from '../artifacts/types.js';
 import { MANIFEST_FIELD_MANAGER } from './constants.js';
 import { ManifestMetrics, type ModuleStateHook } from './metrics.js';
 import { DEFAULT_INTERVALS, ManifestReconciler, type ManifestReconcilerDeps, type RequeueIntervals, type TargetClients } from './reconciler.js';
+import { credentialsFromKcpSecret } from './registry-credentials.js';
 import { ManifestSource } from './source.js';
 
 export interface ManifestControllerOptions {
@@ -45,6 +46,10 @@ export interface ManifestControllerOptions {
   driftCheckMs?: number;
   /** Manifests the runtime watcher asks a drift check for (marked before their key is enqueued). */
   driftChecks?: { take(key: string): boolean };
+  /** The KCP Secret with the credentials of private registries (upstream `--oci-registry-cred-secret`). */
+  registryCredentialsSecret?: { namespace: string; name: string };
+  /** The runtime image-pull Secret module Deployments and StatefulSets are pointed at (upstream `--skr-image-pull-secret`). */
+  skrImagePullSecret?: string;
 }
 
 export interface ManifestController {
@@ -87,6 +92,8 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
     driftCheckMs: opts.driftCheckMs,
     driftChecks: opts.driftChecks,
     webhookHealthy,
+    registryCredentials: opts.registryCredentialsSecret ? credentialsFromKcpSecret(opts.kcp, opts.registryCredentialsSecret) : undefined,
+    skrImagePullSecret: opts.skrImagePullSecret,
   });
   const builder = newControllerManagedBy(manager)
     .named('manifest')

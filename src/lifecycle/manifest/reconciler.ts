@@ -46,6 +46,7 @@ import type { ManifestMetrics } from './metrics.js';
 import { deleteResources } from './prune.js';
 import { findManager, managerState, moduleCRState, type StateInfo } from './readiness.js';
 import { hashObjects, RenderError, renderObjects } from './render.js';
+import type { CredentialsFor } from './registry-credentials.js';
 import { linkOf, type ManifestSource } from './source.js';
 import { StatusDraft } from './status.js';
 import { messageOf } from './util.js';
@@ -101,6 +102,10 @@ export interface ManifestReconcilerDeps {
   driftChecks?: { take(key: string): boolean };
   /** Whether the watcher's webhook in a Kyma's runtime works, so its events can be relied on (key `namespace/kyma`). */
   webhookHealthy?: (kymaKey: string) => boolean;
+  /** Credentials for private registries (undefined: artifacts are pulled anonymously). */
+  registryCredentials?: CredentialsFor;
+  /** The runtime image-pull Secret module workloads are pointed at (upstream `--skr-image-pull-secret`). */
+  skrImagePullSecret?: string;
 }
 
 interface AppliedState {
@@ -214,8 +219,8 @@ export class ManifestReconciler {
     const { manifest, status, signal } = ctx;
     let objects: KubeObject[];
     try {
-      const fetched = await this.d.source.fetch(linkOf(manifest), signal);
-      objects = await renderObjects(fetched.objects, manifest, target, signal);
+      const fetched = await this.d.source.fetch(linkOf(manifest), signal, this.d.registryCredentials);
+      objects = await renderObjects(fetched.objects, manifest, target, signal, { imagePullSecret: this.d.skrImagePullSecret });
     } catch (e) {
       if (e instanceof ArtifactError || e instanceof RenderError) return this.invalidManifest(ctx, e);
       throw e;

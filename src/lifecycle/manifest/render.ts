@@ -9,7 +9,7 @@ import type { Client } from '../../runtime/client/interface.js';
 import { type KubeObject, splitApiVersion } from '../../kube/object.js';
 import { COMPONENT_LABEL, DEFAULT_NAMESPACE, DISCLAIMER_ANNOTATION, DISCLAIMER_TEXT, MODULE_RESOURCE_MANAGED_BY, PART_OF_KYMA, PART_OF_LABEL } from './constants.js';
 import { RenderError } from './errors.js';
-import { localizeImages } from './images.js';
+import { addImagePullSecret, localizeImages } from './images.js';
 
 export { RenderError };
 
@@ -65,8 +65,13 @@ async function isNamespaced(obj: KubeObject, crdScopes: Map<string, boolean>, cl
   }
 }
 
+export interface RenderOptions {
+  /** The runtime image-pull Secret: added to the imagePullSecrets and env of Deployments and StatefulSets. */
+  imagePullSecret?: string;
+}
+
 /** The objects to apply for a Manifest: copies of `fetched` with managed-by labels, owned-by annotation and namespaces. */
-export async function renderObjects(fetched: readonly KubeObject[], manifest: ManifestObject, client: Client, signal: AbortSignal): Promise<KubeObject[]> {
+export async function renderObjects(fetched: readonly KubeObject[], manifest: ManifestObject, client: Client, signal: AbortSignal, opts: RenderOptions = {}): Promise<KubeObject[]> {
   const crdScopes = scopesFromCrds(fetched);
   const ownedBy = `${manifest.metadata.namespace ?? ''}/${manifest.metadata.name ?? ''}`;
   const out: KubeObject[] = [];
@@ -88,6 +93,7 @@ export async function renderObjects(fetched: readonly KubeObject[], manifest: Ma
     out.push(obj);
   }
   localizeImages(out, manifest.spec.localizedImages);
+  if (opts.imagePullSecret) addImagePullSecret(out, opts.imagePullSecret);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // ArtifactFetcher and kept for a while, so a steady reconcile does not download again.
 import type { ManifestObject } from '../../api/operator/index.js';
 import { ArtifactError, type ArtifactFetcher, type FetchedManifest } from '../artifacts/types.js';
+import type { CredentialsFor } from './registry-credentials.js';
 
 /** The artifact link of a Manifest: `{ url }`, or the upstream image spec form `{ repo, name, ref }`. */
 export function linkOf(manifest: ManifestObject): string {
@@ -30,14 +31,15 @@ export class ManifestSource {
     private readonly maxEntries = 512,
   ) {}
 
-  async fetch(link: string, signal: AbortSignal): Promise<FetchedManifest> {
+  /** `credentials` are asked for only when the link must be fetched. */
+  async fetch(link: string, signal: AbortSignal, credentials?: CredentialsFor): Promise<FetchedManifest> {
     const hit = this.entries.get(link);
     if (hit && (link.includes('@sha256:') || Date.now() - hit.fetchedAt < this.ttlMs)) {
       this.entries.delete(link);
       this.entries.set(link, hit);
       return hit.value;
     }
-    const value = await this.fetcher.fetchManifest(link, { signal });
+    const value = await this.fetcher.fetchManifest(link, { signal, credentials: await credentials?.(link, signal) });
     this.entries.delete(link);
     this.entries.set(link, { value, fetchedAt: Date.now() });
     while (this.entries.size > this.maxEntries) {

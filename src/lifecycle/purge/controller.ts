@@ -9,6 +9,7 @@ import { isNotFound } from '../../runtime/client/errors.js';
 import { findObject } from '../../runtime/client/find.js';
 import { type Controller, newControllerManagedBy } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
+import type { Counter, Gauge, Labels as MetricLabels, Registry } from '../../runtime/metrics.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
 import { accessErrorOf, type RuntimeAccess } from '../remote/access.js';
 import { CRD_KIND } from '../remote/crds.js';
@@ -94,28 +95,73 @@ export async function purgeRuntime(remote: Client, manifests: ManifestObject[], 
   return purged;
 }
 
+/**
+ * Upstream's purge metrics (internal/pkg/metrics/purge.go): the duration of the last purge in
+ * seconds, the number of purges, and 1 per Kyma whose purge failed (`err_reason` CleanupError),
+ * dropped when the Kyma is gone.
+ */
+class PurgeMetrics {
+  private readonly time: Gauge;
+  private readonly requests: Counter;
+  private readonly errors: Gauge;
+  private readonly failed = new Map<string, MetricLabels>();
+
+  constructor(registry: Registry) {
+    this.time = registry.gauge({ name: 'lifecycle_mgr_purgectrl_time', help: 'The duration of the last purge in seconds.' });
+    this.requests = registry.counter({ name: 'lifecycle_mgr_purgectrl_requests_total', help: 'The number of purges (passes that removed runtime finalizers of a Kyma deleting longer than the grace period).' });
+    this.errors = registry.gauge({ name: 'lifecycle_mgr_purgectrl_error', help: 'Purges that failed, per Kyma and reason.', labelNames: ['kyma_name', 'shoot', 'instance_id', 'err_reason'] });
+    // The counter is shown from the start, as a Prometheus client shows an unlabelled counter.
+    this.requests.inc(undefined, 0);
+  }
+
+  purged(seconds: number): void {
+    this.requests.inc();
+    this.time.set(undefined, seconds);
+  }
+
+  failedCleanup(kyma: KymaObject): void {
+    const labels = { kyma_name: kyma.metadata.name ?? '', shoot: kyma.metadata.labels?.[Labels.ShootName] ?? '', instance_id: kyma.metadata.labels?.[Labels.InstanceID] ?? '', err_reason: 'CleanupError' };
+    this.failed.set(labels.kyma_name, labels);
+    this.errors.set(labels, 1);
+  }
+
+  forget(kymaName: string): void {
+    const labels = this.failed.get(kymaName);
+    if (labels) this.errors.remove(labels);
+    this.failed.delete(kymaName);
+  }
+}
+
 export function setupPurgeController(manager: Manager, opts: PurgeOptions): Controller {
   const kcp = manager.client;
   const log = manager.logger.child('purge');
   const graceMs = opts.graceMs ?? DEFAULT_PURGE_GRACE_MS;
+  const metrics = new PurgeMetrics(manager.registry);
 
   async function reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<{ requeueAfterMs?: number } | void> {
     const kyma = await findObject<KymaObject>(kcp, Kyma, req, { signal });
-    if (!kyma) return;
+    if (!kyma) {
+      metrics.forget(req.name);
+      return;
+    }
     if (!kyma.metadata.deletionTimestamp) return;
     const elapsed = Date.now() - Date.parse(kyma.metadata.deletionTimestamp);
     if (elapsed < graceMs) return { requeueAfterMs: Math.max(1, graceMs - elapsed) };
+    const started = performance.now();
     const manifests = (await kcp.list<ManifestObject>(Manifest, { namespace: kyma.metadata.namespace, labelSelector: `${Labels.KymaName}=${req.name}`, signal })).items;
     let purged: string[];
     try {
       purged = await purgeRuntime(opts.access.client(req.name), manifests, signal);
     } catch (e) {
       const accessError = accessErrorOf(req.name, e);
+      if (!signal.aborted) metrics.failedCleanup(kyma);
       if (!accessError) throw e;
       // The Kyma controller skips the cleanup of unreachable runtimes; nothing to purge here.
       log.warn('runtime unreachable; nothing purged', { kyma: req.name, reason: accessError.reason });
       return { requeueAfterMs: opts.repeatMs ?? 10_000 };
     }
+    metrics.purged((performance.now() - started) / 1000);
+    metrics.forget(req.name);
     if (purged.length > 0) {
       log.warn('purged finalizers in the runtime', { kyma: req.name, count: purged.length, objects: purged });
       manager.events.event(kyma as KubeObject, 'Warning', 'Purged', `removed finalizers of ${purged.length} runtime object(s) after ${Math.round(elapsed / 1000)} s of deletion: ${purged.slice(0, 20).join(', ')}${purged.length > 20 ? ', ...' : ''}`, 'Purge');

@@ -10,12 +10,12 @@ import { isNotFound, type HttpClient } from '../../../src/runtime/client/index.j
 import type { KindRef, KubeObject } from '../../../src/kube/object.js';
 import { moduleLink, NS, startKymaEnv, waitFor, type KymaEnv } from '../../lifecycle/kyma-env.js';
 import { exists, markDeploymentReady } from '../../lifecycle/manifest-env.js';
+import { SAMPLE } from './template-operator.js';
 
 export { exists, NS, waitFor };
 
 export const GROUP = 'operator.kyma-project.io';
-export const SAMPLE: KindRef = { apiVersion: `${GROUP}/v1alpha1`, kind: 'Sample' };
-export const SAMPLE_V1BETA1: KindRef = { apiVersion: `${GROUP}/v1beta1`, kind: 'Sample' };
+export { SAMPLE };
 export const DEPLOYMENT: KindRef = { apiVersion: 'apps/v1', kind: 'Deployment' };
 export const SERVICE_ACCOUNT: KindRef = { apiVersion: 'v1', kind: 'ServiceAccount' };
 /** Upstream's TestModuleCRName in RemoteNamespace. */
@@ -102,9 +102,13 @@ export async function startDeletionEnv(config: Parameters<typeof startKymaEnv>[0
   const d: DeletionEnv = Object.assign(env, {
     operators,
     async publishModule(module: string, versions: ModuleVersion[], channels: Record<string, string>) {
+      // The fetcher serves these next to its own ConfigMap of the module.
+      env.fetcher.extraObjects.set(module, (version) => {
+        const v = versions.find((x) => x.version === version);
+        return v ? moduleObjects(v) : [];
+      });
       for (const v of versions) {
         const link = moduleLink(module, v.version);
-        env.fetcher.serve(link, moduleObjects(v));
         const defaultCR = { apiVersion: `${GROUP}/${v.sampleVersion ?? 'v1alpha1'}`, kind: 'Sample', metadata: { name: DEFAULT_CR_NAME, ...(v.clusterScoped ? {} : { namespace: REMOTE_NS }) }, spec: { resourceFilePath: './module-data/yaml' } };
         await env.kcp.create({
           apiVersion: ModuleTemplate.apiVersion,
@@ -169,9 +173,9 @@ export async function syncedResources(remote: HttpClient, m: ManifestObject): Pr
 }
 
 /** The module CR as the runtime has it, or undefined. */
-export async function sampleCR(remote: HttpClient, name: string, namespace: string | undefined, kind: KindRef = SAMPLE): Promise<KubeObject | undefined> {
+export async function sampleCR(remote: HttpClient, name: string, namespace: string | undefined): Promise<KubeObject | undefined> {
   try {
-    return await remote.get(kind, { namespace, name });
+    return await remote.get(SAMPLE, { namespace, name });
   } catch (e) {
     if (isNotFound(e)) return undefined;
     throw e;

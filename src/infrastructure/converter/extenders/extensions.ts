@@ -1,10 +1,12 @@
-// `spec.extensions` (upstream extender/extensions): networking filter, certificates, DNS, OIDC, ACL and
-// audit log on create; on a patch the Shoot's extensions stay and only the networking filter, the ACL
-// and the audit log are recomputed, as upstream does (ACL: see aclExtension).
+// `spec.extensions` (upstream extender/extensions): networking filter, certificates, DNS, OIDC, ACL,
+// audit log and registry cache on create; on a patch the Shoot's extensions stay and only the
+// networking filter, the ACL, the audit log and the registry cache are recomputed, as upstream does
+// (ACL: see aclExtension; registry cache: registry-cache.ts).
 import type { ConversionInput, RawConfig, ShootExtension, ShootSpec } from '../types.js';
 import { cloneJson } from '../types.js';
 import { auditLogExtension, type AuditLogSetup } from './auditlog.js';
 import { dnsExtension } from './dns.js';
+import { registryCacheExtension } from './registry-cache.js';
 
 export const NetworkFilterExtensionType = 'shoot-networking-filter';
 export const CertExtensionType = 'shoot-cert-service';
@@ -68,9 +70,10 @@ export function extensions(input: ConversionInput, audit: AuditLogSetup | undefi
     upsert(out, networkFilterExtension(input));
     upsert(out, aclExtension(input));
     upsert(out, audit ? auditLogExtension(audit) : undefined);
+    upsert(out, registryCacheExtension(input));
     return out;
   }
   const out: ShootExtension[] = [];
-  for (const ext of [networkFilterExtension(input), certExtension(), dnsExtension(input), oidcExtension(input), aclExtension(input), audit ? auditLogExtension(audit) : undefined]) upsert(out, ext);
+  for (const ext of [networkFilterExtension(input), certExtension(), dnsExtension(input), oidcExtension(input), aclExtension(input), audit ? auditLogExtension(audit) : undefined, registryCacheExtension(input)]) upsert(out, ext);
   return out;
 }

@@ -13,6 +13,7 @@ import {
 import { isConflict, isForbidden, isInvalid } from '../../../runtime/client/errors.js';
 import { isConversionError, planShootPatch, type ShootPatchPlan } from '../../converter/index.js';
 import { type Machine, type SystemState, type Transition, requeueAfter, switchTo, updateStatusAndRequeueAfter, updateStatusAndStop } from '../machine.js';
+import { auditLogConfigured } from '../audit-log.js';
 import { removeAnnotation } from '../runtime-writes.js';
 import { updateStateFailed, updateStatePending } from '../status.js';
 import { handleKubeconfig } from './handle-kubeconfig.js';
@@ -21,6 +22,7 @@ export async function patchShoot(m: Machine, s: SystemState): Promise<Transition
   const rt = s.runtime;
   const existing = s.shoot;
   if (!existing) throw new Error('patchShoot needs the shoot');
+  if (!auditLogConfigured(m, rt)) return updateStatusAndStop();
 
   let plan: ShootPatchPlan;
   try {
@@ -42,15 +44,23 @@ export async function patchShoot(m: Machine, s: SystemState): Promise<Transition
     phase = 'apply';
     s.shoot = await m.garden.apply(plan.shoot, { fieldManager: m.fieldManager, force: true, signal: m.signal });
   } catch (e) {
-    // Retried with a fresh Shoot: conflicts, a failed `test` of the guarded worker removal (the
-    // Shoot changed in between: 422), and Gardener's occasional Forbidden.
-    if (isConflict(e) || isForbidden(e) || (phase === 'remove-workers' && isInvalid(e))) {
-      m.log.debug('patching the shoot must be retried', { phase, error: e });
+    // Retried with a fresh Shoot: conflicts and Gardener's occasional Forbidden (upstream says so in
+    // the status, Pending), and a failed `test` of the guarded worker removal (the Shoot changed in
+    // between: 422).
+    if (isConflict(e) || isForbidden(e)) {
+      const what = isConflict(e) ? 'conflict' : 'forbidden';
+      m.log.info(`patching the shoot must be retried after a ${what} error`, { phase, shoot: key.name, error: e });
+      updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonProcessing, 'Unknown', `Shoot is pending for update after ${what} error`);
+      return updateStatusAndRequeueAfter(m.timing.gardenerRequeueMs);
+    }
+    if (phase === 'remove-workers' && isInvalid(e)) {
+      m.log.debug('removing worker pools must be retried: the shoot changed', { shoot: key.name, error: e });
       return requeueAfter(m.timing.gardenerRequeueMs);
     }
     m.log.error('patching the shoot failed', { phase, error: e });
     m.metrics.fsmStopped(ConditionReasonProcessingErr);
-    updateStateFailed(rt, ConditionTypeRuntimeProvisioned, ConditionReasonProcessingErr, `Gardener API shoot patch error: ${e instanceof Error ? e.message : String(e)}`);
+    const call = phase === 'remove-workers' ? 'update' : 'patch';
+    updateStateFailed(rt, ConditionTypeRuntimeProvisioned, ConditionReasonProcessingErr, `Gardener API shoot ${call} error: ${e instanceof Error ? e.message : String(e)}`);
     return updateStatusAndStop();
   }
 
@@ -61,6 +71,6 @@ export async function patchShoot(m: Machine, s: SystemState): Promise<Transition
     return switchTo(handleKubeconfig);
   }
   m.log.info('shoot patched', { shoot: existing.metadata.name, generation: s.shoot.metadata.generation });
-  updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonProcessing, 'Unknown', 'Shoot is pending for update');
+  updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonProcessing, 'Unknown', 'Shoot is pending for update after patch');
   return updateStatusAndRequeueAfter(m.timing.gardenerRequeueMs);
 }
