@@ -11,7 +11,6 @@ import {
   DEFAULT_MIN_MAINTENANCE_WINDOW_MS,
   DEFAULT_MODULE_CONFIG_POLL_MS,
   DEFAULT_PURGE_GRACE_MS,
-  DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS,
   DEFAULT_RUNTIME_CHECK_MS,
   DEFAULT_SYNC_RESYNC_MS,
   type ManifestRequeueIntervals,
@@ -71,7 +70,11 @@ export interface ControlPlaneConfig {
   /** Parallel reconciles of the Manifest controller (no default here: the controller's own, 10). */
   manifestWorkers?: number;
   purgeGraceMs: number;
-  /** How long a Kyma's deletion retries an unreachable runtime before skipping its cleanup (no flag; default 60 s). */
+  /**
+   * Opt-in bound (no flag): how long a Kyma's deletion retries a runtime that cannot be reached while
+   * its kubeconfig Secret exists before skipping its cleanup. Unset (default): until the Secret is
+   * removed, as upstream.
+   */
   remoteCleanupTimeoutMs?: number;
   /** Upstream's `--restricted-modules`: modules offered only to Kymas their ModuleReleaseMeta's `spec.kymaSelector` selects. */
   restrictedModules?: readonly string[];
@@ -138,7 +141,6 @@ export function defaultControlPlaneConfig(): ControlPlaneConfig {
     manifestDriftCheckMs: DEFAULT_DRIFT_CHECK_MS,
     kymaWorkers: 4,
     purgeGraceMs: DEFAULT_PURGE_GRACE_MS,
-    remoteCleanupTimeoutMs: DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS,
     moduleSync: { ...DEFAULT_MODULE_SYNC },
     minMaintenanceWindowMs: DEFAULT_MIN_MAINTENANCE_WINDOW_MS,
     gracefulShutdownTimeoutMs: 30_000,

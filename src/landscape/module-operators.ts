@@ -2,7 +2,8 @@
 // and the like do with their custom resources that matters to the lifecycle manager — report
 // `status.state`. For every custom resource of a module's kind in a runtime cluster, the
 // simulation sets `status.state` (Ready by default, or Processing/Error/Warning as configured per
-// module) after a short delay, as the operator would once it reconciled.
+// module) after a short delay, as the operator would once it reconciled; `Deleting` once the CR is
+// marked for deletion (it then only exists while another finalizer holds it).
 //
 // A kind is a module's when its CRD was installed by the Manifest controller (label
 // `operator.kyma-project.io/managed-by: kyma`) or carries the module-name label, or when
@@ -156,15 +157,16 @@ export class ModuleOperators {
     for (const stored of a.cluster.store.list(resourceKey(kind.type))) this.consider(clusterName, a, kind, JSON.parse(stored.json) as ObjectWithMeta);
   }
 
-  private behaviourOf(kind: ModuleKind): Required<ModuleBehaviour> {
+  /** What the operator reports for this CR: `Deleting` once it is marked for deletion (as template-operator does while something else's finalizer holds it), else the module's configured state. */
+  private behaviourOf(kind: ModuleKind, cr: ObjectWithMeta): { state: SimulatedModuleState | 'Deleting'; delayMs: number } {
     const b = kind.names.map((n) => this.behaviours.get(n)).find((x) => x !== undefined) ?? {};
-    return { state: b.state ?? 'Ready', delayMs: b.delayMs ?? this.opts.delayMs ?? 200 };
+    return { state: cr.metadata.deletionTimestamp ? 'Deleting' : (b.state ?? 'Ready'), delayMs: b.delayMs ?? this.opts.delayMs ?? 200 };
   }
 
   /** Schedules a status report when the CR's state is not (yet) the one its operator reports. */
   private consider(clusterName: string, a: Attached, kind: ModuleKind, cr: ObjectWithMeta): void {
-    if (this.stopped || cr.metadata.deletionTimestamp) return;
-    const want = this.behaviourOf(kind);
+    if (this.stopped) return;
+    const want = this.behaviourOf(kind, cr);
     const status = (cr.status ?? {}) as { state?: string };
     if (status.state === want.state) return;
     const timerKey = `${clusterName}|${resourceKey(kind.type)}|${cr.metadata.namespace ?? ''}|${cr.metadata.name ?? ''}`;
@@ -183,9 +185,9 @@ export class ModuleOperators {
 
   private async report(a: Attached, kind: ModuleKind, namespace: string, name: string): Promise<void> {
     if (this.stopped) return;
-    const want = this.behaviourOf(kind);
     const current = a.cluster.tryGet(kind.type, namespace, name);
-    if (!current || current.metadata.deletionTimestamp) return;
+    if (!current) return;
+    const want = this.behaviourOf(kind, current);
     const status = { ...((current.status ?? {}) as Record<string, unknown>), state: want.state };
     try {
       // Through admission, as an operator's writes are: the runtime watcher's webhook sees them.

@@ -27,7 +27,7 @@ import { RuntimeAccess, type Secret } from './remote/access.js';
 import { DEFAULT_MODULE_CONFIG_POLL_MS, DEFAULT_RESYNC_MS as DEFAULT_SYNC_RESYNC_MS, ModuleConfigWatchers, setupModuleConfigController, setupSyncResourceController, SyncMetrics } from './sync/index.js';
 import type { ListenerService } from '../watcher/defaults.js';
 
-export { DEFAULT_INTERVALS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, DEFAULT_RUNTIME_CHECK_MS, type RequeueIntervals } from './kyma/options.js';
+export { DEFAULT_INTERVALS, DEFAULT_RUNTIME_CHECK_MS, type RequeueIntervals } from './kyma/options.js';
 export { DEFAULT_DRIFT_CHECK_MS, DEFAULT_INTERVALS as DEFAULT_MANIFEST_INTERVALS, DEFAULT_MANIFEST_WORKERS, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
 export { DEFAULT_PURGE_GRACE_MS } from './purge/controller.js';
 export { DEFAULT_MIN_MAINTENANCE_WINDOW_MS } from './maintenance/windows.js';
@@ -48,7 +48,7 @@ export interface LifecycleManagerOptions {
   intervals?: Partial<RequeueIntervals>;
   /** How long a Kyma may be deleting before the purge strips runtime finalizers (default 5 min). */
   purgeGraceMs?: number;
-  /** How long deletion retries an unreachable runtime before skipping its cleanup (default 60 s). */
+  /** Opt-in: how long deletion retries an unreachable runtime whose kubeconfig Secret exists before skipping its cleanup (default: until the Secret is removed). */
   remoteCleanupTimeoutMs?: number;
   /** Upstream's restricted modules: offered only to Kymas their ModuleReleaseMeta's `spec.kymaSelector` selects. */
   restrictedModules?: readonly string[];

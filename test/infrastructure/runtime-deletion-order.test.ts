@@ -1,6 +1,6 @@
 // Deleting a runtime with both managers running: the Kyma goes before the cluster, so that the
-// lifecycle manager removes what it installed while the cluster still answers, and neither waits out
-// the lifecycle manager's unreachable-runtime bound (60 s): the Kyma and the Runtime deleted together
+// lifecycle manager removes what it installed while the cluster still answers, and neither waits for
+// the other (a Kyma whose cluster cannot be reached waits until its kubeconfig Secret goes): the Kyma and the Runtime deleted together
 // (`kcp runtime delete` without --wait), the Runtime deleted alone (kubectl), a Failed runtime that
 // never had a cluster, and a Kyma whose deletion hangs (the Runtime waits at most a bound).
 import assert from 'node:assert/strict';

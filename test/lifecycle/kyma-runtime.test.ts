@@ -170,7 +170,7 @@ describe('Kyma controller: runtime clusters', () => {
     }
   });
 
-  it('a Kyma is deprovisioned after its runtime cluster was removed', async () => {
+  it('with the opt-in remoteCleanupTimeoutMs, a Kyma is deprovisioned after its runtime cluster was removed though its kubeconfig Secret stays', async () => {
     const rt = await env.runtime('rt-gone', { modules: [{ name: 'plain' }] });
     await waitFor('Ready', async () => (await env.kyma(rt.kymaName)).status?.state === 'Ready');
     await env.api.server.deleteCluster(rt.cluster);

@@ -12,14 +12,14 @@ import { ioTurn } from '../support/io.js';
 const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 
-function crd(group: string, kind: string, plural: string): KubeObject {
+function crd(group: string, kind: string, plural: string, scope: 'Namespaced' | 'Cluster' = 'Namespaced'): KubeObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
     metadata: { name: `${plural}.${group}` },
     spec: {
       group,
-      scope: 'Namespaced',
+      scope,
       names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
       versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
     },
@@ -294,5 +294,24 @@ describe('client resilience', () => {
     // And a still serves Widget, not Gizmo.
     assert.equal((await a.list(widget, { namespace: 'default' })).items.length, 0);
     await assert.rejects(a.list(gizmo, { namespace: 'default' }), (e) => isNoKindMatch(e));
+  });
+
+  it('a kind namespaced in the shared table but cluster-scoped on this server is discovered again, not refused for a missing namespace', async () => {
+    const shared = new SharedDiscovery();
+    const [a, b] = (await Promise.all(['scope-a', 'scope-b'].map((name) => server.createCluster(name)))).map((access) => {
+      const built = createClient(loadKubeconfig(access.kubeconfig), { qps: 0, discovery: shared });
+      clients.push(built);
+      return built;
+    });
+    const sample = { apiVersion: 'scope.example.com/v1', kind: 'Sample' };
+    await a.create(crd('scope.example.com', 'Sample', 'samples'));
+    await b.create(crd('scope.example.com', 'Sample', 'samples', 'Cluster'));
+    await eventually('Sample served in a', () => a.list(sample, { namespace: 'default' }));
+    // b borrows a's table (namespaced); its server serves the kind cluster-scoped.
+    await eventually('a cluster-scoped Sample created in b', () => b.create({ ...sample, metadata: { name: 'global' } }));
+    const global = await b.get(sample, { name: 'global' });
+    assert.equal(global.metadata.namespace, undefined, 'cluster-scoped');
+    // a still refuses a Sample without a namespace: its own server serves it namespaced.
+    await assert.rejects(a.create({ ...sample, metadata: { name: 'global' } }), /a namespace is required/);
   });
 });

@@ -50,9 +50,9 @@ import { syncImagePullSecret } from '../remote/image-pull-secret.js';
 import { ensureRemoteNamespace, mirrorStatus, syncRemoteKyma, writeRemoteStatus } from '../remote/kyma.js';
 import type { SkrWebhookInstaller } from '../remote/skr-webhook.js';
 import type { MaintenanceWindows } from '../maintenance/windows.js';
-import { runDeletion } from './deletion.js';
+import { REMOVING_MODULES, runDeletion } from './deletion.js';
 import { syncModules } from './modules.js';
-import { DEFAULT_INTERVALS, DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS, intervalFor, type RequeueIntervals } from './options.js';
+import { DEFAULT_INTERVALS, intervalFor, type RequeueIntervals } from './options.js';
 import { determineState, lastOperation, modulesCondition, removeCondition, setCondition, statusFingerprint } from './status.js';
 import { createHash } from 'node:crypto';
 
@@ -64,7 +64,7 @@ export interface KymaControllerOptions {
   access: RuntimeAccess;
   metrics: LifecycleMetrics;
   intervals?: Partial<RequeueIntervals>;
-  /** How long deletion retries an unreachable runtime before skipping its cleanup (default 60 s). */
+  /** Opt-in: how long deletion retries an unreachable runtime whose kubeconfig Secret exists before skipping its cleanup (default: until the Secret is removed, as upstream). */
   remoteCleanupTimeoutMs?: number;
   maxConcurrentReconciles?: number;
   /** Keys from the runtime watcher (runtime Kyma changed), if one runs. */
@@ -440,7 +440,7 @@ class KymaReconciler {
       {
         kcp: this.kcp,
         access: this.opts.access,
-        remoteCleanupTimeoutMs: this.opts.remoteCleanupTimeoutMs ?? DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS,
+        remoteCleanupTimeoutMs: this.opts.remoteCleanupTimeoutMs,
         log: this.log,
         removeWebhook: this.opts.skrWebhook ? (remote, kymaName, s) => (this.opts.skrWebhook as SkrWebhookInstaller).remove(remote, kymaName, s) : undefined,
         writeState: (k, state, operation, s) => this.writeStatus(k, { ...k.status, state, lastOperation: lastOperation(k, operation, new Date().toISOString()) }, s),
@@ -453,12 +453,20 @@ class KymaReconciler {
         this.opts.metrics.requeue('kyma_deletion_started');
         return { requeueAfterMs: 1 };
       case 'waitingForManifests':
+        // Back from Error once the runtime answers again.
+        await this.writeStatus(kyma, { ...kyma.status, state: States.Deleting, lastOperation: lastOperation(kyma, REMOVING_MODULES, new Date().toISOString()) }, signal);
         this.opts.metrics.requeue('kyma_deletion_waiting_for_manifests');
         return { requeueAfterMs: intervalFor(States.Deleting, this.intervals) };
-      case 'waitingForRuntime':
-        await this.writeStatus(kyma, { ...kyma.status, state: States.Deleting, lastOperation: lastOperation(kyma, `waiting for the runtime to be cleaned up: ${outcome.error.message}`, new Date().toISOString()) }, signal);
+      case 'waitingForRuntime': {
+        // Upstream's Error: the runtime cannot be reached while its kubeconfig Secret exists; the
+        // deletion goes on when it answers again or the Secret is removed (the Secret watch wakes it).
+        const operation = outcome.remaining > 0
+          ? `deleting the Kyma: the runtime cannot be reached to remove ${outcome.remaining} module(s): ${outcome.error.message}`
+          : `waiting for the runtime to be cleaned up: ${outcome.error.message}`;
+        await this.writeStatus(kyma, { ...kyma.status, state: States.Error, lastOperation: lastOperation(kyma, operation, new Date().toISOString()) }, signal);
         this.opts.metrics.requeue(`kyma_deletion_remote_${outcome.error.reason}`, 'unexpected');
         return { requeueAfterMs: intervalFor(States.Error, this.intervals) };
+      }
       case 'done':
         this.opts.metrics.requeue(KymaRequeueReasons.KymaDeletion);
         this.forget(name, idsOf(kyma));

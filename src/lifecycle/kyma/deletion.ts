@@ -1,10 +1,10 @@
 // Deletion of a Kyma as ordered steps, each one reconcile's worth of work:
 //   markDeleting -> deleteManifests -> waitForManifests -> cleanupRuntime -> dropFinalizer.
-// When the runtime cannot be reached (Secret gone, cluster unreachable) for longer than a bound
-// after the deletion started, the runtime's cleanup is skipped and Manifests stuck on it are
-// released, so that deprovisioning finishes after the runtime itself is gone. Without waiting when
-// the kubeconfig Secret is missing for good: the Runtime is gone, being deleted (the infrastructure
-// manager deletes the Secret first), or failed before it had a cluster.
+// The kubeconfig Secret is the authority on whether the runtime still exists (upstream's rule): a
+// runtime that cannot be reached while its Secret exists is waited for, the Kyma in Error saying
+// why, until it answers again or the Secret is removed; once the Secret is gone, the runtime's
+// cleanup is skipped at once and Manifests still waiting on it are released. An opt-in bound
+// (remoteCleanupTimeoutMs) skips an unreachable runtime's cleanup after that long even with a Secret.
 import { Finalizers, Kyma, Labels, Manifest, States, type KymaObject, type ManifestObject } from '../../api/operator/index.js';
 import { Runtime, RuntimeStateFailed, type RuntimeObject } from '../../api/infrastructuremanager/index.js';
 import type { Client } from '../../runtime/client/interface.js';
@@ -17,13 +17,14 @@ import { deleteRemoteKyma, REMOTE_KYMA_KEY } from '../remote/kyma.js';
 export type DeletionOutcome =
   | { step: 'marked' }
   | { step: 'waitingForManifests'; remaining: number; released: number }
-  | { step: 'waitingForRuntime'; error: RuntimeAccessError }
+  | { step: 'waitingForRuntime'; error: RuntimeAccessError; remaining: number }
   | { step: 'done'; skippedRuntime: boolean };
 
 export interface DeletionDeps {
   kcp: Client;
   access: RuntimeAccess;
-  remoteCleanupTimeoutMs: number;
+  /** Opt-in: skip the cleanup of a runtime unreachable for this long although its Secret exists. */
+  remoteCleanupTimeoutMs?: number;
   log: Logger;
   /** Writes the Kyma status (state and last operation). */
   writeState(kyma: KymaObject, state: typeof States.Deleting, operation: string, signal: AbortSignal): Promise<void>;
@@ -52,13 +53,18 @@ async function probeRuntime(access: RuntimeAccess, kymaName: string, signal: Abo
   }
 }
 
+/** The last operation of a Kyma being deleted while its modules go. */
+export const REMOVING_MODULES = 'deleting the Kyma: removing its modules';
+
 export async function runDeletion(deps: DeletionDeps, kyma: KymaObject, signal: AbortSignal): Promise<DeletionOutcome> {
   const name = kyma.metadata.name ?? '';
   const now = (deps.now ?? Date.now)();
-  if (kyma.status?.state !== States.Deleting) {
-    await deps.writeState(kyma, States.Deleting, 'deleting the Kyma: removing its modules', signal);
+  // Error is a state of the deletion too (the runtime cannot be reached): not marked again.
+  if (kyma.status?.state !== States.Deleting && kyma.status?.state !== States.Error) {
+    await deps.writeState(kyma, States.Deleting, REMOVING_MODULES, signal);
     return { step: 'marked' };
   }
+  const boundPassed = deps.remoteCleanupTimeoutMs !== undefined && deletingFor(kyma, now) > deps.remoteCleanupTimeoutMs;
   // Every Manifest of the Kyma, mandatory ones included.
   const manifests = (await deps.kcp.list<ManifestObject>(Manifest, { namespace: kyma.metadata.namespace, labelSelector: `${Labels.KymaName}=${name}`, signal })).items;
   if (manifests.length > 0) {
@@ -68,21 +74,19 @@ export async function runDeletion(deps: DeletionDeps, kyma: KymaObject, signal: 
         if (!isNotFound(e)) throw e;
       });
     }
+    const probe = await probeRuntime(deps.access, name, signal);
+    if (!probe.error) return { step: 'waitingForManifests', remaining: manifests.length, released: 0 };
+    if (probe.error.reason !== 'SecretNotFound' && !boundPassed) return { step: 'waitingForRuntime', error: probe.error, remaining: manifests.length };
+    // Nobody can clean up a runtime that is gone: release the Manifests waiting for it.
     let released = 0;
-    if (deletingFor(kyma, now) > deps.remoteCleanupTimeoutMs) {
-      const probe = await probeRuntime(deps.access, name, signal);
-      if (probe.error) {
-        // Nobody can clean up a runtime that is gone: release the Manifests waiting for it.
-        for (const m of manifests) {
-          if ((m.metadata.finalizers ?? []).length === 0) continue;
-          await deps.kcp.patch(Manifest, { namespace: m.metadata.namespace, name: m.metadata.name ?? '' }, 'merge', { metadata: { finalizers: null } }, { signal }).catch((e: unknown) => {
-            if (!isNotFound(e)) throw e;
-          });
-          released++;
-        }
-        deps.log.warn('runtime unreachable during deletion; released its Manifests', { kyma: name, released, reason: probe.error.reason });
-      }
+    for (const m of manifests) {
+      if ((m.metadata.finalizers ?? []).length === 0) continue;
+      await deps.kcp.patch(Manifest, { namespace: m.metadata.namespace, name: m.metadata.name ?? '' }, 'merge', { metadata: { finalizers: null } }, { signal }).catch((e: unknown) => {
+        if (!isNotFound(e)) throw e;
+      });
+      released++;
     }
+    deps.log.warn('runtime gone during deletion; released its Manifests', { kyma: name, released, reason: probe.error.reason });
     return { step: 'waitingForManifests', remaining: manifests.length, released };
   }
   const probe = await probeRuntime(deps.access, name, signal);
@@ -99,9 +103,11 @@ export async function runDeletion(deps: DeletionDeps, kyma: KymaObject, signal: 
     }
   }
   if (probe.error) {
-    const retired = probe.error.reason === 'SecretNotFound' ? await retiredRuntime(deps.kcp, kyma, signal) : undefined;
-    if (!retired && deletingFor(kyma, now) <= deps.remoteCleanupTimeoutMs) return { step: 'waitingForRuntime', error: probe.error };
+    const secretGone = probe.error.reason === 'SecretNotFound';
+    if (!secretGone && !boundPassed) return { step: 'waitingForRuntime', error: probe.error, remaining: 0 };
     skippedRuntime = true;
+    // Why the runtime will not come back, when its Runtime says so; for the log only.
+    const retired = secretGone ? await retiredRuntime(deps.kcp, kyma, signal) : undefined;
     deps.log.warn('runtime unreachable during deletion; skipping its cleanup', { kyma: name, reason: probe.error.reason, error: probe.error.message, ...(retired ? { runtime: retired } : {}) });
   }
   deps.access.evict(name);

@@ -82,7 +82,8 @@ const BUILT_ANNOTATIONS = [Annotations.FQDN, Annotations.OCMComponentName, Annot
  * its owner reference present. Then no apply is sent.
  */
 export function manifestUpToDate(existing: ManifestObject | undefined, desired: ManifestObject): boolean {
-  if (!existing || existing.metadata.deletionTimestamp) return false;
+  // A Manifest being deleted is compared the same way: an apply would not undo its deletion.
+  if (!existing) return false;
   const same = (keys: string[], a: Record<string, string> | undefined, b: Record<string, string> | undefined) => keys.every((k) => a?.[k] === b?.[k]);
   return (
     jsonEqual(existing.spec, desired.spec) &&

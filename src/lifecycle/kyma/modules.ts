@@ -4,6 +4,7 @@
 // A Manifest whose cached copy already is what it should be (compared by value: manifestUpToDate) is
 // not applied again: a Kyma reconcile with nothing to change writes nothing.
 import {
+  Annotations,
   Labels,
   LabelValues,
   Manifest,
@@ -176,9 +177,10 @@ export async function syncModules(deps: ModuleSyncDeps, kyma: KymaObject, signal
     statuses.push(status);
     if (manifest?.metadata.name) kept.add(manifest.metadata.name);
   }
-  for (const m of existing) {
-    const name = m.metadata.name ?? '';
+  for (const existingManifest of existing) {
+    const name = existingManifest.metadata.name ?? '';
     if (kept.has(name)) continue;
+    let m = existingManifest;
     // Removed from the Kyma (or renamed by a new fqdn): delete, and show it as Deleting until gone.
     if (!m.metadata.deletionTimestamp) {
       try {
@@ -186,10 +188,42 @@ export async function syncModules(deps: ModuleSyncDeps, kyma: KymaObject, signal
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }
-    }
+    } else m = await followWhileDeleting(deps, kyma, m, signal);
     const moduleName = m.metadata.labels?.[Labels.ModuleName] ?? name;
     if (statuses.some((s) => s.name === moduleName)) continue;
     statuses.push({ name: moduleName, state: States.Deleting, version: m.spec.version, manifest: track({ ...m, apiVersion: Manifest.apiVersion, kind: Manifest.kind }) });
   }
   return statuses;
+}
+
+/**
+ * A disabled module whose removal is still blocked (its module CR held by a finalizer) keeps
+ * following its channel: a newer version there reaches its Manifest, and the module in the runtime
+ * is upgraded while it waits (upstream's AvailableModules: modules of the Kyma status, not only of
+ * its spec). Only forward, only on the same Manifest, within maintenance windows as any upgrade,
+ * and not for a module installed by a pinned version (no channel label).
+ */
+async function followWhileDeleting(deps: ModuleSyncDeps, kyma: KymaObject, m: ManifestObject, signal: AbortSignal): Promise<ManifestObject> {
+  const moduleName = m.metadata.labels?.[Labels.ModuleName];
+  const channel = m.metadata.labels?.[Labels.Channel];
+  if (!moduleName || !channel || m.metadata.annotations?.[Annotations.Unmanaged]) return m;
+  let resolved: Resolved;
+  try {
+    resolved = resolveModule(deps.catalog, kyma, { name: moduleName, channel });
+  } catch (e) {
+    if (e instanceof ResolveError) return m;
+    throw e;
+  }
+  if (!m.spec.version || compareVersions(resolved.version, m.spec.version) <= 0) return m;
+  // An upgrade that requires downtime waits for the maintenance window here too.
+  if (waitForMaintenance(deps.maintenance ?? NO_POLICY, kyma, moduleName, resolved, m)) return m;
+  let desired: ManifestObject;
+  try {
+    desired = buildManifest({ kyma, moduleName, template: resolved.template, version: resolved.version, fqdn: resolved.fqdn, channel: resolved.channel, customResourcePolicy: m.spec.customResourcePolicy });
+  } catch (e) {
+    if (e instanceof TemplateError) return m;
+    throw e;
+  }
+  if (desired.metadata.name !== m.metadata.name || manifestUpToDate(m, desired)) return m;
+  return applyManifest(deps, desired, m, signal);
 }

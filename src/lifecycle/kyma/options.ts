@@ -18,9 +18,6 @@ export const DEFAULT_INTERVALS: RequeueIntervals = { readyMs: 30_000, busyMs: 5_
 /** With the runtime watcher: a Kyma's full runtime check runs at least this often (jittered), besides the events that ask for one. */
 export const DEFAULT_RUNTIME_CHECK_MS = 4 * 60 * 60_000;
 
-/** How long deletion keeps trying to reach a runtime before it skips the runtime's cleanup. */
-export const DEFAULT_REMOTE_CLEANUP_TIMEOUT_MS = 60_000;
-
 /** Every periodic requeue is spread by up to this share, so that Kymas converged together do not stay in step. */
 const JITTER = 0.1;
 

@@ -59,8 +59,19 @@ interface CrdShape {
   spec?: { group?: string; names?: { kind?: string }; versions?: { name?: string; served?: boolean; storage?: boolean }[] };
 }
 
-/** `apiVersion`/`kind` of the custom resources a CRD serves, or undefined when the CRD is gone. */
-async function kindOfCrd(client: Client, name: string, signal: AbortSignal): Promise<{ apiVersion: string; kind: string } | undefined> {
+/** A custom resource kind of the module as its CRD in the cluster serves it. */
+interface ServedKind {
+  /** `group/version` in the storage version (else the first served one). */
+  apiVersion: string;
+  kind: string;
+  /** Every version the CRD serves. */
+  served: string[];
+}
+
+const groupKind = (apiVersion: string, kind: string): string => `${splitApiVersion(apiVersion).group}/${kind}`;
+
+/** The kind a CRD serves, or undefined when the CRD is gone. */
+async function kindOfCrd(client: Client, name: string, signal: AbortSignal): Promise<ServedKind | undefined> {
   let crd: KubeObject & CrdShape;
   try {
     crd = await client.get<KubeObject & CrdShape>(CRD_KIND, { name }, { signal });
@@ -69,27 +80,50 @@ async function kindOfCrd(client: Client, name: string, signal: AbortSignal): Pro
     throw e;
   }
   const versions = crd.spec?.versions ?? [];
-  const version = versions.find((v) => v.storage)?.name ?? versions.find((v) => v.served)?.name;
+  const served = versions.filter((v) => v.served && v.name).map((v) => v.name as string);
+  const version = versions.find((v) => v.storage)?.name ?? served[0];
   if (!crd.spec?.group || !crd.spec.names?.kind || !version) return undefined;
-  return { apiVersion: `${crd.spec.group}/${version}`, kind: crd.spec.names.kind };
+  return { apiVersion: `${crd.spec.group}/${version}`, kind: crd.spec.names.kind, served };
+}
+
+/**
+ * The custom resource kinds of a module, by `group/Kind`: those of its CRDs in the cluster (as
+ * served there), and the default CR's kind when no CRD of the module names it.
+ */
+async function moduleKinds(client: Client, manifest: ManifestObject, synced: readonly ResourceRef[], signal: AbortSignal): Promise<Map<string, ServedKind>> {
+  const kinds = new Map<string, ServedKind>();
+  const crdNames = synced.filter((r) => r.kind === 'CustomResourceDefinition').map((r) => r.name);
+  const found = await mapLimit(crdNames, 4, (name) => kindOfCrd(client, name, signal));
+  for (const k of found) if (k) kinds.set(groupKind(k.apiVersion, k.kind), k);
+  const resource = manifest.spec.resource;
+  if (resource?.apiVersion && resource.kind && !kinds.has(groupKind(resource.apiVersion, resource.kind))) {
+    kinds.set(groupKind(resource.apiVersion, resource.kind), { apiVersion: resource.apiVersion, kind: resource.kind, served: [splitApiVersion(resource.apiVersion).version] });
+  }
+  return kinds;
+}
+
+/**
+ * The default CR as the cluster serves it now. A new version of the module may name it in an API
+ * version its installed CRD does not serve yet (an API upgrade while the module is being deleted):
+ * the object is then the one of the served version, not "gone" (upstream's issue 3005).
+ */
+export async function liveDefaultCR(client: Client, manifest: ManifestObject, desired: KubeObject, synced: readonly ResourceRef[], signal: AbortSignal): Promise<KubeObject> {
+  const served = (await moduleKinds(client, manifest, synced, signal)).get(groupKind(desired.apiVersion, desired.kind));
+  if (!served || served.served.includes(splitApiVersion(desired.apiVersion).version)) return desired;
+  return { ...desired, apiVersion: served.apiVersion };
 }
 
 /**
  * Custom resources of the module's CRDs (in every namespace, or cluster-scoped) other than the
- * default CR it manages: while any exists, the module is not removed.
+ * default CR it manages: while any exists, the module is not removed. With policy Ignore every one
+ * of them counts, whatever its name.
  */
 export async function findUserCRs(client: Client, manifest: ManifestObject, synced: readonly ResourceRef[], signal: AbortSignal): Promise<ResourceRef[]> {
-  const kinds = new Map<string, { apiVersion: string; kind: string }>();
-  const crdNames = synced.filter((r) => r.kind === 'CustomResourceDefinition').map((r) => r.name);
-  const found = await mapLimit(crdNames, 4, (name) => kindOfCrd(client, name, signal));
-  for (const k of found) if (k) kinds.set(`${splitApiVersion(k.apiVersion).group}/${k.kind}`, k);
-  const resource = manifest.spec.resource;
-  if (resource?.apiVersion && resource.kind) kinds.set(`${splitApiVersion(resource.apiVersion).group}/${resource.kind}`, { apiVersion: resource.apiVersion, kind: resource.kind });
+  const kinds = await moduleKinds(client, manifest, synced, signal);
   const defaultCR = managedDefaultCR(manifest);
   const isDefault = (o: KubeObject): boolean =>
     !!defaultCR &&
-    o.kind === defaultCR.kind &&
-    splitApiVersion(o.apiVersion).group === splitApiVersion(defaultCR.apiVersion).group &&
+    groupKind(o.apiVersion, o.kind) === groupKind(defaultCR.apiVersion, defaultCR.kind) &&
     o.metadata.name === defaultCR.metadata.name &&
     (o.metadata.namespace ?? '') === (defaultCR.metadata.namespace ?? '');
   const lists = await mapLimit([...kinds.values()], 4, async (kind) => {

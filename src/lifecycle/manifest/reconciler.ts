@@ -39,7 +39,7 @@ import { ArtifactError } from '../artifacts/types.js';
 import { accessErrorOf, type RuntimeAccessError } from '../remote/access.js';
 import { type AppliedRecord, ApplyError, applyAll, CrdNotEstablishedError } from './apply.js';
 import { Messages } from './constants.js';
-import { deleteDefaultCR, describeUserCRs, ensureDefaultCR, findUserCRs, managedDefaultCR } from './default-cr.js';
+import { deleteDefaultCR, describeUserCRs, ensureDefaultCR, findUserCRs, liveDefaultCR, managedDefaultCR } from './default-cr.js';
 import { checkDrift } from './drift.js';
 import { describeRef, refKey, refOf, removedRefs, type ResourceRef, unionRefs } from './inventory.js';
 import type { ManifestMetrics } from './metrics.js';
@@ -196,11 +196,35 @@ export class ManifestReconciler {
   // ---- install ------------------------------------------------------------------------------
 
   private async install(ctx: Context, target: Client): Promise<ReconcileResult> {
-    const { manifest, status, signal } = ctx;
+    const { manifest, status } = ctx;
     // Upstream's initial conditions: nothing holds until this reconcile proves it.
     status.initial(ManifestConditionTypes.Resources, 'False', ManifestConditionReasons.ResourcesAvailable, Messages.ResourcesNotParsed);
     status.initial(ManifestConditionTypes.Installation, 'False', ManifestConditionReasons.Ready, Messages.InstallationNotReady);
     if (managedDefaultCR(manifest)) status.initial(ManifestConditionTypes.ModuleCR, 'False', ManifestConditionReasons.ModuleCRCreated, Messages.ModuleCRNotCreated);
+    const synced = await this.syncObjects(ctx, target);
+    if (!('objects' in synced)) return synced;
+    const { objects, live, leftovers } = synced;
+    if (live === 'clean') {
+      // Ready, unchanged, and nothing reported from the runtime: the status stays as it is.
+      this.d.metrics.cleanPass();
+      return this.finish(ctx, 'clean pass');
+    }
+    const readiness = await this.readiness(ctx, target, objects, live);
+    if (leftovers.length > 0) {
+      status.set(States.Warning, `deletion is not yet finished: ${leftovers.map(describeRef).join(', ')}`);
+      return this.finish(ctx, 'prune not finished');
+    }
+    this.setState(ctx, readiness);
+    return this.finish(ctx, 'reconciled');
+  }
+
+  /**
+   * Fetch, render, apply (or restore drift), prune what the Manifest's version no longer contains.
+   * A finished reconcile (its status written) when a step failed; else the objects, what was read
+   * back ('clean': nothing to check) and the pruned objects that are still there.
+   */
+  private async syncObjects(ctx: Context, target: Client): Promise<ReconcileResult | { objects: KubeObject[]; live: Map<string, KubeObject> | 'clean'; leftovers: ResourceRef[] }> {
+    const { manifest, status, signal } = ctx;
     let objects: KubeObject[];
     try {
       const fetched = await this.d.source.fetch(linkOf(manifest), signal, this.d.registryCredentials);
@@ -227,23 +251,11 @@ export class ManifestReconciler {
       this.d.events.event(manifest, 'Warning', 'ApplyFailed', status.operation.slice(0, 1000));
       return this.finish(ctx, access ? `remote_${access.reason}` : 'apply failed', true);
     }
-    if (live === 'clean') {
-      // Ready, unchanged, and nothing reported from the runtime: the status stays as it is.
-      this.d.metrics.cleanPass();
-      return this.finish(ctx, 'clean pass');
-    }
-
+    if (live === 'clean') return { objects, live, leftovers: [] };
     const targetRefs = objects.map(refOf);
     const leftovers = await this.prune(ctx, target, removedRefs(status.synced, targetRefs));
     status.synced = [...targetRefs, ...leftovers];
-
-    const readiness = await this.readiness(ctx, target, objects, live);
-    if (leftovers.length > 0) {
-      status.set(States.Warning, `deletion is not yet finished: ${leftovers.map(describeRef).join(', ')}`);
-      return this.finish(ctx, 'prune not finished');
-    }
-    this.setState(ctx, readiness);
-    return this.finish(ctx, 'reconciled');
+    return { objects, live, leftovers };
   }
 
   /**
@@ -357,9 +369,9 @@ export class ManifestReconciler {
       return this.finish(ctx, 'module crs exist');
     }
     const desired = managedDefaultCR(manifest);
-    if (desired && !(await deleteDefaultCR(target, desired, signal))) {
-      status.set(States.Deleting, `waiting for the deletion of the module CR ${desired.kind} ${namespacedName(desired)}`);
-      return this.finish(ctx, 'default cr deletion');
+    if (desired) {
+      const live = await liveDefaultCR(target, manifest, desired, status.synced, signal);
+      if (!(await deleteDefaultCR(target, live, signal))) return this.whileDefaultCRDeleting(ctx, target, desired, live);
     }
     const remaining = await deleteResources(target, status.synced, this.d.requestConcurrency, signal);
     if (remaining.length > 0) {
@@ -379,6 +391,27 @@ export class ManifestReconciler {
       this.d.log.info('module removed from the runtime', { manifest: namespacedName(manifest), module: manifest.metadata.labels?.[Labels.ModuleName] ?? '', kyma: manifest.metadata.labels?.[Labels.KymaName] ?? '' });
     }
     this.forget(namespacedName(manifest));
+  }
+
+  /**
+   * The default CR is marked for deletion and its operator still holds it (a finalizer): the module
+   * keeps running meanwhile, and keeps following its Manifest, so that a new version reaches it
+   * (upstream's upgrade under deletion; re-enabling the module changes nothing until it is gone).
+   * Not when the new version names the CR in an API version the installed CRD does not serve: its
+   * CRDs would change the CR's storage under the operator that is finalizing it, so the installed
+   * version stays until the CR is gone (upstream's module API upgrade under blocked deletion).
+   */
+  private async whileDefaultCRDeleting(ctx: Context, target: Client, desired: KubeObject, live: KubeObject): Promise<ReconcileResult> {
+    const { status } = ctx;
+    const waiting = `waiting for the deletion of the module CR ${desired.kind} ${namespacedName(desired)}`;
+    if (live.apiVersion !== desired.apiVersion) {
+      status.set(States.Deleting, `${waiting}; the new version (module CR API ${desired.apiVersion}) is not installed meanwhile`);
+      return this.finish(ctx, 'default cr deletion');
+    }
+    const synced = await this.syncObjects(ctx, target);
+    if (!('objects' in synced)) return synced;
+    status.set(States.Deleting, waiting);
+    return this.finish(ctx, 'default cr deletion');
   }
 
   // ---- unmanaged ----------------------------------------------------------------------------

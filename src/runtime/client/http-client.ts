@@ -59,6 +59,15 @@ function isResourceNotFound(e: unknown): boolean {
   return e instanceof ApiError && e.code === 404 && e.reason === 'NotFound' && !e.status?.details?.name;
 }
 
+/** Errors this client raised itself because the table says the kind is namespaced and no namespace was given. */
+const namespaceRequiredErrors = new WeakSet<ApiError>();
+
+function namespaceRequired(kind: string, name: string): ApiError {
+  const e = new ApiError('BadRequest', `${kind} ${name}: a namespace is required`, 400);
+  namespaceRequiredErrors.add(e);
+  return e;
+}
+
 /** The ApiError an ERROR watch event carries (e.g. `Gone` for a too-old resourceVersion). */
 export function errorFromWatchEvent(event: WatchEvent): ApiError {
   const status = event.object as unknown as StatusBody;
@@ -150,14 +159,16 @@ export class HttpClient implements Client {
    * `op` with the kind's resource. When the resource came from shared discovery and the server
    * answers 404 for the resource itself (not for an object: no name in the Status details), this
    * server differs from the one the table came from: its own discovery decides (NoKindMatch, or
-   * `op` once more on the resource it serves).
+   * `op` once more on the resource it serves). The same when the shared table calls the kind
+   * namespaced and no namespace was given: the kind may be cluster-scoped on this server (a CRD of
+   * the same group and version whose scope differs between clusters).
    */
   private async withResource<T>(kind: KindRef, op: (info: ResourceInfo) => Promise<T>): Promise<T> {
     const info = await this.mapper.resourceFor(kind);
     try {
       return await op(info);
     } catch (e) {
-      if (!this.mapper.isBorrowed(kind) || !isResourceNotFound(e)) throw e;
+      if (!this.mapper.isBorrowed(kind) || !(isResourceNotFound(e) || (e instanceof ApiError && namespaceRequiredErrors.has(e)))) throw e;
       const own = await this.mapper.confirm(kind);
       if (own.resource === info.resource && own.namespaced === info.namespaced) throw e;
       return op(own);
@@ -178,7 +189,7 @@ export class HttpClient implements Client {
 
   /** Path of one object; a namespaced kind needs a namespace. */
   private objectPath(info: ResourceInfo, key: ObjectKey, subresource?: string): string {
-    if (info.namespaced && !key.namespace) throw new ApiError('BadRequest', `${info.kind} ${key.name}: a namespace is required`, 400);
+    if (info.namespaced && !key.namespace) throw namespaceRequired(info.kind, key.name);
     return this.path(info, key.namespace, key.name, subresource);
   }
 
@@ -228,7 +239,7 @@ export class HttpClient implements Client {
   async create<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
     return this.withResource(obj, async (info) => {
       const ns = obj.metadata.namespace;
-      if (info.namespaced && !ns) throw new ApiError('BadRequest', `${info.kind} ${obj.metadata.name ?? obj.metadata.generateName ?? ''}: a namespace is required`, 400);
+      if (info.namespaced && !ns) throw namespaceRequired(info.kind, obj.metadata.name ?? obj.metadata.generateName ?? '');
       return this.sendJson<T>({ method: 'POST', path: this.path(info, ns), query: this.writeQuery(opts), body: obj, signal: opts?.signal, idempotent: false });
     });
   }
