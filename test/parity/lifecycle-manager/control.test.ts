@@ -45,8 +45,7 @@ describe('upstream parity: module control and status', () => {
   let env: ParityEnv;
 
   before(async () => {
-    // Short bound for deleting a Kyma whose runtime is gone (module-without-default-cr).
-    env = await startParityEnv({ remoteCleanupTimeoutMs: 1_500 });
+    env = await startParityEnv();
   });
 
   after(() => env.stop());
@@ -223,7 +222,7 @@ describe('upstream parity: module control and status', () => {
     assert.equal(d?.spec?.replicas, 1);
   });
 
-  it('module-without-default-cr: a module without a default CR is Ready without a module CR; a Kyma whose runtime is gone is deleted', async () => {
+  it('module-without-default-cr: a module without a default CR is Ready without a module CR; a Kyma whose runtime is gone is Error until its kubeconfig Secret is deleted, then goes', async () => {
     const module = 'nodefaultcr';
     const { rt, manifest } = await enabled('no-default-cr', module, { data: false });
     assert.equal(manifest.spec.resource, undefined);
@@ -237,8 +236,22 @@ describe('upstream parity: module control and status', () => {
     await env.kcp.delete(Kyma, { namespace: NS, name: rt.kymaName }, { propagationPolicy: 'Background' });
     await waitFor('the Kyma still there, with a deletion timestamp', async () => (await env.kyma(rt.kymaName)).metadata.deletionTimestamp !== undefined);
 
+    // The SKR cluster removed: the Kyma is Error, and it stays with its kubeconfig Secret and the
+    // Manifest while the Kyma controller passes again.
     await env.api.server.deleteCluster(rt.cluster);
-    await env.kcp.delete({ apiVersion: 'v1', kind: 'Secret' }, { namespace: NS, name: rt.secretName });
+    await waitFor('the Kyma Error', async () => (await env.kymaState(rt.kymaName)) === 'Error');
+    const secret = { apiVersion: 'v1', kind: 'Secret' };
+    await consistently(
+      env,
+      'the Kyma, its kubeconfig Secret and the Manifest stay',
+      async () =>
+        (await findObject(env.kcp, secret, { namespace: NS, name: rt.secretName })) !== undefined &&
+        (await findObject<KymaObject>(env.kcp, Kyma, { namespace: NS, name: rt.kymaName })) !== undefined &&
+        (await env.manifestOf(rt.kymaName, module)) !== undefined,
+      { controller: 'kyma', name: rt.kymaName },
+    );
+    // The kubeconfig Secret deleted: the Manifest is released, then the Kyma goes.
+    await env.kcp.delete(secret, { namespace: NS, name: rt.secretName });
     await waitFor('the Manifest deleted', async () => (await env.manifestOf(rt.kymaName, module)) === undefined, 30_000);
     await waitFor('the Kyma deleted', async () => (await findObject<KymaObject>(env.kcp, Kyma, { namespace: NS, name: rt.kymaName })) === undefined, 30_000);
   });
