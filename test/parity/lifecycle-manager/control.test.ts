@@ -10,6 +10,7 @@ import type { Client } from '../../../src/runtime/client/interface.js';
 import type { KindRef, KubeObject } from '../../../src/kube/object.js';
 import { skrWebhookObjects, SKR_WEBHOOK_TLS_SECRET } from '../../../src/watcher/skr-objects.js';
 import { webhookConfigurationFor } from '../../../src/watcher/webhook-config.js';
+import { counterValue } from '../../support/metrics.js';
 import {
   consistently,
   defaultCR,
@@ -155,6 +156,7 @@ describe('upstream parity: module control and status', () => {
       const m = await env.manifestOf(rt.kymaName, module);
       return m?.status?.state === 'Deleting' && m.status.lastOperation?.operation?.includes('waiting as other finalizers are present') ? m : undefined;
     });
+    assert.ok(counterValue(env.lm.manager.registry, 'lifecycle_mgr_requeue_reason_total', { requeue_reason: 'manifest_waiting_for_other_finalizers', requeue_type: 'intended' }) > 0, 'counted under a snake_case reason');
     const status = held.status;
     for (let i = 1; i <= 3; i++) {
       // Changes the Manifest controller reacts to; each pass must leave the status as it is.
