@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Kyma, Labels, LabelValues, Manifest, Namespaces, type KymaObject, type ManifestObject } from '../../../src/api/operator/index.js';
 import { findObject } from '../../../src/runtime/client/index.js';
 import type { Client } from '../../../src/runtime/client/interface.js';
-import type { KindRef, KubeObject } from '../../../src/kube/object.js';
+import { splitApiVersion, type KindRef, type KubeObject } from '../../../src/kube/object.js';
 import { skrWebhookObjects, SKR_WEBHOOK_TLS_SECRET } from '../../../src/watcher/skr-objects.js';
 import { webhookConfigurationFor } from '../../../src/watcher/webhook-config.js';
 import { counterValue } from '../../support/metrics.js';
@@ -271,13 +271,17 @@ describe('upstream parity: module control and status', () => {
       assert.deepEqual([manifest.spec.resource?.kind, (manifest.spec.resource as KubeObject | undefined)?.metadata.name, (manifest.spec.resource as KubeObject | undefined)?.metadata.namespace], [cr.kind, cr.metadata.name, cr.metadata.namespace]);
       assert.equal((await env.moduleEntry(rt.kymaName, module))?.state, 'Ready');
 
-      // The module's operator holds its CR with a finalizer and reports Warning while it is deleted
-      // (upstream's template-operator with --final-deletion-state=Warning); the test plays it.
+      // The module's operator holds its CR with a finalizer (the test plays that) and reports Warning
+      // while it is deleted (upstream's template-operator with --final-deletion-state=Warning).
       const crKey = { namespace: Namespaces.Remote, name: MODULE_CR_NAME };
+      const { group } = splitApiVersion(sampleKind(module).apiVersion);
+      env.operators.setBehaviour(`${group}/Sample`, { deletionState: 'Warning' });
       await rt.remote.patch(sampleKind(module), crKey, 'merge', { metadata: { finalizers: ['example.test/operator'] } });
       await env.setRemoteModules(rt, []);
-      await waitFor('the module CR deleting', async () => (await env.moduleCR(rt.remote, module))?.metadata.deletionTimestamp !== undefined);
-      await rt.remote.patch(sampleKind(module), crKey, 'merge', { status: { state: 'Warning' } }, { subresource: 'status' });
+      await waitFor('the module CR deleting, Warning', async () => {
+        const cr = await env.moduleCR(rt.remote, module);
+        return cr?.metadata.deletionTimestamp !== undefined && (cr.status as { state?: string } | undefined)?.state === 'Warning';
+      });
       await waitFor('the Kyma Processing and the Manifest Deleting', async () => (await env.kymaState(rt.kymaName)) === 'Processing' && (await env.manifestOf(rt.kymaName, module))?.status?.state === 'Deleting');
       await consistently(
         env,
