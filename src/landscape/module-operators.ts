@@ -2,8 +2,9 @@
 // and the like do with their custom resources that matters to the lifecycle manager — report
 // `status.state`. For every custom resource of a module's kind in a runtime cluster, the
 // simulation sets `status.state` (Ready by default, or Processing/Error/Warning as configured per
-// module) after a short delay, as the operator would once it reconciled; `Deleting` once the CR is
-// marked for deletion (it then only exists while another finalizer holds it).
+// module) after a short delay, as the operator would once it reconciled; `Deleting` (or the module's
+// configured deletion state) once the CR is marked for deletion (it then only exists while another
+// finalizer holds it).
 //
 // A kind is a module's when its CRD was installed by the Manifest controller (label
 // `operator.kyma-project.io/managed-by: kyma`) or carries the module-name label, or when
@@ -25,6 +26,8 @@ export interface ModuleBehaviour {
   state?: SimulatedModuleState;
   /** How long the operator takes to report it (default: the operators' `delayMs`). */
   delayMs?: number;
+  /** The state reported once the CR is marked for deletion (default Deleting; template-operator's `--final-deletion-state`). */
+  deletionState?: 'Deleting' | SimulatedModuleState;
 }
 
 export interface ModuleOperatorsOptions {
@@ -157,10 +160,10 @@ export class ModuleOperators {
     for (const stored of a.cluster.store.list(resourceKey(kind.type))) this.consider(clusterName, a, kind, JSON.parse(stored.json) as ObjectWithMeta);
   }
 
-  /** What the operator reports for this CR: `Deleting` once it is marked for deletion (as template-operator does while something else's finalizer holds it), else the module's configured state. */
+  /** What the operator reports for this CR: its deletion state (default `Deleting`) once it is marked for deletion (as template-operator does while something else's finalizer holds it), else the module's configured state. */
   private behaviourOf(kind: ModuleKind, cr: ObjectWithMeta): { state: SimulatedModuleState | 'Deleting'; delayMs: number } {
     const b = kind.names.map((n) => this.behaviours.get(n)).find((x) => x !== undefined) ?? {};
-    return { state: cr.metadata.deletionTimestamp ? 'Deleting' : (b.state ?? 'Ready'), delayMs: b.delayMs ?? this.opts.delayMs ?? 200 };
+    return { state: cr.metadata.deletionTimestamp ? (b.deletionState ?? 'Deleting') : (b.state ?? 'Ready'), delayMs: b.delayMs ?? this.opts.delayMs ?? 200 };
   }
 
   /** Schedules a status report when the CR's state is not (yet) the one its operator reports. */

@@ -70,6 +70,8 @@ const MANIFEST_OUTCOMES: Record<string, Counted> = {
   'module crs exist': { reason: ManifestRequeueReasons.RenderResources, type: 'unexpected' },
   'default cr deletion': { reason: ManifestRequeueReasons.PreDeleteEnqueueRequired, type: 'intended' },
   'resources deletion': { reason: ManifestRequeueReasons.PruneDiffNotFinished, type: 'intended' },
+  // The module is removed; finalizers of others still hold the Manifest (upstream counts no reason).
+  'other finalizers': { reason: 'manifest_waiting_for_other_finalizers', type: 'intended' },
   'clean pass': { reason: 'manifest_clean_pass' },
   orphaned: { reason: 'manifest_orphaned', type: 'unexpected' },
   'unexpected error': { reason: 'manifest_unexpected_error', type: 'unexpected' },

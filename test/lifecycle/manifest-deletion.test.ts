@@ -3,9 +3,10 @@
 // module's resources stay.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Manifest, States } from '../../src/api/operator/index.js';
+import { Kyma, KymaConditionTypes, Manifest, States } from '../../src/api/operator/index.js';
 import type { HttpClient } from '../../src/runtime/client/index.js';
 import type { KindRef } from '../../src/kube/object.js';
+import { counterValue } from '../support/metrics.js';
 import { CLUSTER_SAMPLE, CONFIGMAP, CRD, DEFAULT_CR, DEPLOYMENT, type Env, exists, markDeploymentReady, MODULE_NS, NS, SAMPLE, sampleModule, startEnv, waitFor } from './manifest-env.js';
 
 const LINK = 'https://modules.example.test/sample/1.0.0/raw-manifest.yaml';
@@ -78,5 +79,45 @@ describe('manifest deletion', () => {
     assert.equal(cr.metadata.labels?.['operator.kyma-project.io/managed-by'], undefined);
     assert.ok(await exists(rt, CRD, 'samples.sample.kyma-project.io'));
     assert.ok(await exists(rt, CONFIGMAP, 'sample-config', MODULE_NS));
+  });
+});
+
+describe('manifest deletion held by the default CR, with the runtime watcher', () => {
+  let env: Env;
+  before(async () => {
+    env = await startEnv({ driftCheckMs: 3_600_000 });
+    env.fetcher.set(LINK, sampleModule());
+  });
+  after(async () => {
+    await env.stop();
+  });
+
+  it('the held module is not read back from the runtime on every pass, and goes once its operator lets the CR go', async () => {
+    const name = 'held-1';
+    const rt = await env.runtime(name);
+    // The runtime's webhook works (as the Kyma controller reports it): events, not polls, say what changed.
+    await env.kcp.patch(Kyma, { namespace: NS, name }, 'merge', { status: { conditions: [{ type: KymaConditionTypes.SKRWebhook, status: 'True', reason: 'Ready', message: 'ok', lastTransitionTime: new Date().toISOString() }] } }, { subresource: 'status' });
+    await env.createManifest(`${name}-sample`, name, LINK, { resource: DEFAULT_CR });
+    await waitFor('the manager Deployment', () => exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS));
+    await markDeploymentReady(rt, MODULE_NS, 'sample-manager');
+    await env.waitState(`${name}-sample`, States.Ready);
+    // The module's operator holds its CR while it cleans up.
+    await waitFor('the default CR', () => exists(rt, SAMPLE, 'default', MODULE_NS));
+    await rt.patch(SAMPLE, { namespace: MODULE_NS, name: 'default' }, 'merge', { metadata: { finalizers: ['example.test/operator'] } });
+
+    await env.kcp.delete(Manifest, { namespace: NS, name: `${name}-sample` });
+    await waitFor('the Manifest Deleting, waiting for the module CR', async () => {
+      const m = await env.manifest(`${name}-sample`);
+      return m?.status?.state === States.Deleting && m.status.lastOperation?.operation.includes('waiting for the deletion of the module CR') ? m : undefined;
+    });
+    const notReady = () => counterValue(env.manager.registry, 'lifecycle_mgr_drift_checks_total', { reason: 'not_ready' });
+    const before = notReady();
+    await env.moreReconciles(`${name}-sample`, 3);
+    assert.equal(notReady(), before, 'no drift check because the Manifest is Deleting');
+    assert.ok(await exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS), 'the module keeps running while held');
+
+    await rt.patch(SAMPLE, { namespace: MODULE_NS, name: 'default' }, 'merge', { metadata: { finalizers: null } });
+    await waitFor('the Manifest gone', async () => (await env.manifest(`${name}-sample`)) === undefined);
+    assert.equal(await exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS), false, 'manager deleted');
   });
 });

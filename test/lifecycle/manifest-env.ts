@@ -142,7 +142,8 @@ export interface Env {
   stop(): Promise<void>;
 }
 
-export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 'server'>; logger?: Logger } = {}): Promise<Env> {
+/** `driftCheckMs`: as with the runtime watcher (drift checks on events, or at this interval, while the Kyma's SKRWebhook condition holds). */
+export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 'server'>; logger?: Logger; driftCheckMs?: number } = {}): Promise<Env> {
   const api = await startWithKinds([Manifest, Kyma] as unknown as AnyKind[], [NS]);
   const server = api.server;
   const kcp = clientFromKubeconfig(server.clusterAccess('default').kubeconfig, { qps: 0 });
@@ -165,6 +166,7 @@ export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 
     },
     intervals: { successMs: 400, busyMs: 100, errorMs: 200, warningMs: 400 },
     crdEstablishTimeoutMs: 5_000,
+    driftCheckMs: opts.driftCheckMs,
   });
   const operators = startModuleOperators({ server, delayMs: 50, discoverEveryMs: 100, ...opts.operators });
   const ac = new AbortController();

@@ -299,7 +299,11 @@ export class ManifestReconciler {
     // Objects in the KCP itself are not watched by any runtime's webhook.
     if (this.isLocal(manifest)) return 'not_watched';
     if (ctx.driftRequested) return 'watcher_event';
-    if (ctx.status.before?.state !== States.Ready) return 'not_ready';
+    // A Deleting Manifest here is one whose default CR is held by its operator (whileDefaultCRDeleting):
+    // its resources stay installed and are looked after as a Ready Manifest's are, not read back on
+    // every busy pass for as long as the operator holds the CR.
+    const before = ctx.status.before?.state;
+    if (before !== States.Ready && !(before === States.Deleting && manifest.metadata.deletionTimestamp)) return 'not_ready';
     // spec.resource or spec.manager may have changed: the readiness reads must run again.
     if (known.generation !== manifest.metadata.generation) return 'changed';
     if (!this.d.webhookHealthy?.(`${manifest.metadata.namespace ?? ''}/${manifest.metadata.labels?.[Labels.KymaName] ?? ''}`)) return 'webhook_unhealthy';

@@ -7,9 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import { Kyma, Labels, LabelValues, Manifest, Namespaces, type KymaObject, type ManifestObject } from '../../../src/api/operator/index.js';
 import { findObject } from '../../../src/runtime/client/index.js';
 import type { Client } from '../../../src/runtime/client/interface.js';
-import type { KindRef, KubeObject } from '../../../src/kube/object.js';
+import { splitApiVersion, type KindRef, type KubeObject } from '../../../src/kube/object.js';
 import { skrWebhookObjects, SKR_WEBHOOK_TLS_SECRET } from '../../../src/watcher/skr-objects.js';
 import { webhookConfigurationFor } from '../../../src/watcher/webhook-config.js';
+import { counterValue } from '../../support/metrics.js';
 import {
   consistently,
   defaultCR,
@@ -45,8 +46,7 @@ describe('upstream parity: module control and status', () => {
   let env: ParityEnv;
 
   before(async () => {
-    // Short bound for deleting a Kyma whose runtime is gone (module-without-default-cr).
-    env = await startParityEnv({ remoteCleanupTimeoutMs: 1_500 });
+    env = await startParityEnv();
   });
 
   after(() => env.stop());
@@ -156,6 +156,7 @@ describe('upstream parity: module control and status', () => {
       const m = await env.manifestOf(rt.kymaName, module);
       return m?.status?.state === 'Deleting' && m.status.lastOperation?.operation?.includes('waiting as other finalizers are present') ? m : undefined;
     });
+    assert.ok(counterValue(env.lm.manager.registry, 'lifecycle_mgr_requeue_reason_total', { requeue_reason: 'manifest_waiting_for_other_finalizers', requeue_type: 'intended' }) > 0, 'counted under a snake_case reason');
     const status = held.status;
     for (let i = 1; i <= 3; i++) {
       // Changes the Manifest controller reacts to; each pass must leave the status as it is.
@@ -223,7 +224,7 @@ describe('upstream parity: module control and status', () => {
     assert.equal(d?.spec?.replicas, 1);
   });
 
-  it('module-without-default-cr: a module without a default CR is Ready without a module CR; a Kyma whose runtime is gone is deleted', async () => {
+  it('module-without-default-cr: a module without a default CR is Ready without a module CR; a Kyma whose runtime is gone is Error until its kubeconfig Secret is deleted, then goes', async () => {
     const module = 'nodefaultcr';
     const { rt, manifest } = await enabled('no-default-cr', module, { data: false });
     assert.equal(manifest.spec.resource, undefined);
@@ -237,8 +238,22 @@ describe('upstream parity: module control and status', () => {
     await env.kcp.delete(Kyma, { namespace: NS, name: rt.kymaName }, { propagationPolicy: 'Background' });
     await waitFor('the Kyma still there, with a deletion timestamp', async () => (await env.kyma(rt.kymaName)).metadata.deletionTimestamp !== undefined);
 
+    // The SKR cluster removed: the Kyma is Error, and it stays with its kubeconfig Secret and the
+    // Manifest while the Kyma controller passes again.
     await env.api.server.deleteCluster(rt.cluster);
-    await env.kcp.delete({ apiVersion: 'v1', kind: 'Secret' }, { namespace: NS, name: rt.secretName });
+    await waitFor('the Kyma Error', async () => (await env.kymaState(rt.kymaName)) === 'Error');
+    const secret = { apiVersion: 'v1', kind: 'Secret' };
+    await consistently(
+      env,
+      'the Kyma, its kubeconfig Secret and the Manifest stay',
+      async () =>
+        (await findObject(env.kcp, secret, { namespace: NS, name: rt.secretName })) !== undefined &&
+        (await findObject<KymaObject>(env.kcp, Kyma, { namespace: NS, name: rt.kymaName })) !== undefined &&
+        (await env.manifestOf(rt.kymaName, module)) !== undefined,
+      { controller: 'kyma', name: rt.kymaName },
+    );
+    // The kubeconfig Secret deleted: the Manifest is released, then the Kyma goes.
+    await env.kcp.delete(secret, { namespace: NS, name: rt.secretName });
     await waitFor('the Manifest deleted', async () => (await env.manifestOf(rt.kymaName, module)) === undefined, 30_000);
     await waitFor('the Kyma deleted', async () => (await findObject<KymaObject>(env.kcp, Kyma, { namespace: NS, name: rt.kymaName })) === undefined, 30_000);
   });
@@ -256,13 +271,17 @@ describe('upstream parity: module control and status', () => {
       assert.deepEqual([manifest.spec.resource?.kind, (manifest.spec.resource as KubeObject | undefined)?.metadata.name, (manifest.spec.resource as KubeObject | undefined)?.metadata.namespace], [cr.kind, cr.metadata.name, cr.metadata.namespace]);
       assert.equal((await env.moduleEntry(rt.kymaName, module))?.state, 'Ready');
 
-      // The module's operator holds its CR with a finalizer and reports Warning while it is deleted
-      // (upstream's template-operator with --final-deletion-state=Warning); the test plays it.
+      // The module's operator holds its CR with a finalizer (the test plays that) and reports Warning
+      // while it is deleted (upstream's template-operator with --final-deletion-state=Warning).
       const crKey = { namespace: Namespaces.Remote, name: MODULE_CR_NAME };
+      const { group } = splitApiVersion(sampleKind(module).apiVersion);
+      env.operators.setBehaviour(`${group}/Sample`, { deletionState: 'Warning' });
       await rt.remote.patch(sampleKind(module), crKey, 'merge', { metadata: { finalizers: ['example.test/operator'] } });
       await env.setRemoteModules(rt, []);
-      await waitFor('the module CR deleting', async () => (await env.moduleCR(rt.remote, module))?.metadata.deletionTimestamp !== undefined);
-      await rt.remote.patch(sampleKind(module), crKey, 'merge', { status: { state: 'Warning' } }, { subresource: 'status' });
+      await waitFor('the module CR deleting, Warning', async () => {
+        const cr = await env.moduleCR(rt.remote, module);
+        return cr?.metadata.deletionTimestamp !== undefined && (cr.status as { state?: string } | undefined)?.state === 'Warning';
+      });
       await waitFor('the Kyma Processing and the Manifest Deleting', async () => (await env.kymaState(rt.kymaName)) === 'Processing' && (await env.manifestOf(rt.kymaName, module))?.status?.state === 'Deleting');
       await consistently(
         env,
