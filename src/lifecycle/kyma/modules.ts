@@ -152,7 +152,9 @@ function waitForMaintenance(windows: MaintenanceWindows, kyma: KymaObject, modul
     if (windows.isActive(kyma)) return undefined;
   } catch (e) {
     if (!(e instanceof MaintenanceWindowUnknownError)) throw e;
-    return { ...kept, state: States.Error, message: e.message };
+    // Not waiting for a window any more (there is none): no `maintenance` flag left from an earlier wait.
+    const { maintenance: _waited, ...notWaiting } = kept;
+    return { ...notWaiting, state: States.Error, message: e.message };
   }
   return { ...kept, message: MaintenanceMessages.Waiting, maintenance: true };
 }

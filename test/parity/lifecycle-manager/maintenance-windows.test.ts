@@ -132,6 +132,25 @@ describe('upstream parity: maintenance windows', () => {
     await remoteKymaReady(rt);
     await disableAndExpectRemoved(rt);
   });
+
+  it('a Kyma that waited for its window and then matches none is Error, without the maintenance flag of the wait', async () => {
+    const rt = await env.runtime('kyma-mw-lost', {}, { [Labels.Region]: 'europe' });
+    await enableRegularAndExpectOlder(rt);
+    await env.setRemoteModules(rt, [{ name: MODULE, channel: 'fast' }]);
+    await kymaReadyWith(rt, (k) => entryOf(k)?.maintenance === true);
+
+    // A region no rule names, and the policy's default gives no window.
+    await env.kcp.patch(Kyma, { namespace: NS, name: rt.kymaName }, 'merge', { metadata: { labels: { [Labels.Region]: 'nowhere' } } });
+    const failed = await waitFor('the Kyma Error', async () => {
+      const k = await env.kyma(rt.kymaName);
+      return k.status?.state === 'Error' ? k : undefined;
+    });
+    const entry = entryOf(failed);
+    assert.equal(entry?.state, 'Error');
+    assert.equal(entry?.message, `${MaintenanceMessages.Unknown}: ${MaintenanceMessages.NoWindow}`);
+    assert.equal(entry?.maintenance, undefined, 'no longer waiting for a window');
+    assert.equal(entry?.version, OLDER);
+  });
 });
 
 describe('maintenance windows without a policy', () => {
