@@ -4,7 +4,6 @@
 // removes the module. `push` is for module teams (src/cli/module-push.ts).
 import {
   DEFAULT_CHANNEL,
-  DEFAULT_REMOTE_KYMA_NAME,
   isEnabled,
   Kyma,
   type KymaModule,
@@ -19,14 +18,14 @@ import {
   type SyncResourceObject,
   ModuleTemplate,
   type ModuleTemplateObject,
-  Namespaces,
   States,
 } from '../api/operator/index.js';
-import { type Client, clientFromKubeconfig, findObject, isConflict } from '../runtime/client/index.js';
+import { type Client, findObject } from '../runtime/client/index.js';
 import { closestFlag, type FlagTable, flagString, type ParsedArgs, switchOn, UsageError } from './args.js';
 import type { Command } from './command.js';
 import { type CliContext, KCP_FLAGS, withKcp } from './connect.js';
-import { requireRuntime, runtimeKubeconfig, type RuntimeRecord } from './kubeconfig.js';
+import { requireRuntime, type RuntimeRecord } from './kubeconfig.js';
+import { editRemoteKyma, remoteKyma, runtimeClient } from './runtime-kyma.js';
 import { MODULE_PUSH_FLAGS, MODULE_PUSH_USAGE, runModulePush } from './module-push.js';
 import { isTable, type OutputFormat, renderData, renderNames, renderTable, takeOutputFormat } from './output.js';
 import { kymaObserved } from './runtime.js';
@@ -57,7 +56,6 @@ const VERB_FLAGS: Record<string, FlagTable> = {
 };
 const ALIASES: Record<string, string> = { ls: 'list' };
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
-const REMOTE_KYMA_KEY = { namespace: Namespaces.Remote, name: DEFAULT_REMOTE_KYMA_NAME };
 
 // ---------------------------------------------------------------------------------------------
 // The catalog: ModuleReleaseMetas and ModuleTemplates of the KCP.
@@ -213,40 +211,17 @@ async function printRuntimeModules(record: RuntimeRecord, format: OutputFormat, 
 // ---------------------------------------------------------------------------------------------
 // Editing the runtime Kyma.
 
-/** A client of the runtime cluster, from its kubeconfig Secret in the KCP. */
-async function runtimeClient(ctx: CliContext, record: RuntimeRecord): Promise<Client> {
-  return clientFromKubeconfig(await runtimeKubeconfig(ctx, record), { retries: 2, requestTimeoutMs: 15_000 });
-}
-
-/** The runtime Kyma; with `waitMs`, waits for the lifecycle manager to create it. */
-async function remoteKyma(ctx: CliContext, remote: Client, record: RuntimeRecord, waitMs: number): Promise<KymaObject> {
-  let found: KymaObject | undefined;
-  await waitInContext(ctx, `the Kyma ${Namespaces.Remote}/${DEFAULT_REMOTE_KYMA_NAME} in runtime ${record.name}`, waitMs, async (signal) => {
-    found = await findObject<KymaObject>(remote, Kyma, REMOTE_KYMA_KEY, { signal });
-    if (found) return { status: 'runtime Kyma found', done: true, quiet: true };
-    if (waitMs <= 0) {
-      return { status: 'no runtime Kyma', quiet: true, failed: `runtime ${record.name} has no Kyma ${Namespaces.Remote}/${DEFAULT_REMOTE_KYMA_NAME} yet (the lifecycle manager creates it once the runtime is Ready; try again shortly, or use --wait)` };
-    }
-    return { status: `waiting for the lifecycle manager to create ${Namespaces.Remote}/${DEFAULT_REMOTE_KYMA_NAME} in runtime ${record.name}` };
-  });
-  if (!found) throw new Error('unreachable: the runtime Kyma wait ended without a Kyma');
-  return found;
-}
-
-/** Applies `edit` to the runtime Kyma's modules, retrying on conflicts; returns whether anything changed. */
-async function editRemoteModules(remote: Client, kyma: KymaObject, edit: (modules: KymaModule[]) => KymaModule[] | undefined, signal?: AbortSignal): Promise<boolean> {
-  let current = kyma;
-  for (let attempt = 0; ; attempt++) {
-    const next = edit([...(current.spec?.modules ?? [])]);
-    if (!next) return false;
-    try {
-      await remote.update<KymaObject>({ ...current, spec: { ...current.spec, modules: next } }, { fieldManager: 'kcp-cli', signal });
-      return true;
-    } catch (e) {
-      if (!isConflict(e) || attempt >= 4) throw e;
-      current = await remote.get<KymaObject>(Kyma, REMOTE_KYMA_KEY, { signal });
-    }
-  }
+/** Applies `edit` to the runtime Kyma's modules (undefined: nothing to change); returns whether anything changed. */
+function editRemoteModules(remote: Client, kyma: KymaObject, edit: (modules: KymaModule[]) => KymaModule[] | undefined, signal?: AbortSignal): Promise<boolean> {
+  return editRemoteKyma(
+    remote,
+    kyma,
+    (spec) => {
+      const modules = edit(spec.modules ?? []);
+      return modules ? { ...spec, modules } : undefined;
+    },
+    signal,
+  );
 }
 
 async function kcpKyma(ctx: CliContext, name: string, signal?: AbortSignal): Promise<KymaObject | undefined> {
@@ -268,16 +243,18 @@ async function enable(args: ParsedArgs, positionals: string[], format: OutputFor
   if (version && !entry.versions.includes(version)) {
     throw new UsageError(`module ${module} has no version ${JSON.stringify(version)}: versions ${entry.versions.join(', ') || '(none)'}`);
   }
-  const effectiveChannel = channel ?? record.kyma?.spec?.channel;
-  if (!version && !channel && effectiveChannel && !(effectiveChannel in entry.channels)) {
-    throw new UsageError(`module ${module} is not offered in runtime ${runtimeName}'s channel ${effectiveChannel}: use --channel (${Object.keys(entry.channels).join(', ')}) or --version`);
-  }
 
   const wanted: KymaModule = { name: module, ...(channel ? { channel } : {}), ...(version ? { version } : {}) };
   const remote = await runtimeClient(ctx, record);
   let changed: boolean;
+  let effectiveChannel = channel;
   try {
     const kyma = await remoteKyma(ctx, remote, record, wait ? timeoutMs : 0);
+    // The runtime's channel is its Kyma's (the KCP Kyma follows it, perhaps not yet).
+    effectiveChannel = channel ?? kyma.spec?.channel;
+    if (!version && !channel && effectiveChannel && !(effectiveChannel in entry.channels)) {
+      throw new UsageError(`module ${module} is not offered in runtime ${runtimeName}'s channel ${effectiveChannel}: use --channel (${Object.keys(entry.channels).join(', ')}) or --version`);
+    }
     changed = await editRemoteModules(
       remote,
       kyma,

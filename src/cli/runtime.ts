@@ -26,6 +26,7 @@ import { lookupRuntime, requireRuntime, type RuntimeRecord, SECRET, type SecretO
 import { age, forDisplay, isTable, type OutputFormat, renderData, renderNames, renderTable, takeOutputFormat } from './output.js';
 import { timeoutFlag } from './duration.js';
 import { waitInContext } from './progress.js';
+import { editRemoteKyma, remoteKyma, runtimeClient } from './runtime-kyma.js';
 import { administratorsFrom, buildRuntimeAndKyma, checkKubernetesVersion, checkMachineType, providerProfiles, type ValidRuntimeRequest, validateRuntimeRequest } from './runtime-spec.js';
 
 export const RUNTIME_USAGE = `Usage:
@@ -49,7 +50,9 @@ export const RUNTIME_USAGE = `Usage:
                       [--oidc-username-claim C] [--oidc-username-prefix P] [--oidc-signing-algs RS256,...]]
                      [--wait [--timeout 10m]]
       Changes the cluster (first worker pool, Kubernetes version, administrators, OIDC) and the
-      Kyma's channel. --wait: until the control plane has applied this change and the runtime is Ready.
+      Kyma's channel. The channel is switched in the runtime's own Kyma (kyma-system/default), as its
+      admin would; the KCP Kyma follows it. --wait: until the control plane has applied this change
+      and the runtime is Ready (a module refusing the new channel ends it with exit 1 and the reason).
   kcp runtime retry NAME [--wait [--timeout 10m]]
       Asks Gardener, through the infrastructure manager, to retry the operation it gave up on for a
       Failed runtime (after the cause is fixed).
@@ -581,10 +584,9 @@ async function update(call: RuntimeCall, record: RuntimeRecord, ctx: CliContext)
     if (result.changed) changes.push('cluster');
   }
   let kyma = record.kyma;
-  if (channel !== undefined) {
-    const result = await updateWithRetry<KymaObject>(ctx, Kyma, name, (current) => (current.spec?.channel === channel ? undefined : { ...current, spec: { ...current.spec, channel } }));
-    kyma = result.object;
-    if (result.changed) changes.push(`channel ${channel}`);
+  if (channel !== undefined && (await switchRuntimeChannel(ctx, record, channel, wait ? timeoutMs : 0))) {
+    changes.push(`channel ${channel}`);
+    kyma = (await lookupRuntime(ctx, name))?.kyma ?? kyma;
   }
   if (changes.length === 0) return printResult(format, ctx, `runtime ${name} unchanged: it already has what was asked`, name, [runtime, kyma]);
   if (!wait) return printResult(format, ctx, `runtime ${name} updated (${changes.join(', ')})`, name, [runtime, kyma]);
@@ -592,6 +594,23 @@ async function update(call: RuntimeCall, record: RuntimeRecord, ctx: CliContext)
   await waitRuntimeReady(ctx, name, timeoutMs, { channel, kymaOnly: !rt });
   const after = await lookupRuntime(ctx, name);
   printResult(format, ctx, `runtime ${name} is Ready with the change`, name, [after?.runtime, after?.kyma]);
+}
+
+/**
+ * Switches the channel in the runtime's own Kyma, as its admin would: once the runtime Kyma exists
+ * it is the source of truth, and the KCP Kyma's channel follows it (a write to the KCP Kyma would be
+ * overwritten). `waitMs`: how long to wait for the lifecycle manager to create the runtime Kyma.
+ */
+async function switchRuntimeChannel(ctx: CliContext, record: RuntimeRecord, channel: string, waitMs: number): Promise<boolean> {
+  const remote = await runtimeClient(ctx, record);
+  try {
+    const kyma = await remoteKyma(ctx, remote, record, waitMs);
+    return await editRemoteKyma(remote, kyma, (spec) => (spec.channel === channel ? undefined : { ...spec, channel }), ctx.signal);
+  } catch (e) {
+    throw new Error(`runtime ${record.name}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  } finally {
+    remote.close();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -238,9 +238,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
     // Each later phase starts from a converged fleet, so that its kill hits its own work.
     await converge('before the upgrades');
-    // 3. Upgrades: half the Kymas move to the fast channel (newer versions of every module).
+    // 3. Upgrades: half the runtimes move to the fast channel (newer versions of every module), each
+    // switched by its runtime admin in the runtime's own Kyma (the KCP Kyma follows it).
     for (const name of pick(live(), 0.5)) {
-      await kcp.patch(Kyma, { namespace: NS, name }, 'merge', { spec: { channel: 'fast' } });
+      await (await runtimeClient(name)).patch(Kyma, { namespace: REMOTE_NS, name: DEFAULT_REMOTE_KYMA_NAME }, 'merge', { spec: { channel: 'fast' } });
       expected.get(name)!.channel = 'fast';
     }
     await killNow('upgrades', 1500);
@@ -364,17 +365,18 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const alive = live();
     const gone = [...expected.keys()].filter((n) => expected.get(n)!.deleted);
 
-    // Acknowledged writes: the Runtimes created, the channels set, the modules the runtime admins left.
+    // Acknowledged writes: the Runtimes created, the channels and modules the runtime admins set.
     const kymas = new Map((await kcp.list<KymaObject>(Kyma, { namespace: NS })).items.map((k) => [k.metadata.name ?? '', k]));
     for (const name of alive) {
       const e = expected.get(name)!;
       const kyma = kymas.get(name);
       if ((kyma?.spec.channel ?? '') !== e.channel) violations.push(`${name}: Kyma channel ${kyma?.spec.channel} instead of the acknowledged ${e.channel}`);
       const remote = await (await runtimeClient(name)).get<KymaObject>(Kyma, { namespace: REMOTE_NS, name: DEFAULT_REMOTE_KYMA_NAME });
+      if (remote.spec.channel !== e.channel) violations.push(`${name}: runtime Kyma channel ${remote.spec.channel} instead of the acknowledged ${e.channel}`);
       const remoteModules = (remote.spec.modules ?? []).map((m) => m.name).sort();
       if (remoteModules.join() !== [...e.modules].sort().join()) violations.push(`${name}: runtime Kyma modules ${remoteModules.join(',')} instead of the acknowledged ${[...e.modules].sort().join(',')}`);
     }
-    checked.push(`acknowledged writes: ${alive.length} Kymas' channels and runtime modules, ${gone.length} deletions`);
+    checked.push(`acknowledged writes: ${alive.length} Kymas' channels (runtime and KCP) and runtime modules, ${gone.length} deletions`);
 
     // Exactly one Shoot per Runtime, none for a deleted one.
     const garden = clientFromKubeconfig(cp.gardenKubeconfig, { qps: 0 });

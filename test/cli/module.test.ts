@@ -119,11 +119,17 @@ describe('kcp module', () => {
     assert.match((await mod('enable r2 demo-echo --wait --timeout 30s')).out, /Ready in runtime r2 \(version 1\.0\.0\)/);
     const rt = (words: string) => cli.run(words, runRuntime, runtimeCommand);
     assert.match((await rt('update r2 --channel fast --wait --timeout 30s')).out, /runtime r2 updated \(channel fast\)\nruntime r2 is Ready with the change\n/);
+    assert.equal((await env.remoteKyma(r2)).spec.channel, 'fast', 'the channel was switched in the runtime Kyma, as its admin would');
     const status = (await env.kyma('r2')).status;
     assert.equal(status?.activeChannel, 'fast');
     assert.deepEqual(status?.modules?.map((m) => [m.name, m.version, m.state]), [['demo-echo', '1.1.0', 'Ready']]);
     const refused = await cli.fails('update r2 --channel regular --wait --timeout 10m', runRuntime, runtimeCommand);
     assert.match(refused.message, /^runtime r2's modules did not all follow channel regular: demo-echo: module template update not allowed: ignore channel skew \(from fast to regular\), as a higher version \(1\.1\.0\) of the module was previously installed/);
+    // The runtime keeps the channel asked for (the KCP Kyma follows it); the module keeps its version.
+    assert.equal((await env.remoteKyma(r2)).spec.channel, 'regular');
+    const kept = await env.kyma('r2');
+    assert.equal(kept.spec.channel, 'regular');
+    assert.deepEqual(kept.status?.modules?.map((m) => [m.name, m.version, m.state]), [['demo-echo', '1.1.0', 'Warning']]);
   });
 
   it('module push is handed to the module-push command with its own flags', async () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LabelKymaRuntimeID, Runtime, type RuntimeObject, requiredRuntimeLabels } from '../../src/api/infrastructuremanager/index.js';
-import { Kyma, type KymaObject, Labels } from '../../src/api/operator/index.js';
+import { DEFAULT_REMOTE_KYMA_NAME, Kyma, type KymaObject, Labels, Namespaces } from '../../src/api/operator/index.js';
 import { AnnotationRetryRequested } from '../../src/api/infrastructuremanager/index.js';
 import { command as kubeconfigCommand, runKubeconfig } from '../../src/cli/kubeconfig.js';
 import { command as runtimeCommand, runRuntime, waitRuntimeReady } from '../../src/cli/runtime.js';
@@ -189,7 +189,7 @@ describe('kcp runtime', () => {
   });
 
   it('update --wait changes the cluster and returns once the control plane applied it; wait follows; version names the control plane', async () => {
-    await runtime('create r3 --provider aws --region eu-central-1 --max 2 --wait --timeout 60s');
+    assert.match((await runtime('create r3 --provider aws --region eu-central-1 --max 2 --channel fast --wait --timeout 60s')).out, /runtime r3 created: .*, channel fast/);
     assert.match((await runtimeFails('update r3')).message, /nothing to update: give at least one of --machine-type/);
     assert.match((await runtimeFails('update r3 --min 5')).message, /--min 5 is greater than --max 2/);
     assert.match((await runtimeFails('update r3 --machine-type n2-standard-2')).message, /unknown aws machine type "n2-standard-2"/);
@@ -209,8 +209,19 @@ describe('kcp runtime', () => {
     assert.deepEqual([shoot?.spec.provider.workers?.[0].machine.type, shoot?.spec.provider.workers?.[0].maximum], ['m6i.xlarge', 4], 'the Shoot carries the change');
 
     assert.match((await runtime('update r3 --max 4')).out, /runtime r3 unchanged/);
-    assert.match((await runtime('update r3 --channel fast')).out, /runtime r3 updated \(channel fast\)/);
-    assert.equal((await h.land.kcp.get<KymaObject>(Kyma, { namespace: NAMESPACE, name: 'r3' })).spec.channel, 'fast');
+    // The channel: the KCP Kyma's at creation seeded the runtime's own Kyma; `update --channel`
+    // switches it there, as the runtime admin would, and the KCP Kyma follows.
+    const runtimeKyma = clientFromKubeconfig((await cli.run('r3', runKubeconfig, kubeconfigCommand)).out, { retries: 0 });
+    try {
+      const remoteChannel = async () => (await runtimeKyma.get<KymaObject>(Kyma, { namespace: Namespaces.Remote, name: DEFAULT_REMOTE_KYMA_NAME })).spec.channel;
+      assert.equal(await remoteChannel(), 'fast', "the runtime Kyma was created with the KCP Kyma's channel");
+      assert.match((await runtime('update r3 --channel fast')).out, /runtime r3 unchanged/);
+      assert.match((await runtime('update r3 --channel regular')).out, /runtime r3 updated \(channel regular\)/);
+      assert.equal(await remoteChannel(), 'regular', 'the channel was switched in the runtime Kyma');
+      await waitFor('the KCP Kyma following the runtime Kyma to regular', async () => (await h.land.kcp.get<KymaObject>(Kyma, { namespace: NAMESPACE, name: 'r3' })).spec.channel === 'regular');
+    } finally {
+      runtimeKyma.close();
+    }
 
     assert.match((await runtime('wait r3 --timeout 60s')).out, /runtime r3 is Ready/);
 

@@ -1,10 +1,12 @@
 // Kyma controller scenarios about modules: enabling one in the runtime Kyma creates its Manifest
 // (labels, owner, source, default CR) and the Kyma becomes Ready; disabling removes it; channel
-// switches and ModuleReleaseMeta changes upgrade; downgrades are refused; versions can be pinned.
+// switches (of a module, or of the runtime Kyma's channel, which the KCP Kyma follows) and
+// ModuleReleaseMeta changes upgrade; downgrades are refused; versions can be pinned.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Kyma, Labels, LabelValues, Namespaces, type ManifestObject } from '../../src/api/operator/index.js';
 import { manifestName } from '../../src/lifecycle/kyma/manifest-builder.js';
+import type { KubeObject } from '../../src/kube/object.js';
 import { RecordingLogger } from '../support/log.js';
 import { moduleLink, NS, startKymaEnv, waitFor, type KymaEnv } from './kyma-env.js';
 
@@ -79,6 +81,57 @@ describe('Kyma controller: modules', () => {
       const e = (await env.kyma(rt.kymaName)).status?.modules?.[0];
       return e?.channel === 'fast' && e.version === '1.1.0' && e.state === 'Ready';
     });
+  });
+
+  it("a runtime admin switching the runtime Kyma's channel upgrades its modules: the KCP Kyma follows and the module moves to the fast version", async () => {
+    const rt = await env.runtime('rt-kyma-channel', { modules: [{ name: 'keda' }] });
+    await waitFor('keda 1.0.0 from regular', async () => (await manifestOf(rt.kymaName, 'keda'))?.spec.version === '1.0.0');
+    assert.equal((await env.remoteKyma(rt)).spec.channel, 'regular', "the runtime Kyma was created with the KCP Kyma's channel");
+    await rt.remote.patch(Kyma, { namespace: Namespaces.Remote, name: 'default' }, 'merge', { spec: { channel: 'fast' } });
+    const kyma = await waitFor('the KCP Kyma on channel fast', async () => {
+      const k = await env.kyma(rt.kymaName);
+      return k.spec.channel === 'fast' ? k : undefined;
+    });
+    assert.deepEqual(kyma.spec.modules?.map((x) => x.name), ['keda'], 'the modules are unchanged');
+    const m = await waitFor('keda 1.1.0 from fast', async () => {
+      const x = await manifestOf(rt.kymaName, 'keda');
+      return x?.spec.version === '1.1.0' ? x : undefined;
+    });
+    assert.equal(m.metadata.labels?.[Labels.Channel], 'fast');
+    assert.deepEqual(m.spec.install.source, { url: moduleLink('keda', '1.1.0') });
+    await waitFor('the Kyma Ready on fast with keda 1.1.0', async () => {
+      const k = await env.kyma(rt.kymaName);
+      const e = k.status?.modules?.[0];
+      return k.status?.state === 'Ready' && k.status.activeChannel === 'fast' && e?.channel === 'fast' && e.version === '1.1.0' && e.state === 'Ready';
+    });
+    await waitFor('the module installed in the runtime at 1.1.0', async () => (await rt.remote.get<KubeObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: Namespaces.Remote, name: 'keda-info' })).data?.version === '1.1.0');
+    const remote = await waitFor('the active channel mirrored into the runtime Kyma', async () => {
+      const r = await env.remoteKyma(rt);
+      return r.status?.activeChannel === 'fast' ? r : undefined;
+    });
+    assert.equal(remote.spec.channel, 'fast', 'the runtime Kyma keeps the channel its admin set');
+  });
+
+  it("the KCP Kyma's channel seeds the runtime Kyma at creation; an operator's later edit of the KCP Kyma's channel is overwritten by the runtime's", async () => {
+    const rt = await env.runtime('rt-seed-channel', { channel: 'fast', modules: [{ name: 'keda' }] });
+    const created = await waitFor('the runtime Kyma', () => env.remoteKyma(rt).catch(() => undefined));
+    assert.equal(created.spec.channel, 'fast', "the runtime Kyma starts on the KCP Kyma's channel");
+    await waitFor('the Kyma Ready with keda 1.1.0 from fast', async () => {
+      const k = await env.kyma(rt.kymaName);
+      return k.status?.state === 'Ready' && k.status.modules?.[0]?.version === '1.1.0';
+    });
+    const overwrites = () => log.matching('channel changed in the runtime Kyma', { kyma: rt.kymaName, from: 'regular', to: 'fast' }).length;
+    assert.equal(overwrites(), 0);
+    await env.kcp.patch(Kyma, { namespace: NS, name: rt.kymaName }, 'merge', { spec: { channel: 'regular' } });
+    // The lifecycle manager puts the runtime's channel back (and says so) before it resolves any module.
+    await waitFor('the KCP Kyma back on the runtime\'s channel fast', async () => overwrites() === 1 && (await env.kyma(rt.kymaName)).spec.channel === 'fast');
+    assert.equal((await env.remoteKyma(rt)).spec.channel, 'fast', 'the runtime Kyma is untouched');
+    const k = await waitFor('the Kyma Ready on fast', async () => {
+      const x = await env.kyma(rt.kymaName);
+      return x.status?.state === 'Ready' && x.status.activeChannel === 'fast' && (x.status.conditions ?? []).some((c) => (c.observedGeneration ?? 0) >= (x.metadata.generation ?? 0)) ? x : undefined;
+    });
+    assert.deepEqual(k.status?.modules?.map((e) => [e.name, e.channel, e.version, e.state]), [['keda', 'fast', '1.1.0', 'Ready']]);
+    assert.equal((await manifestOf(rt.kymaName, 'keda'))?.spec.version, '1.1.0', 'the module stays on the fast version');
   });
 
   it('a ModuleReleaseMeta moving a channel upgrades every Kyma on it, and a later downgrade is refused with Warning', async () => {

@@ -1,6 +1,6 @@
 // The Kyma controller: one reconcile moves a Kyma one step toward its desired state.
 //   skip? -> deleting? (deletion.ts) -> finalizer+labels -> runtime access -> namespace, CRDs,
-//   runtime Kyma (modules follow the runtime) -> module catalog -> Manifests -> status -> requeue.
+//   runtime Kyma (modules and channel follow the runtime) -> module catalog -> Manifests -> status -> requeue.
 // A runtime without a kubeconfig Secret yet keeps the Kyma Processing (waiting for it); one that
 // cannot be reached otherwise makes it Error with a message saying why. The Secret watch brings it
 // back as soon as the Secret appears or is fixed.
@@ -266,7 +266,7 @@ class KymaReconciler {
       const synced = await syncRemoteKyma(remote, kyma, signal);
       if (synced.created) this.manager.events.event(kyma as KubeObject, 'Normal', 'RemoteKymaCreated', `created the Kyma ${synced.remote.metadata.namespace ?? ''}/${synced.remote.metadata.name ?? ''} in the runtime`);
       remoteKyma = synced.remote;
-      kyma = await this.followRuntimeModules(kyma, remoteKyma, signal);
+      kyma = await this.followRuntimeSpec(kyma, remoteKyma, signal);
       if (catalogSyncEnabled(kyma)) {
         try {
           const source = {
@@ -382,12 +382,19 @@ class KymaReconciler {
     }
   }
 
-  /** The KCP Kyma's modules follow the runtime Kyma, where runtime admins enable and disable them. */
-  private async followRuntimeModules(kyma: KymaObject, remoteKyma: KymaObject, signal: AbortSignal): Promise<KymaObject> {
-    const wanted = remoteKyma.spec.modules ?? [];
-    if (jsonEqual(wanted, kyma.spec.modules ?? [])) return kyma;
-    this.log.info('modules changed in the runtime Kyma', { kyma: kyma.metadata.name, modules: wanted.map((m) => m.name) });
-    return this.kcp.update<KymaObject>({ ...kyma, spec: { ...kyma.spec, modules: wanted } }, { fieldManager: FIELD_MANAGER, signal });
+  /**
+   * The KCP Kyma's modules and channel follow the runtime Kyma, where runtime admins enable and
+   * disable modules and switch the channel (upstream's ReplaceSpec). A channel edited in the KCP
+   * Kyma after the runtime Kyma exists is overwritten by the runtime's.
+   */
+  private async followRuntimeSpec(kyma: KymaObject, remoteKyma: KymaObject, signal: AbortSignal): Promise<KymaObject> {
+    const modules = remoteKyma.spec.modules ?? [];
+    const channel = remoteKyma.spec.channel;
+    const modulesChanged = !jsonEqual(modules, kyma.spec.modules ?? []);
+    if (!modulesChanged && channel === kyma.spec.channel) return kyma;
+    if (modulesChanged) this.log.info('modules changed in the runtime Kyma', { kyma: kyma.metadata.name, modules: modules.map((m) => m.name) });
+    if (channel !== kyma.spec.channel) this.log.info('channel changed in the runtime Kyma', { kyma: kyma.metadata.name, from: kyma.spec.channel, to: channel });
+    return this.kcp.update<KymaObject>({ ...kyma, spec: { ...kyma.spec, modules, channel } }, { fieldManager: FIELD_MANAGER, signal });
   }
 
   /** Error with `message`; `modulesToo`: every module entry Error with the message as well (upstream's setModuleStatusesToError). */

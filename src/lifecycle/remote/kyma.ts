@@ -1,6 +1,7 @@
 // The runtime's view of its Kyma: namespace `kyma-system` and the Kyma `kyma-system/default`.
-// Created from the KCP Kyma; from then on runtime admins enable modules in the runtime Kyma, and
-// the KCP Kyma's `spec.modules` follows it, while the channel stays the KCP's (as upstream syncs).
+// Created from the KCP Kyma (its channel and modules seed it); from then on the runtime Kyma is the
+// source of truth for both: runtime admins enable modules and switch the channel there, and the KCP
+// Kyma's `spec.modules` and `spec.channel` follow it (upstream's ReplaceSpec).
 // The KCP Kyma's status is mirrored into the runtime Kyma, which carries the watched-by label and
 // the KCP Kyma's BTP account labels.
 import { jsonEqual } from '../../kube/json.js';
@@ -55,7 +56,7 @@ export interface RemoteKymaSync {
   created: boolean;
 }
 
-/** Ensures the runtime Kyma exists and carries the KCP channel; returns it. */
+/** Ensures the runtime Kyma exists (seeded from the KCP Kyma's spec when created) and carries its labels; returns it. */
 export async function syncRemoteKyma(remote: Client, kcpKyma: KymaObject, signal: AbortSignal): Promise<RemoteKymaSync> {
   let current: KymaObject | undefined;
   try {
@@ -77,11 +78,8 @@ export async function syncRemoteKyma(remote: Client, kcpKyma: KymaObject, signal
   const labels = remoteKymaLabels(kcpKyma);
   const have = current.metadata.labels ?? {};
   const labelled = Object.entries(labels).every(([k, v]) => have[k] === v);
-  if (current.spec.channel !== kcpKyma.spec.channel || !labelled) {
-    current = await remote.update<KymaObject>(
-      { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, ...labels } }, spec: { ...current.spec, channel: kcpKyma.spec.channel } },
-      { fieldManager: FIELD_MANAGER, signal },
-    );
+  if (!labelled) {
+    current = await remote.update<KymaObject>({ ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, ...labels } } }, { fieldManager: FIELD_MANAGER, signal });
   }
   return { remote: current, created: false };
 }

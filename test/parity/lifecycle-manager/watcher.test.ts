@@ -45,7 +45,7 @@ describe('parity: runtime watcher events', () => {
   const eventChecks = () => sample(env.metrics(), 'lifecycle_mgr_full_runtime_checks_total', { reason: 'watcher_event' }) ?? 0;
   const failedRequests = () => sample(env.webhookMetrics.render(), 'watcher_failed_kcp_total', { error_reason: 'failed-request' }) ?? 0;
 
-  it('watcher-enqueue: the webhook Deployment and TLS Secret come back when deleted, and spec and status changes of the runtime Kyma enqueue its KCP Kyma', async () => {
+  it('watcher-enqueue: the webhook Deployment and TLS Secret come back when deleted, spec and status changes of the runtime Kyma enqueue its KCP Kyma, and its channel switch takes effect', async () => {
     const id = 'kyma-sample';
     const remote = await env.runtime(id);
 
@@ -75,8 +75,17 @@ describe('parity: runtime watcher events', () => {
     // queue"; here the listener's count and the runtime check the event asked for).
     let events = received();
     let checks = eventChecks();
+    // Upstream's step switches the runtime Kyma's channel to fast; the runtime Kyma is the source of
+    // truth for the channel (upstream's ReplaceSpec), so the switch takes effect and the KCP Kyma follows.
+    assert.equal((await env.kyma(id)).spec.channel, 'regular', 'the KCP Kyma starts on regular');
     await remote.patch(Kyma, RUNTIME_KYMA, 'merge', { spec: { channel: 'fast' } });
     await waitFor('the spec change received and reconciled', () => received() > events && eventChecks() > checks, 15_000);
+    await waitFor('the KCP Kyma on the runtime\'s channel fast, and reconciled on it', async () => {
+      const kyma = await env.kyma(id);
+      return kyma.spec.channel === 'fast' && kyma.status?.activeChannel === 'fast' && webhookReady(kyma);
+    }, 15_000);
+    await waitFor('the active channel mirrored into the runtime Kyma', async () => (await remote.get<KymaObject>(Kyma, RUNTIME_KYMA)).status?.activeChannel === 'fast', 15_000);
+    assert.equal((await remote.get<KymaObject>(Kyma, RUNTIME_KYMA)).spec.channel, 'fast', 'the runtime Kyma keeps the channel its admin set');
 
     // When Runtime Watcher spec field is changed to status.
     await env.land.kcp.patch(Watcher, { namespace: NS, name: 'klm-watcher' }, 'merge', { spec: { field: 'status' } });
@@ -105,7 +114,8 @@ describe('parity: runtime watcher events', () => {
     const remote = await env.runtime(id);
     const watcher = env.cp.watcher;
     assert.ok(watcher, 'the watcher runs');
-    // Triggering a watcher request: the runtime Kyma's channel flips (from what it is now), its event must arrive.
+    // Triggering a watcher request: the runtime Kyma's channel flips between regular and fast (it keeps
+    // what the last flip set, the runtime Kyma owning its channel), its event must arrive.
     const trigger = async (when: string): Promise<void> => {
       const before = received();
       const current = (await remote.get<KymaObject>(Kyma, RUNTIME_KYMA)).spec.channel;
