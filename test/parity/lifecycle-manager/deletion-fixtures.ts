@@ -10,7 +10,7 @@ import { isNotFound, type HttpClient } from '../../../src/runtime/client/index.j
 import type { KindRef, KubeObject } from '../../../src/kube/object.js';
 import { moduleLink, NS, startKymaEnv, waitFor, type KymaEnv } from '../../lifecycle/kyma-env.js';
 import { exists, markDeploymentReady } from '../../lifecycle/manifest-env.js';
-import { SAMPLE } from './template-operator.js';
+import { SAMPLE, sampleCrd } from './template-operator.js';
 
 export { exists, NS, waitFor };
 
@@ -35,27 +35,15 @@ export interface ModuleVersion {
   clusterScoped?: boolean;
 }
 
-function sampleCrd(v: ModuleVersion): KubeObject {
-  const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
-  const versions = v.sampleVersion === 'v1beta1'
-    ? [
-        { name: 'v1alpha1', served: true, storage: false, subresources: { status: {} }, schema },
-        { name: 'v1beta1', served: true, storage: true, subresources: { status: {} }, schema },
-      ]
-    : [{ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} }, schema }];
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `samples.${GROUP}` },
-    spec: { group: GROUP, scope: v.clusterScoped ? 'Cluster' : 'Namespaced', names: { kind: 'Sample', plural: 'samples', singular: 'sample', listKind: 'SampleList' }, versions },
-  };
+function sampleCrdOf(v: ModuleVersion): KubeObject {
+  return sampleCrd({ group: GROUP, clusterScoped: v.clusterScoped, storageVersion: v.sampleVersion });
 }
 
 /** The raw manifest of one version. */
 export function moduleObjects(v: ModuleVersion): KubeObject[] {
   const labels = { app: 'template-operator' };
   return [
-    sampleCrd(v),
+    sampleCrdOf(v),
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: MODULE_NS } },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: MANAGER_SA, namespace: MODULE_NS } },
     {

@@ -14,6 +14,7 @@ import type { ControlPlaneConfig } from '../../../src/controlplane/index.js';
 import type { KindRef, KubeObject } from '../../../src/kube/object.js';
 import { startKymaEnv, waitFor, NS, type KymaEnv } from '../../lifecycle/kyma-env.js';
 import { countReconciles } from '../../support/metrics.js';
+import { sampleCrd } from './template-operator.js';
 import { sleep } from '../../../src/util/sleep.js';
 
 export { NS, waitFor };
@@ -62,17 +63,7 @@ export function moduleObjects(module: string, version: string, shape: ModuleShap
       ? { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: managerName(module, version), namespace: moduleNamespace(module) }, spec: { replicas: 1, serviceName: module, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } } }
       : { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: managerName(module, version), namespace: moduleNamespace(module) }, spec: { replicas: 1, progressDeadlineSeconds: 600, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } } };
   return [
-    {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `samples.${group}` },
-      spec: {
-        group,
-        scope: 'Namespaced',
-        names: { kind: 'Sample', plural: 'samples', singular: 'sample', listKind: 'SampleList' },
-        versions: [{ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-      },
-    },
+    sampleCrd({ group }),
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: moduleNamespace(module) } },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${module}-config`, namespace: moduleNamespace(module) }, data: { version } },
     manager,

@@ -18,18 +18,38 @@ export const managerOf = (version: string) => ({ namespace: Namespaces.Remote, n
 
 /** Like the template-operator: its Sample CRD and its manager, next to the fetcher's ConfigMap. */
 export function templateOperatorObjects(version: string): KubeObject[] {
-  const crd = {
+  const crd = sampleCrd({ status: false });
+  return [crd, { ...CONFIGMAP, metadata: managerOf(version), data: { version } } as KubeObject];
+}
+
+export interface SampleCrdOptions {
+  /** API group (default upstream's `operator.kyma-project.io`). */
+  group?: string;
+  /** Cluster-scoped Samples (upstream's cluster-scoped setup). */
+  clusterScoped?: boolean;
+  /** The storage version: `v1beta1` adds it beside a still-served `v1alpha1` (upstream's API-upgrade setup). */
+  storageVersion?: 'v1alpha1' | 'v1beta1';
+  /** The status subresource (default on, as template-operator's Sample has it). */
+  status?: boolean;
+}
+
+/** The Sample CRD of template-operator, the module upstream's e2e scenarios install; shared by the parity landscapes. */
+export function sampleCrd(opts: SampleCrdOptions = {}): KubeObject {
+  const group = opts.group ?? 'operator.kyma-project.io';
+  const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+  const subresources = opts.status === false ? {} : { subresources: { status: {} } };
+  const versions = opts.storageVersion === 'v1beta1'
+    ? [
+        { name: 'v1alpha1', served: true, storage: false, ...subresources, schema },
+        { name: 'v1beta1', served: true, storage: true, ...subresources, schema },
+      ]
+    : [{ name: 'v1alpha1', served: true, storage: true, ...subresources, schema }];
+  return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: 'samples.operator.kyma-project.io' },
-    spec: {
-      group: 'operator.kyma-project.io',
-      names: { kind: 'Sample', listKind: 'SampleList', plural: 'samples', singular: 'sample' },
-      scope: 'Namespaced',
-      versions: [{ name: 'v1alpha1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-    },
-  } as KubeObject;
-  return [crd, { ...CONFIGMAP, metadata: managerOf(version), data: { version } } as KubeObject];
+    metadata: { name: `samples.${group}` },
+    spec: { group, scope: opts.clusterScoped ? 'Cluster' : 'Namespaced', names: { kind: 'Sample', listKind: 'SampleList', plural: 'samples', singular: 'sample' }, versions },
+  };
 }
 
 export async function gone(probe: () => Promise<unknown>): Promise<boolean> {

@@ -15,6 +15,7 @@ import { Registry } from '../../../src/runtime/metrics.js';
 import type { WatcherConfig } from '../../../src/controlplane/watcher.js';
 import { DEFAULT_SKR_WEBHOOK_IMAGE } from '../../../src/watcher/skr-objects.js';
 import { waitFor } from '../../support/wait.js';
+import { sampleCrd } from './template-operator.js';
 
 export const NS = Namespaces.ControlPlane;
 export const MODULE = 'template-operator';
@@ -26,17 +27,7 @@ export const SECRET = { apiVersion: 'v1', kind: 'Secret' };
 class TemplateOperatorFetcher implements ArtifactFetcher {
   fetchManifest(link: string): Promise<FetchedManifest> {
     const objects: KubeObject[] = [
-      {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'samples.operator.kyma-project.io' },
-        spec: {
-          group: 'operator.kyma-project.io',
-          names: { kind: 'Sample', listKind: 'SampleList', plural: 'samples', singular: 'sample' },
-          scope: 'Namespaced',
-          versions: [{ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-        },
-      } as KubeObject,
+      sampleCrd(),
       {
         apiVersion: 'apps/v1',
         kind: 'Deployment',
