@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Kyma, Labels, Manifest, ModuleReleaseMeta, ModuleTemplate, Namespaces, type KymaObject, type ManifestObject } from '../../src/api/operator/index.js';
-import { type ControlPlane, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
+import { type ControlPlane, startControlPlane } from '../../src/controlplane/index.js';
+import { eventDrivenConfig } from '../support/event-driven-config.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { type Landscape, startInMemoryLandscape } from '../../src/landscape/in-memory.js';
 import { attachRuntimeCluster } from '../../src/landscape/runtime-cluster.js';
@@ -14,11 +15,10 @@ import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artif
 import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
 import { isNotFound } from '../../src/runtime/client/errors.js';
 import { silentLogger } from '../../src/runtime/log.js';
-import { DEFAULT_SKR_WEBHOOK_IMAGE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_NETWORK_POLICIES, SKR_WEBHOOK_TLS_SECRET } from '../../src/watcher/skr-objects.js';
+import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NETWORK_POLICIES, SKR_WEBHOOK_TLS_SECRET } from '../../src/watcher/skr-objects.js';
 import { waitFor } from '../support/wait.js';
 
 const NS = Namespaces.ControlPlane;
-const HOUR = 3_600_000;
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' };
 const VWC = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
 
@@ -76,15 +76,8 @@ describe('runtime watcher: events instead of polling', () => {
     });
     await land.kcp.create({ apiVersion: ModuleReleaseMeta.apiVersion, kind: ModuleReleaseMeta.kind, metadata: { name: 'web', namespace: NS }, spec: { moduleName: 'web', channels: [{ channel: 'regular', version: '1.0.0' }] } });
     cp = await startControlPlane({
-      config: {
-        ...defaultControlPlaneConfig(),
-        infrastructureManager: false,
-        // Only events can make a Ready Kyma or Manifest look again within the test.
-        kymaIntervals: { readyMs: HOUR, busyMs: 200, warningMs: HOUR, errorMs: 300 },
-        manifestIntervals: { successMs: HOUR, busyMs: 150, errorMs: 300, warningMs: HOUR },
-        remoteRequestTimeoutMs: 3_000,
-        watcher: { listen: { host: '127.0.0.1', port: 0 }, trustGateway: false, image: DEFAULT_SKR_WEBHOOK_IMAGE, pki: {} },
-      },
+      // Only events can make a Ready Kyma or Manifest look again within the test.
+      config: eventDrivenConfig(),
       kcp: land.kcp,
       fetcher: new WebFetcher(),
       logger: silentLogger,

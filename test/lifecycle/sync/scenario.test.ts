@@ -21,7 +21,8 @@ import {
   type SyncedItem,
   type WatcherObject,
 } from '../../../src/api/operator/index.js';
-import { type ControlPlane, defaultControlPlaneConfig, startControlPlane } from '../../../src/controlplane/index.js';
+import { type ControlPlane, startControlPlane } from '../../../src/controlplane/index.js';
+import { eventDrivenConfig, HOUR } from '../../support/event-driven-config.js';
 import type { KubeObject } from '../../../src/kube/object.js';
 import { type Landscape, startInMemoryLandscape } from '../../../src/landscape/in-memory.js';
 import { attachRuntimeCluster } from '../../../src/landscape/runtime-cluster.js';
@@ -30,12 +31,11 @@ import { MODULE_CONFIG_EVENTS, moduleConfigWatcherName, SYNCED_BY_LABEL } from '
 import { clientFromKubeconfig, type HttpClient } from '../../../src/runtime/client/index.js';
 import { isNotFound } from '../../../src/runtime/client/errors.js';
 import { silentLogger } from '../../../src/runtime/log.js';
-import { DEFAULT_SKR_WEBHOOK_IMAGE } from '../../../src/watcher/skr-objects.js';
 import { waitFor } from '../../support/wait.js';
 
 const NS = Namespaces.ControlPlane;
 const RNS = Namespaces.Remote;
-const HOUR = 3_600_000;
+
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' };
 const CFG = { apiVersion: 'cfg.sync.test/v1', kind: 'Cfg' };
@@ -146,16 +146,8 @@ describe('module resource synchronization', () => {
     });
     await land.kcp.create({ apiVersion: ModuleReleaseMeta.apiVersion, kind: ModuleReleaseMeta.kind, metadata: { name: 'cfg', namespace: NS }, spec: { moduleName: 'cfg', channels: [{ channel: 'regular', version: '1.0.0' }] } });
     cp = await startControlPlane({
-      config: {
-        ...defaultControlPlaneConfig(),
-        infrastructureManager: false,
-        kymaIntervals: { readyMs: HOUR, busyMs: 200, warningMs: HOUR, errorMs: 300 },
-        manifestIntervals: { successMs: HOUR, busyMs: 150, errorMs: 300, warningMs: HOUR },
-        // Only watcher events and watches can move anything within the test.
-        moduleSync: { moduleConfigResyncMs: HOUR, syncResourceResyncMs: HOUR, feedbackMs: 300 },
-        remoteRequestTimeoutMs: 3_000,
-        watcher: { listen: { host: '127.0.0.1', port: 0 }, trustGateway: false, image: DEFAULT_SKR_WEBHOOK_IMAGE, pki: {} },
-      },
+      // Only watcher events and watches can move anything within the test.
+      config: eventDrivenConfig({ moduleSync: { moduleConfigResyncMs: HOUR, syncResourceResyncMs: HOUR, feedbackMs: 300 } }),
       kcp: land.kcp,
       fetcher: new CfgFetcher(),
       logger: silentLogger,

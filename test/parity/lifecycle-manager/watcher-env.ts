@@ -4,7 +4,7 @@
 // fetcher shaped like upstream's template-operator: a CRD `Sample`, the operator's Deployment, and a
 // default CR. Kymas carry the shoot and instance-id labels upstream's metrics read.
 import { Kyma, Labels, ModuleReleaseMeta, ModuleTemplate, Namespaces, type KymaObject } from '../../../src/api/operator/index.js';
-import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../../src/controlplane/index.js';
+import { type ControlPlane, type ControlPlaneConfig, startControlPlane } from '../../../src/controlplane/index.js';
 import type { KubeObject } from '../../../src/kube/object.js';
 import { type Landscape, startInMemoryLandscape } from '../../../src/landscape/in-memory.js';
 import { attachRuntimeCluster } from '../../../src/landscape/runtime-cluster.js';
@@ -13,8 +13,8 @@ import { clientFromKubeconfig, type HttpClient } from '../../../src/runtime/clie
 import { silentLogger } from '../../../src/runtime/log.js';
 import { Registry } from '../../../src/runtime/metrics.js';
 import type { WatcherConfig } from '../../../src/controlplane/watcher.js';
-import { DEFAULT_SKR_WEBHOOK_IMAGE } from '../../../src/watcher/skr-objects.js';
 import { waitFor } from '../../support/wait.js';
+import { eventDrivenConfig } from '../../support/event-driven-config.js';
 import { sampleCrd } from './template-operator.js';
 
 export const NS = Namespaces.ControlPlane;
@@ -71,7 +71,6 @@ export interface WatcherEnvOptions {
 }
 
 /** Ready Kymas and Manifests requeue only hourly: whatever converges in seconds was woken by an event or a short runtime check. */
-const HOUR = 3_600_000;
 
 export async function startWatcherEnv(opts: WatcherEnvOptions = {}): Promise<WatcherEnv> {
   const webhookMetrics = new Registry();
@@ -92,15 +91,7 @@ export async function startWatcherEnv(opts: WatcherEnvOptions = {}): Promise<Wat
     });
     await land.kcp.create({ apiVersion: ModuleReleaseMeta.apiVersion, kind: ModuleReleaseMeta.kind, metadata: { name: MODULE, namespace: NS }, spec: { moduleName: MODULE, channels: [{ channel: 'regular', version: '1.0.0' }, { channel: 'fast', version: '1.0.0' }] } });
     cp = await startControlPlane({
-      config: {
-        ...defaultControlPlaneConfig(),
-        infrastructureManager: false,
-        kymaIntervals: { readyMs: HOUR, busyMs: 200, warningMs: HOUR, errorMs: 300 },
-        manifestIntervals: { successMs: HOUR, busyMs: 150, errorMs: 300, warningMs: HOUR },
-        remoteRequestTimeoutMs: 3_000,
-        ...opts.config,
-        watcher: { listen: { host: '127.0.0.1', port: 0 }, trustGateway: false, image: DEFAULT_SKR_WEBHOOK_IMAGE, pki: {}, ...opts.watcher },
-      },
+      config: eventDrivenConfig(opts.config, opts.watcher),
       kcp: land.kcp,
       fetcher: new TemplateOperatorFetcher(),
       logger: silentLogger,
