@@ -60,7 +60,7 @@ interface CrdShape {
 }
 
 /** A custom resource kind of the module as its CRD in the cluster serves it. */
-interface ServedKind {
+export interface ServedKind {
   /** `group/version` in the storage version (else the first served one). */
   apiVersion: string;
   kind: string;
@@ -90,7 +90,7 @@ async function kindOfCrd(client: Client, name: string, signal: AbortSignal): Pro
  * The custom resource kinds of a module, by `group/Kind`: those of its CRDs in the cluster (as
  * served there), and the default CR's kind when no CRD of the module names it.
  */
-async function moduleKinds(client: Client, manifest: ManifestObject, synced: readonly ResourceRef[], signal: AbortSignal): Promise<Map<string, ServedKind>> {
+export async function moduleKinds(client: Client, manifest: ManifestObject, synced: readonly ResourceRef[], signal: AbortSignal): Promise<Map<string, ServedKind>> {
   const kinds = new Map<string, ServedKind>();
   const crdNames = synced.filter((r) => r.kind === 'CustomResourceDefinition').map((r) => r.name);
   const found = await mapLimit(crdNames, 4, (name) => kindOfCrd(client, name, signal));
@@ -103,23 +103,22 @@ async function moduleKinds(client: Client, manifest: ManifestObject, synced: rea
 }
 
 /**
- * The default CR as the cluster serves it now. A new version of the module may name it in an API
+ * The default CR as the cluster serves it now (`kinds`: the module's, from moduleKinds). A new version of the module may name it in an API
  * version its installed CRD does not serve yet (an API upgrade while the module is being deleted):
  * the object is then the one of the served version, not "gone" (upstream's issue 3005).
  */
-export async function liveDefaultCR(client: Client, manifest: ManifestObject, desired: KubeObject, synced: readonly ResourceRef[], signal: AbortSignal): Promise<KubeObject> {
-  const served = (await moduleKinds(client, manifest, synced, signal)).get(groupKind(desired.apiVersion, desired.kind));
+export function liveDefaultCR(desired: KubeObject, kinds: Map<string, ServedKind>): KubeObject {
+  const served = kinds.get(groupKind(desired.apiVersion, desired.kind));
   if (!served || served.served.includes(splitApiVersion(desired.apiVersion).version)) return desired;
   return { ...desired, apiVersion: served.apiVersion };
 }
 
 /**
- * Custom resources of the module's CRDs (in every namespace, or cluster-scoped) other than the
+ * Custom resources of the module's `kinds` (in every namespace, or cluster-scoped) other than the
  * default CR it manages: while any exists, the module is not removed. With policy Ignore every one
  * of them counts, whatever its name.
  */
-export async function findUserCRs(client: Client, manifest: ManifestObject, synced: readonly ResourceRef[], signal: AbortSignal): Promise<ResourceRef[]> {
-  const kinds = await moduleKinds(client, manifest, synced, signal);
+export async function findUserCRs(client: Client, manifest: ManifestObject, kinds: Map<string, ServedKind>, signal: AbortSignal): Promise<ResourceRef[]> {
   const defaultCR = managedDefaultCR(manifest);
   const isDefault = (o: KubeObject): boolean =>
     !!defaultCR &&

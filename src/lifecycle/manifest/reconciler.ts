@@ -39,7 +39,7 @@ import { ArtifactError } from '../artifacts/types.js';
 import { accessErrorOf, type RuntimeAccessError } from '../remote/access.js';
 import { type AppliedRecord, ApplyError, applyAll, CrdNotEstablishedError } from './apply.js';
 import { Messages } from './constants.js';
-import { deleteDefaultCR, describeUserCRs, ensureDefaultCR, findUserCRs, liveDefaultCR, managedDefaultCR } from './default-cr.js';
+import { deleteDefaultCR, describeUserCRs, ensureDefaultCR, findUserCRs, liveDefaultCR, managedDefaultCR, moduleKinds } from './default-cr.js';
 import { checkDrift } from './drift.js';
 import { describeRef, refKey, refOf, removedRefs, type ResourceRef, unionRefs } from './inventory.js';
 import type { ManifestMetrics } from './metrics.js';
@@ -365,7 +365,9 @@ export class ManifestReconciler {
 
   private async remove(ctx: Context, target: Client): Promise<ReconcileResult | void> {
     const { manifest, status, signal } = ctx;
-    const userCRs = await findUserCRs(target, manifest, status.synced, signal);
+    // The module's kinds once per pass: the user CRs and the default CR's served version both need them.
+    const kinds = await moduleKinds(target, manifest, status.synced, signal);
+    const userCRs = await findUserCRs(target, manifest, kinds, signal);
     if (userCRs.length > 0) {
       status.set(States.Deleting, `${Messages.WaitingForModuleCRs}: ${describeUserCRs(userCRs)}`);
       // One event per change of the blocking set, not one per reconcile.
@@ -374,7 +376,7 @@ export class ManifestReconciler {
     }
     const desired = managedDefaultCR(manifest);
     if (desired) {
-      const live = await liveDefaultCR(target, manifest, desired, status.synced, signal);
+      const live = liveDefaultCR(desired, kinds);
       if (!(await deleteDefaultCR(target, live, signal))) return this.whileDefaultCRDeleting(ctx, target, desired, live);
     }
     const remaining = await deleteResources(target, status.synced, this.d.requestConcurrency, signal);
