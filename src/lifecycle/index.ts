@@ -142,10 +142,11 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     remoteCleanupTimeoutMs: opts.remoteCleanupTimeoutMs,
     restrictedModules: opts.restrictedModules,
     maxConcurrentReconciles: opts.maxConcurrentReconciles,
-    watcherEvents: mergeSources(opts.watcherEvents, router?.kymaSource, router ? (key) => router.runtimeChecks.mark(typeof key === 'string' ? key : namespacedName(key)) : undefined),
+    watcherEvents: mergeSources(opts.watcherEvents, router?.kymaSource, router ? (key) => router.kymaEvents.mark(typeof key === 'string' ? key : namespacedName(key)) : undefined),
     skrWebhook,
     runtimeCheckMs: opts.watcher ? (opts.runtimeCheckMs ?? DEFAULT_RUNTIME_CHECK_MS) : undefined,
     runtimeChecks: router?.runtimeChecks,
+    runtimeKymaEvents: router?.kymaEvents,
     maintenance: new MaintenanceWindows(opts.maintenancePolicy, opts.minMaintenanceWindowMs),
     skrImagePullSecret: opts.skrImagePullSecret,
   });

@@ -24,7 +24,7 @@ export function fipsMode(probe: { enabled: boolean; forced: boolean } = { enable
 }
 
 /** Why a Kyma reconcile looked at its runtime (see the Kyma controller's fullCheckReason). */
-export type RuntimeCheckReason = 'watcher_off' | 'first' | 'watcher_event' | 'unhealthy' | 'changed' | 'catalog_changed' | 'watchers_changed' | 'shard_gained' | 'interval';
+export type RuntimeCheckReason = 'watcher_off' | 'first' | 'ca_changed' | 'unhealthy' | 'changed' | 'catalog_changed' | 'watchers_changed' | 'shard_gained' | 'interval';
 
 export class LifecycleMetrics {
   private readonly kymaState: Gauge;
@@ -32,6 +32,7 @@ export class LifecycleMetrics {
   private readonly requeues: RequeueReasons;
   private readonly runtimeChecks: Counter;
   private readonly cachedPasses: Counter;
+  private readonly runtimeKymaEvents: Counter;
   private readonly modulesByKyma = new Map<string, Set<string>>();
 
   constructor(registry: Registry) {
@@ -41,6 +42,11 @@ export class LifecycleMetrics {
     this.runtimeChecks = registry.counter({ name: 'lifecycle_mgr_full_runtime_checks_total', help: 'Kyma reconciles that looked at the runtime (namespace, CRDs, runtime Kyma, catalog, webhook), by why.', labelNames: ['reason'] });
     registry.gauge({ name: 'lifecycle_mgr_fips_mode', help: 'current FIPS mode (0=off/1=on/2=only)' }).set(undefined, fipsMode());
     this.cachedPasses = registry.counter({ name: 'lifecycle_mgr_kyma_cached_passes_total', help: 'Kyma reconciles that worked from the KCP caches alone (no runtime request unless the mirrored status changed).' });
+    this.runtimeKymaEvents = registry.counter({
+      name: 'lifecycle_mgr_kyma_runtime_events_total',
+      help: 'Watcher events on the runtime Kyma answered by a Kyma reconcile, by pass: event (read the runtime Kyma only), full (a full runtime check was due anyway).',
+      labelNames: ['pass'],
+    });
   }
 
   runtimeCheck(reason: RuntimeCheckReason): void {
@@ -49,6 +55,10 @@ export class LifecycleMetrics {
 
   cachedPass(): void {
     this.cachedPasses.inc();
+  }
+
+  runtimeKymaEvent(pass: 'event' | 'full'): void {
+    this.runtimeKymaEvents.inc({ pass });
   }
 
   kyma(name: string, state: string, ids: { shoot?: string; instanceId?: string }): void {

@@ -64,7 +64,9 @@ export class WatcherEventRouter {
   private readonly kymaKeys = new EventEmitter();
   private readonly manifestKeys = new EventEmitter();
   private readonly moduleConfigKeys = new EventEmitter();
-  /** Kymas whose runtime reported a change of its Kyma (or whose certificates must be re-issued). */
+  /** Kymas whose runtime reported a change of its Kyma: the next reconcile reads the runtime Kyma. */
+  readonly kymaEvents = new PendingChecks();
+  /** Kymas that need a full runtime check at once (their certificates must be re-issued). */
   readonly runtimeChecks = new PendingChecks();
   /** Manifests whose resources changed in their runtime. */
   readonly driftChecks = new PendingChecks();
@@ -110,7 +112,7 @@ export class WatcherEventRouter {
     if (!kyma) return 'unknown-runtime';
     const key = `${this.namespace}/${kyma.metadata.name ?? ''}`;
     this.onRouted?.(key, e);
-    this.runtimeChecks.mark(key);
+    this.kymaEvents.mark(key);
     this.kymaKeys.emit('key', key);
     return 'enqueued';
   }
@@ -141,7 +143,7 @@ export class WatcherEventRouter {
     return 'enqueued';
   }
 
-  /** Wakes every Kyma for a full runtime check (e.g. after a CA rotation, so their certificates are re-issued now). */
+  /** Wakes every Kyma for a full runtime check (after a CA rotation, so their certificates are re-issued now). */
   wakeAll(): void {
     for (const key of this.kymas.keys()) {
       this.runtimeChecks.mark(key);

@@ -48,6 +48,14 @@ describe('runtime watcher: events instead of polling', () => {
   const remotes: HttpClient[] = [];
 
   const eventsOf = (manager: string): number => counter(cp.manager.registry.render(), 'watcher_events_received_total', `manager="${manager}"`);
+  const eventPasses = (): number => counter(cp.manager.registry.render(), 'lifecycle_mgr_kyma_runtime_events_total', 'pass="event"');
+  /** Full runtime checks of the Kymas so far, whatever the reason. */
+  const fullChecks = (): number =>
+    cp.manager.registry
+      .render()
+      .split('\n')
+      .filter((l) => l.startsWith('lifecycle_mgr_full_runtime_checks_total{'))
+      .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
 
   async function runtime(id: string): Promise<HttpClient> {
     const rt = await attachRuntimeCluster(land.server, land.kcp, id);
@@ -101,15 +109,32 @@ describe('runtime watcher: events instead of polling', () => {
         [`${NS}.klm-watcher.operator.kyma-project.io`, '/validate/lifecycle-manager'],
       ],
     );
-    const before = eventsOf('lifecycle-manager');
+    const before = { events: eventsOf('lifecycle-manager'), passes: eventPasses(), fullChecks: fullChecks() };
     // What `kubectl edit kyma default -n kyma-system` does in the runtime.
     await remote.patch(Kyma, { namespace: Namespaces.Remote, name: 'default' }, 'merge', { spec: { modules: [{ name: 'web' }] } });
     await waitFor('the module Ready in the KCP Kyma', async () => {
       const k = await land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: 'rt-enable' });
       return k.status?.state === 'Ready' && k.status.modules?.some((m) => m.name === 'web' && m.state === 'Ready');
     }, 20_000);
-    assert.ok(eventsOf('lifecycle-manager') > before, 'the listener received the runtime Kyma event');
+    assert.ok(eventsOf('lifecycle-manager') > before.events, 'the listener received the runtime Kyma event');
     await remote.get(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' });
+    // The event was answered by reading the runtime Kyma alone: no full runtime check in the window.
+    assert.ok(eventPasses() > before.passes, 'an event pass answered the event');
+    assert.equal(fullChecks(), before.fullChecks, 'no full runtime check');
+    const mirrored = await remote.get<KymaObject>(Kyma, { namespace: Namespaces.Remote, name: 'default' });
+    assert.ok(mirrored.status?.modules?.some((m) => m.name === 'web' && m.state === 'Ready'), 'the status mirrored into the runtime Kyma');
+  });
+
+  it('a channel switched in the runtime Kyma takes effect through an event pass', async () => {
+    const remote = await runtime('rt-channel');
+    const before = { passes: eventPasses(), fullChecks: fullChecks() };
+    await remote.patch(Kyma, { namespace: Namespaces.Remote, name: 'default' }, 'merge', { spec: { channel: 'fast' } });
+    await waitFor('the active channel fast mirrored into the runtime Kyma', async () => (await remote.get<KymaObject>(Kyma, { namespace: Namespaces.Remote, name: 'default' })).status?.activeChannel === 'fast', 20_000);
+    const kyma = await land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: 'rt-channel' });
+    assert.equal(kyma.spec.channel, 'fast', 'the KCP Kyma follows the runtime channel');
+    assert.equal(kyma.status?.state, 'Ready');
+    assert.ok(eventPasses() > before.passes, 'an event pass answered the event');
+    assert.equal(fullChecks(), before.fullChecks, 'no full runtime check');
   });
 
   it('repairs a module Deployment deleted in the runtime within seconds', async () => {

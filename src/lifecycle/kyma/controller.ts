@@ -7,8 +7,9 @@
 //
 // The runtime part (namespace, CRDs, runtime Kyma, catalog, webhook: the "full runtime check") runs
 // on every reconcile without the runtime watcher. With it, a reconcile runs it only when something
-// may have changed there (see fullCheckReason); otherwise it works from the KCP caches alone and
-// writes only what changed: the Manifests, the KCP status, the status mirrored into the runtime.
+// may have changed there (see fullCheckReason); a watcher event on the runtime Kyma reads only that
+// Kyma (an "event pass"); otherwise it works from the KCP caches alone and writes only what
+// changed: the Manifests, the KCP status, the status mirrored into the runtime.
 import {
   Finalizers,
   Kyma,
@@ -78,6 +79,8 @@ export interface KymaControllerOptions {
   runtimeCheckMs?: number;
   /** Kymas the runtime watcher asks a full runtime check for (marked before their key is enqueued). */
   runtimeChecks?: { take(key: string): boolean };
+  /** Kymas whose runtime Kyma changed, as the runtime watcher reported (marked before their key is enqueued). */
+  runtimeKymaEvents?: { take(key: string): boolean };
   /** Maintenance windows for module upgrades that require downtime. */
   maintenance?: MaintenanceWindows;
   /** Secret of `namespace` copied into every runtime's kyma-system (upstream `--skr-image-pull-secret`). */
@@ -158,11 +161,13 @@ class KymaReconciler {
     const key = `${req.namespace ?? this.opts.namespace}/${req.name}`;
     // Both marks are taken now: this reconcile is the one that answers them.
     const requested = this.opts.runtimeChecks?.take(key) ?? false;
+    const changedInRuntime = this.opts.runtimeKymaEvents?.take(key) ?? false;
     const asked = this.asked.get(key);
     this.asked.delete(key);
     const cached = this.kymas.get(key);
     const reason = cached ? this.fullCheckReason(cached, requested, asked) : 'first';
-    if (cached && !reason) return this.cachedPass(structuredClone(cached), signal);
+    if (changedInRuntime) this.opts.metrics.runtimeKymaEvent(reason ? 'full' : 'event');
+    if (cached && !reason && !changedInRuntime) return this.cachedPass(structuredClone(cached), signal);
     let kyma: KymaObject;
     try {
       kyma = await this.kcp.get<KymaObject>(Kyma, req, { signal });
@@ -179,7 +184,9 @@ class KymaReconciler {
     }
     if (kyma.metadata.deletionTimestamp) return this.delete(kyma, signal);
     kyma = await this.ensureFinalizerAndLabels(kyma, signal);
-    return this.reconcileRuntime(kyma, signal, reason ?? 'first');
+    // Only the runtime Kyma changed since a healthy full check: the rest of the runtime is as it found it.
+    if (!reason) return this.reconcileRuntime(kyma, signal, 'event');
+    return this.reconcileRuntime(kyma, signal, reason);
   }
 
   /** Why this reconcile must look at the runtime, or undefined when the KCP caches suffice. */
@@ -188,7 +195,7 @@ class KymaReconciler {
     const meta = kyma.metadata;
     // Skipped, deleting, or without finalizer and label: the full path decides what to do.
     if (isEnabled(meta.labels?.[Labels.SkipReconciliation]) || meta.deletionTimestamp || !meta.finalizers?.includes(Finalizers.Kyma)) return 'changed';
-    if (requested) return 'watcher_event';
+    if (requested) return 'ca_changed';
     const last = this.checks.get(meta.name ?? '');
     if (!last) return 'first';
     if (!last.healthy) return 'unhealthy';
@@ -227,11 +234,18 @@ class KymaReconciler {
     );
   }
 
-  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason): Promise<ReconcileResult> {
+  /**
+   * The runtime part of a reconcile. A full check (any `reason`) looks at everything the lifecycle
+   * manager keeps in the runtime; an `event` pass (a watcher event on the runtime Kyma, after a
+   * healthy full check) reads and follows the runtime Kyma only.
+   */
+  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason | 'event'): Promise<ReconcileResult> {
     const name = kyma.metadata.name ?? '';
     const now = new Date().toISOString();
-    this.opts.metrics.runtimeCheck(reason);
-    // Until this check completes, the next reconcile checks again.
+    const full = reason !== 'event';
+    if (full) this.opts.metrics.runtimeCheck(reason);
+    const last = this.checks.get(name);
+    // Until this pass completes, the next reconcile makes a full check.
     this.checks.delete(name);
     let conditions: Condition[] = kyma.status?.conditions ?? [];
     let remote: Client;
@@ -239,55 +253,60 @@ class KymaReconciler {
     let webhookFailed = false;
     try {
       remote = this.opts.access.client(name);
-      await ensureRemoteNamespace(remote, signal);
-      try {
-        const applied = await syncRemoteCrds(remote, signal);
-        if (applied.length > 0) this.log.debug('applied CRDs in the runtime', { kyma: name, crds: applied });
-        conditions = setCondition(conditions, KymaConditionTypes.CRDsSync, 'True', KymaConditionMessages.CRDsSynced, kyma.metadata.generation, now);
-      } catch (e) {
-        if (accessErrorOf(name, e)) throw e;
-        // As upstream: the condition says the CRDs are out of sync, the Kyma is Error with the cause.
-        conditions = setCondition(conditions, KymaConditionTypes.CRDsSync, 'False', KymaConditionMessages.CRDsNotSynced, kyma.metadata.generation, now);
-        this.log.warn('syncing the CRDs into the runtime failed', { kyma: name, error: e });
-        return this.fail(kyma, `could not sync CRDs: ${(e as Error).message}`, 'crds_sync', signal, conditions);
-      }
-      const pullSecret = this.opts.skrImagePullSecret;
-      if (pullSecret) {
+      if (full) {
+        await ensureRemoteNamespace(remote, signal);
         try {
-          if (await syncImagePullSecret(this.kcp, remote, { namespace: this.opts.namespace, name: pullSecret }, signal)) this.log.debug('synced the image pull secret into the runtime', { kyma: name, secret: pullSecret });
-          conditions = setCondition(conditions, KymaConditionTypes.SKRImagePullSecretSync, 'True', KymaConditionMessages.PullSecretSynced, kyma.metadata.generation, now);
+          const applied = await syncRemoteCrds(remote, signal);
+          if (applied.length > 0) this.log.debug('applied CRDs in the runtime', { kyma: name, crds: applied });
+          conditions = setCondition(conditions, KymaConditionTypes.CRDsSync, 'True', KymaConditionMessages.CRDsSynced, kyma.metadata.generation, now);
         } catch (e) {
           if (accessErrorOf(name, e)) throw e;
-          // As upstream: the condition says the Secret is out of sync, the Kyma is Error with the cause.
-          conditions = setCondition(conditions, KymaConditionTypes.SKRImagePullSecretSync, 'False', KymaConditionMessages.PullSecretOutOfSync, kyma.metadata.generation, now);
-          return this.fail(kyma, `could not sync image pull secret: ${(e as Error).message}`, 'image_pull_secret_sync', signal, conditions);
+          // As upstream: the condition says the CRDs are out of sync, the Kyma is Error with the cause.
+          conditions = setCondition(conditions, KymaConditionTypes.CRDsSync, 'False', KymaConditionMessages.CRDsNotSynced, kyma.metadata.generation, now);
+          this.log.warn('syncing the CRDs into the runtime failed', { kyma: name, error: e });
+          return this.fail(kyma, `could not sync CRDs: ${(e as Error).message}`, 'crds_sync', signal, conditions);
         }
-      } else conditions = removeCondition(conditions, KymaConditionTypes.SKRImagePullSecretSync);
+        const pullSecret = this.opts.skrImagePullSecret;
+        if (pullSecret) {
+          try {
+            if (await syncImagePullSecret(this.kcp, remote, { namespace: this.opts.namespace, name: pullSecret }, signal)) this.log.debug('synced the image pull secret into the runtime', { kyma: name, secret: pullSecret });
+            conditions = setCondition(conditions, KymaConditionTypes.SKRImagePullSecretSync, 'True', KymaConditionMessages.PullSecretSynced, kyma.metadata.generation, now);
+          } catch (e) {
+            if (accessErrorOf(name, e)) throw e;
+            // As upstream: the condition says the Secret is out of sync, the Kyma is Error with the cause.
+            conditions = setCondition(conditions, KymaConditionTypes.SKRImagePullSecretSync, 'False', KymaConditionMessages.PullSecretOutOfSync, kyma.metadata.generation, now);
+            return this.fail(kyma, `could not sync image pull secret: ${(e as Error).message}`, 'image_pull_secret_sync', signal, conditions);
+          }
+        } else conditions = removeCondition(conditions, KymaConditionTypes.SKRImagePullSecretSync);
+      }
       const synced = await syncRemoteKyma(remote, kyma, signal);
       if (synced.created) this.manager.events.event(kyma as KubeObject, 'Normal', 'RemoteKymaCreated', `created the Kyma ${synced.remote.metadata.namespace ?? ''}/${synced.remote.metadata.name ?? ''} in the runtime`);
       remoteKyma = synced.remote;
       kyma = await this.followRuntimeSpec(kyma, remoteKyma, signal);
-      if (catalogSyncEnabled(kyma)) {
-        try {
-          const source = {
-            templates: () => this.catalog.templates.list({ namespace: this.opts.namespace }),
-            releaseMetas: () => this.catalog.metas.list({ namespace: this.opts.namespace }),
-            restrictedModules: this.catalog.view.restrictedModules,
-          };
-          await syncCatalog(remote, desiredCatalog(kyma, source), signal);
-          conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'True', KymaConditionMessages.CatalogSynced, kyma.metadata.generation, now);
-        } catch (e) {
-          if (accessErrorOf(name, e)) throw e;
-          this.log.warn('module catalog sync failed', { kyma: name, error: e });
-          this.opts.metrics.requeue(KymaRequeueReasons.ModuleCatalogSync, 'unexpected');
-          conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'False', KymaConditionMessages.CatalogOutOfSync, kyma.metadata.generation, now);
-        }
-      } else conditions = removeCondition(conditions, KymaConditionTypes.ModuleCatalog);
-      if (this.opts.skrWebhook) {
+      // The runtime catalog depends on the KCP catalog and the KCP Kyma's labels, not on the runtime Kyma.
+      if (full) {
+        if (catalogSyncEnabled(kyma)) {
+          try {
+            const source = {
+              templates: () => this.catalog.templates.list({ namespace: this.opts.namespace }),
+              releaseMetas: () => this.catalog.metas.list({ namespace: this.opts.namespace }),
+              restrictedModules: this.catalog.view.restrictedModules,
+            };
+            await syncCatalog(remote, desiredCatalog(kyma, source), signal);
+            conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'True', KymaConditionMessages.CatalogSynced, kyma.metadata.generation, now);
+          } catch (e) {
+            if (accessErrorOf(name, e)) throw e;
+            this.log.warn('module catalog sync failed', { kyma: name, error: e });
+            this.opts.metrics.requeue(KymaRequeueReasons.ModuleCatalogSync, 'unexpected');
+            conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'False', KymaConditionMessages.CatalogOutOfSync, kyma.metadata.generation, now);
+          }
+        } else conditions = removeCondition(conditions, KymaConditionTypes.ModuleCatalog);
+      }
+      if (full && this.opts.skrWebhook) {
         const webhook = await this.syncWebhook(kyma, remote, remoteKyma, signal);
         webhookFailed = webhook.error;
         conditions = setCondition(conditions, KymaConditionTypes.SKRWebhook, webhook.status, webhook.message, kyma.metadata.generation, now);
-      } else conditions = removeCondition(conditions, KymaConditionTypes.SKRWebhook);
+      } else if (full) conditions = removeCondition(conditions, KymaConditionTypes.SKRWebhook);
     } catch (e) {
       const accessError = accessErrorOf(name, e);
       if (!accessError) throw e;
@@ -312,7 +331,8 @@ class KymaReconciler {
         generation: kyma.metadata.generation,
         labels: { ...kyma.metadata.labels },
         healthy: conditions.every((c) => !RUNTIME_CONDITIONS.includes(c.type) || c.status === 'True'),
-        dueAt: Date.now() + jitter(this.opts.runtimeCheckMs, 0.1),
+        // An event pass leaves the next full check where the last one put it.
+        dueAt: !full && last ? last.dueAt : Date.now() + jitter(this.opts.runtimeCheckMs, 0.1),
         mirrored,
       });
     }

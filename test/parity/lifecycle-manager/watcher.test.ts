@@ -42,7 +42,8 @@ describe('parity: runtime watcher events', () => {
   });
 
   const received = () => sample(env.metrics(), 'watcher_events_received_total', { manager: 'lifecycle-manager' }) ?? 0;
-  const eventChecks = () => sample(env.metrics(), 'lifecycle_mgr_full_runtime_checks_total', { reason: 'watcher_event' }) ?? 0;
+  // Reconciles that answered a runtime Kyma event: an event pass, or a full check due anyway (every second here).
+  const eventChecks = () => (sample(env.metrics(), 'lifecycle_mgr_kyma_runtime_events_total', { pass: 'event' }) ?? 0) + (sample(env.metrics(), 'lifecycle_mgr_kyma_runtime_events_total', { pass: 'full' }) ?? 0);
   const failedRequests = () => sample(env.webhookMetrics.render(), 'watcher_failed_kcp_total', { error_reason: 'failed-request' }) ?? 0;
 
   it('watcher-enqueue: the webhook Deployment and TLS Secret come back when deleted, spec and status changes of the runtime Kyma enqueue its KCP Kyma, and its channel switch takes effect', async () => {
