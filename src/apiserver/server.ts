@@ -74,6 +74,8 @@ export interface RunningApiServer {
   clusterAccess(name: string): ClusterAccess;
   hasCluster(name: string): boolean;
   clusterNames(): string[];
+  /** Changes whenever a logical cluster is added or deleted (pollers compare it before listing clusters). */
+  readonly clusterSetVersion: number;
   /** The in-process cluster, for the simulators and tests that want to look inside. */
   cluster(name: string): LogicalCluster;
   setFaults(name: string, faults: FaultConfig | undefined): void;
@@ -143,6 +145,7 @@ class EmbeddedApiServer implements RunningApiServer {
   port = 0;
   caPem = '';
   adminToken = '';
+  clusterSetVersion = 0;
   private server: Server | undefined;
   private readonly clusters = new Map<string, ClusterEntry>();
   private readonly byToken = new Map<string, string>();
@@ -274,6 +277,7 @@ class EmbeddedApiServer implements RunningApiServer {
     const user: UserInfo = { username: 'admin', uid: newUid(), groups: ['system:masters', 'system:authenticated'] };
     const entry: ClusterEntry = { cluster, controllers, token, user, faults: new FaultInjector() };
     this.clusters.set(name, entry);
+    this.clusterSetVersion++;
     this.byToken.set(token, name);
     return entry;
   }
@@ -351,6 +355,7 @@ class EmbeddedApiServer implements RunningApiServer {
     if (!e) return;
     e.controllers.stop();
     this.clusters.delete(name);
+    this.clusterSetVersion++;
     this.byToken.delete(e.token);
     delete this.secrets.tokens[name];
     for (const [t, x] of Object.entries(this.secrets.expiring ?? {})) if (x.cluster === name) delete this.secrets.expiring![t];

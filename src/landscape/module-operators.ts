@@ -74,6 +74,8 @@ export class ModuleOperators {
   private readonly extraKinds: Set<string>;
   private readonly log: Logger;
   private discoverTimer: NodeJS.Timeout | undefined;
+  /** The server's cluster set as of the last discovery (unchanged: nothing to discover). */
+  private discoveredClusterSet = -1;
   private stopped = false;
   /** Status writes done, for tests and the CLI. */
   reported = 0;
@@ -119,6 +121,8 @@ export class ModuleOperators {
   }
 
   private discover(): void {
+    if (this.opts.server.clusterSetVersion === this.discoveredClusterSet) return;
+    this.discoveredClusterSet = this.opts.server.clusterSetVersion;
     const isRuntime = this.opts.isRuntime ?? ((name: string) => name !== 'default');
     const names = new Set(this.opts.server.clusterNames());
     for (const name of names) if (isRuntime(name)) this.attach(name);
