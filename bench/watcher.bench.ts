@@ -1,28 +1,34 @@
-// npm run bench:watcher — the runtime watcher under load, one process: N runtimes (default 1,000)
-// with the webhook installed by the Kyma controller, then writes at a steady rate into random
-// runtimes' Kymas (`spec.modules` toggled), each timed from the moment it is sent in the runtime
+// npm run bench:watcher — the runtime watcher under load: N runtimes (default 1,000) with the
+// webhook installed by the Kyma controller, then writes at a steady rate into random runtimes'
+// Kymas (`spec.modules` toggled), each timed from the moment it is sent in the runtime
 //   -> the event routed to the Kyma's queue (WatcherEventRouter.onRouted)
 //   -> the start of the KCP reconcile of that Kyma (Controller.onReconcileStart).
 // Ready Kymas are requeued only every hour, so every reconcile in the write phase comes from an
 // event (the watcher's, or the informer's after the KCP Kyma followed the runtime).
-// Built on the product: the in-memory landscape (its SkrWebhookHost serves every runtime's webhook
-// with the runtime's own certificate), runtime clusters attached without Gardener, and the control
-// plane's composition root with the lifecycle manager and the watcher listener (mutual TLS).
+// Laid out as `kcp up` runs it: the embedded landscape (the API server with every runtime cluster,
+// the kubelet simulation, the SkrWebhookHost serving every runtime's webhook with the runtime's own
+// certificate) in a process of its own; the control plane (the lifecycle manager and the watcher
+// listener on mutual TLS) and the benchmark's timing hooks in this one. Runtime clusters are
+// attached without Gardener (`PUT /_kcp/clusters/skr-<id>`, a kubeconfig Secret and a Kyma).
 //
 //   node dist/bench/watcher.bench.js [--runtimes N] [--rate writes/s] [--duration s] [--converge-timeout s]
 //   (or WATCHER_BENCH_RUNTIMES, WATCHER_BENCH_RATE, WATCHER_BENCH_DURATION, WATCHER_BENCH_CONVERGE_TIMEOUT)
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import { join } from 'node:path';
+import { LabelKymaManagedBy, LabelKymaRuntimeID, ManagedByInfrastructureManager } from '../src/api/infrastructuremanager/index.js';
 import { Kyma, type KymaModule, type KymaObject, Labels, ModuleReleaseMeta, ModuleTemplate, Namespaces } from '../src/api/operator/index.js';
-import { type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../src/controlplane/index.js';
-import { startInMemoryLandscape } from '../src/landscape/in-memory.js';
-import { attachRuntimeCluster } from '../src/landscape/runtime-cluster.js';
+import { adminCall } from '../src/apiserver/admin-client.js';
+import { type ControlPlaneConfig } from '../src/controlplane/index.js';
 import { KYMA_CONTROLLER_NAME } from '../src/lifecycle/kyma/controller.js';
-import { clientFromKubeconfig, type HttpClient } from '../src/runtime/client/index.js';
+import { clientFromKubeconfig, type HttpClient, loadKubeconfig } from '../src/runtime/client/index.js';
 import { silentLogger } from '../src/runtime/log.js';
+import { startUp } from '../src/up/index.js';
 import { sleep } from '../src/util/sleep.js';
 import { DEFAULT_SKR_WEBHOOK_IMAGE } from '../src/watcher/skr-objects.js';
+import { memoryOf } from './fleet-common.js';
 import { printSettings } from './settings.js';
-import { option, quantile, series, summary, sum } from './stats.js';
+import { CpuWindow, option, quantile, series, summary, sum } from './stats.js';
 
 const COUNT = option('--runtimes', 'WATCHER_BENCH_RUNTIMES', 1000);
 const RATE = option('--rate', 'WATCHER_BENCH_RATE', 50);
@@ -43,6 +49,7 @@ const CONTROLLERS: Partial<ControlPlaneConfig> = {
   watcher: { listen: { host: '127.0.0.1', port: 0 }, trustGateway: false, image: DEFAULT_SKR_WEBHOOK_IMAGE, pki: {} },
 };
 const KCP_CLIENT = { qps: 2000, burst: 4000, retries: 1 };
+const RUNTIME_PREFIX = 'skr-';
 
 interface Pending {
   sent: number;
@@ -51,36 +58,63 @@ interface Pending {
 }
 
 async function main(): Promise<void> {
-  console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, node ${process.version}; ${COUNT} runtimes, ${RATE} writes/s for ${DURATION_S} s`);
+  console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, node ${process.version}; load average ${os.loadavg()[0].toFixed(2)}; ${COUNT} runtimes, ${RATE} writes/s for ${DURATION_S} s`);
   printSettings({
     controlPlane: CONTROLLERS,
     controllersKcpClient: KCP_CLIENT,
     endpoints: 'no /metrics or probes listeners',
-    runtimes: 'attached without Gardener (no provisioning); skr-webhook served by the landscape (SkrWebhookHost), kubelet simulation with its defaults',
+    runtimes: 'attached without Gardener (no provisioning); skr-webhook served by the landscape process (SkrWebhookHost), kubelet simulation with its defaults',
     catalog: 'one ModuleTemplate (module "nothing"), only ever enabled with managed: false',
   });
-  const cpu0 = process.cpuUsage();
-  const land = await startInMemoryLandscape({ extraKubeletClusters: (n) => n.startsWith('skr-') });
-  await land.kcp.create({
+  const work = mkdtempSync(join(os.tmpdir(), 'kcp-bench-watcher-'));
+  const up = await startUp({
+    dataDir: join(work, 'data'),
+    port: 0,
+    catalogDir: null,
+    landscapeMode: 'process',
+    kubeletClusterPrefixes: [RUNTIME_PREFIX],
+    controlPlane: CONTROLLERS,
+    kcpClient: KCP_CLIENT,
+    logger: silentLogger,
+  });
+  const info = up.landscapeInfo;
+  console.log(`landscape: pid ${info.pid} (API server, runtime clusters, webhook host, simulators); controllers: pid ${process.pid}; started in ${up.startupMs} ms`);
+  const kcpKubeconfig = readFileSync(info.files.kcpKubeconfig, 'utf8');
+  const kcp = clientFromKubeconfig(kcpKubeconfig, { qps: 0 });
+  const admin = loadKubeconfig(kcpKubeconfig);
+  const adminToken = ((await admin.auth?.authorization()) ?? '').replace(/^Bearer /, '');
+  const createCluster = async (name: string) => (await adminCall(admin.server, adminToken, admin.tls.ca ?? '', 'PUT', `/_kcp/clusters/${name}`)) as { kubeconfig: string };
+  await kcp.create({
     apiVersion: ModuleTemplate.apiVersion,
     kind: ModuleTemplate.kind,
     metadata: { name: 'nothing-1.0.0', namespace: NS, labels: { [Labels.ModuleName]: 'nothing' } },
     spec: { moduleName: 'nothing', version: '1.0.0', resources: [{ name: 'rawManifest', link: 'https://modules.invalid/nothing/1.0.0.yaml' }] },
   });
-  await land.kcp.create({ apiVersion: ModuleReleaseMeta.apiVersion, kind: ModuleReleaseMeta.kind, metadata: { name: 'nothing', namespace: NS }, spec: { moduleName: 'nothing', channels: [{ channel: 'regular', version: '1.0.0' }] } });
-  const kcp = clientFromKubeconfig(land.kcpKubeconfig, KCP_CLIENT);
-  const cp = await startControlPlane({ config: { ...defaultControlPlaneConfig(), ...CONTROLLERS }, kcp, logger: silentLogger });
-  await cp.ready();
+  await kcp.create({ apiVersion: ModuleReleaseMeta.apiVersion, kind: ModuleReleaseMeta.kind, metadata: { name: 'nothing', namespace: NS }, spec: { moduleName: 'nothing', channels: [{ channel: 'regular', version: '1.0.0' }] } });
+  const cp = up.controlPlane;
   const router = cp.lifecycle?.watcherEvents;
   const kymaController = cp.manager.getControllers().find((c) => c.name === KYMA_CONTROLLER_NAME);
   if (!router || !kymaController) throw new Error('the control plane runs no watcher router or no Kyma controller');
 
-  let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
+  const peak = { controllers: 0, landscape: 0 };
+  const sampler = setInterval(() => {
+    peak.controllers = Math.max(peak.controllers, memoryOf(process.pid).peakMiB);
+    peak.landscape = Math.max(peak.landscape, memoryOf(info.pid).peakMiB);
+  }, 1000);
+  const cpuConverge = new CpuWindow();
   const t0 = performance.now();
+  const kubeconfigs = new Map<string, string>();
   const runtime = async (id: string): Promise<void> => {
-    await attachRuntimeCluster(land.server, land.kcp, id);
-    await land.kcp.create({
+    const { kubeconfig } = await createCluster(`${RUNTIME_PREFIX}${id}`);
+    kubeconfigs.set(id, kubeconfig);
+    await kcp.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `kubeconfig-${id}`, namespace: NS, labels: { [Labels.KymaName]: id, [LabelKymaRuntimeID]: id, [LabelKymaManagedBy]: ManagedByInfrastructureManager } },
+      type: 'Opaque',
+      data: { config: Buffer.from(kubeconfig).toString('base64') },
+    });
+    await kcp.create({
       apiVersion: Kyma.apiVersion,
       kind: Kyma.kind,
       metadata: { name: id, namespace: NS, labels: { [Labels.KymaName]: id, [Labels.RuntimeID]: id } },
@@ -108,9 +142,9 @@ async function main(): Promise<void> {
     }
   }
   const convergeS = (performance.now() - t0) / 1000;
-  const cpuConverge = process.cpuUsage(cpu0);
   if (ready < COUNT) console.log(`NOT converged: ${ready}/${COUNT} Kymas Ready with SKRWebhook True after ${convergeS.toFixed(0)} s (cap ${CONVERGE_TIMEOUT_S} s); writing anyway into the Ready ones`);
-  else console.log(`${COUNT} Kymas Ready with SKRWebhook True in ${convergeS.toFixed(1)} s (CPU ${((cpuConverge.user + cpuConverge.system) / 1e6).toFixed(0)} s)`);
+  else console.log(`${COUNT} Kymas Ready with SKRWebhook True in ${convergeS.toFixed(1)} s`);
+  console.log(`  CPU while converging: ${cpuConverge.text()}`);
 
   // The write phase: only runtimes whose Kyma is Ready with the webhook.
   const kymas = cached.list({ namespace: NS });
@@ -145,7 +179,7 @@ async function main(): Promise<void> {
   const remoteOf = (id: string): HttpClient => {
     let c = clients.get(id);
     if (!c) {
-      c = clientFromKubeconfig(land.server.clusterAccess(`skr-${id}`).kubeconfig, { retries: 0 });
+      c = clientFromKubeconfig(kubeconfigs.get(id) ?? '', { retries: 0 });
       clients.set(id, c);
     }
     return c;
@@ -179,7 +213,7 @@ async function main(): Promise<void> {
 
   const metricsBefore = cp.manager.registry.render();
   const startsBefore = reconcileStarts;
-  const cpuW0 = process.cpuUsage();
+  const cpuWrite = new CpuWindow();
   const w0 = performance.now();
   const total = Math.round(RATE * DURATION_S);
   const writes: Promise<void>[] = [];
@@ -202,23 +236,28 @@ async function main(): Promise<void> {
   await Promise.all(writes);
   const drainStart = performance.now();
   while (pending.size > 0 && performance.now() - drainStart < 30_000) await sleep(100);
-  const cpuWrite = process.cpuUsage(cpuW0);
+  const cpuWriteText = cpuWrite.text();
   const windowSeconds = (performance.now() - w0) / 1000;
   const metricsAfter = cp.manager.registry.render();
   const received = sum(series(metricsAfter, 'watcher_events_received_total')) - sum(series(metricsBefore, 'watcher_events_received_total'));
+  /** Window delta of every series of a metric, by labels (`{}` for one without labels). */
+  const deltas = (name: string): string => {
+    const before = series(metricsBefore, name);
+    const out = [...series(metricsAfter, name)].map(([labels, v]) => `${labels || '{}'} ${v - (before.get(labels) ?? 0)}`).filter((l) => !l.endsWith(' 0'));
+    return out.length > 0 ? out.join(', ') : 'none';
+  };
   const rejectedAfter = series(metricsAfter, 'watcher_events_rejected_total');
   const rejectedBefore = series(metricsBefore, 'watcher_events_rejected_total');
   const rejected = [...rejectedAfter].map(([labels, v]) => [labels, v - (rejectedBefore.get(labels) ?? 0)] as const).filter(([, v]) => v > 0);
 
   // Did the KCP follow? Each written runtime's KCP Kyma should have the runtime's last modules.
   await sleep(2000);
-  const after = new Map((await land.kcp.list<KymaObject>(Kyma, { namespace: NS })).items.map((k) => [k.metadata.name ?? '', k]));
+  const after = new Map((await kcp.list<KymaObject>(Kyma, { namespace: NS })).items.map((k) => [k.metadata.name ?? '', k]));
   const touched = [...clients.keys()];
   const followed = touched.filter((id) => ((after.get(id)?.spec.modules ?? []).length > 0) === enabled.has(id)).length;
   const readyAfter = [...after.values()].filter((k) => k.status?.state === 'Ready').length;
 
   clearInterval(sampler);
-  const cpuAll = process.cpuUsage(cpu0);
   console.log(`write phase: ${sent} writes sent in ${sendSeconds.toFixed(1)} s (${(sent / sendSeconds).toFixed(1)}/s) into ${touched.length} runtimes; ${writeErrors} failed, ${skipped} skipped (every candidate still pending)`);
   console.log(summary('write -> event routed to the Kyma queue', toEvent));
   console.log(summary('write -> KCP reconcile start', toReconcile));
@@ -226,15 +265,16 @@ async function main(): Promise<void> {
   console.log(summary('write request (runtime API server incl. admission webhook)', writeLatency));
   console.log(`not measured (no reconcile within 30 s after the last write): ${pending.size}`);
   console.log(`listener: ${received} events received in ${windowSeconds.toFixed(1)} s (${(received / windowSeconds).toFixed(1)} events/s sustained); rejected: ${rejected.length === 0 ? 'none' : rejected.map(([l, v]) => `${l} ${v}`).join(', ')}`);
-  console.log(`Kyma reconciles started in the write window: ${reconcileStarts - startsBefore} (${((reconcileStarts - startsBefore) / windowSeconds).toFixed(1)}/s)`);
+  console.log(`Kyma reconciles started in the write window: ${reconcileStarts - startsBefore} (${((reconcileStarts - startsBefore) / windowSeconds).toFixed(1)}/s): runtime Kyma events ${deltas('lifecycle_mgr_kyma_runtime_events_total')}; cached passes ${deltas('lifecycle_mgr_kyma_cached_passes_total')}; full runtime checks ${deltas('lifecycle_mgr_full_runtime_checks_total')}`);
+  console.log(`events by manager: ${deltas('watcher_events_received_total')}`);
   console.log(`KCP followed the runtime: ${followed}/${touched.length} written Kymas; ${readyAfter}/${after.size} Kymas Ready`);
-  console.log(`CPU time: write phase ${((cpuWrite.user + cpuWrite.system) / 1e6).toFixed(1)} s in ${windowSeconds.toFixed(1)} s (${(((cpuWrite.user + cpuWrite.system) / 1e6 / windowSeconds) * 100).toFixed(0)}% of one core); whole run ${((cpuAll.user + cpuAll.system) / 1e6).toFixed(0)} s`);
-  console.log(`peak RSS: ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
+  console.log(`CPU in the write window: ${cpuWriteText}`);
+  console.log(`peak RSS: controllers (and the benchmark) ${peak.controllers.toFixed(0)} MiB, landscape ${peak.landscape.toFixed(0)} MiB`);
 
   for (const c of clients.values()) c.close();
-  await cp.stop();
   kcp.close();
-  await land.stop();
+  await up.stop();
+  rmSync(work, { recursive: true, force: true });
 }
 
 main().catch((e: unknown) => {

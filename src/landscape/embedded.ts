@@ -76,6 +76,12 @@ export interface EmbeddedLandscapeOptions {
   /** Simulated Gardener durations; default `embeddedSimulatorOptions` (a Shoot takes about 5 s). */
   simulator?: Omit<GardenerSimulatorConfig, 'hooks' | 'onError' | 'logger'>;
   kubelet?: Partial<KubeletOptions>;
+  /**
+   * Also simulate kubelets (with Nodes of their own) in logical clusters whose names start with one
+   * of these, besides the shoot clusters: e.g. `skr-` for runtimes a benchmark attaches without
+   * Gardener (`PUT /_kcp/clusters/skr-<id>`). Plain data, so it crosses to the landscape process.
+   */
+  kubeletClusterPrefixes?: string[];
   /** How long simulated module operators take to report their CR Ready (default 500 ms). */
   moduleOperatorDelayMs?: number;
   /** Start the API server on a damaged store with the records that can be read (`kcp up --recover-store`). */
@@ -174,6 +180,7 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
       project: opts.project ?? DEFAULT_PROJECT,
       simulator: { ...embeddedSimulatorOptions, ...opts.simulator, onError: (err) => logger.error('gardener simulator failed', { error: err }) },
       kubelet: opts.kubelet,
+      ...(opts.kubeletClusterPrefixes?.length ? { extraKubeletClusters: (name: string) => opts.kubeletClusterPrefixes?.some((p) => name.startsWith(p)) ?? false } : {}),
       logger,
       signal: opts.signal,
     });
