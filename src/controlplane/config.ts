@@ -62,7 +62,7 @@ export interface ControlPlaneConfig {
   // Lifecycle manager.
   kymaIntervals: RequeueIntervals;
   manifestIntervals: ManifestRequeueIntervals;
-  /** With the watcher: a Kyma's full runtime check (namespace, CRDs, runtime Kyma, catalog, webhook) runs at least this often (default 1 h). */
+  /** With the watcher: a Kyma's full runtime check (namespace, CRDs, runtime Kyma, catalog, webhook) runs at least this often (default 4 h). */
   kymaRuntimeCheckMs?: number;
   /** With the watcher: a Ready Manifest's objects are read back from its runtime at least this often (default 24 h). */
   manifestDriftCheckMs?: number;

@@ -56,7 +56,7 @@ export interface LifecycleManagerOptions {
   watcherEvents?: KeySource;
   /** Requeue intervals of the Manifest controller. */
   manifestIntervals?: Partial<ManifestRequeueIntervals>;
-  /** With the watcher: a Kyma's full runtime check runs at least this often (default 1 h; without the watcher on every reconcile). */
+  /** With the watcher: a Kyma's full runtime check runs at least this often (default 4 h; without the watcher on every reconcile). */
   runtimeCheckMs?: number;
   /** With the watcher: a Ready Manifest's objects are read back at least this often (default 24 h; without the watcher on every pass). */
   driftCheckMs?: number;

@@ -4,8 +4,9 @@
 //   lifecycle-manager            (Watcher klm-watcher: the runtime's Kyma)  -> that Kyma
 //   lifecycle-manager-resources  (module resources changed or deleted)      -> the Manifest that owns it (else that Kyma's Manifests)
 //   lifecycle-manager-module-config (a module's custom resource changed)    -> that Kyma's ModuleConfigs (keyed by Manifest)
-// Before a key is enqueued it is marked: a marked Kyma gets a full runtime check at its next
-// reconcile, a marked Manifest a drift check, where an unmarked periodic pass works from the caches.
+// Before a key is enqueued it is marked: a marked Kyma reads its runtime Kyma at its next reconcile
+// (an event pass), a marked Manifest makes a drift check, where an unmarked periodic pass works
+// from the caches.
 import { EventEmitter } from 'node:events';
 import { Kyma, Labels, type KymaObject, type ManifestObject } from '../api/operator/index.js';
 import type { Store } from '../runtime/cache/store.js';

@@ -151,6 +151,31 @@ describe('runtime watcher: events instead of polling', () => {
     assert.ok(eventsOf('lifecycle-manager-resources') > before, 'the deletion reached the listener as an event');
   });
 
+  it('a runtime Kyma change that arrives while the Kyma is skipped is followed once the skip label goes', async () => {
+    const remote = await runtime('rt-skip');
+    const kymaKey = { namespace: NS, name: 'rt-skip' };
+    const kymaReconciles = (): number =>
+      cp.manager.registry
+        .render()
+        .split('\n')
+        .filter((l) => l.startsWith('controller_runtime_reconcile_total{') && l.includes('controller="kyma"'))
+        .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+    const labelled = kymaReconciles();
+    await land.kcp.patch(Kyma, kymaKey, 'merge', { metadata: { labels: { [Labels.SkipReconciliation]: 'true' } } });
+    await waitFor('the skip label reconciled', () => kymaReconciles() > labelled, 20_000);
+    const before = { events: eventsOf('lifecycle-manager'), reconciles: kymaReconciles() };
+    await remote.patch(Kyma, { namespace: Namespaces.Remote, name: 'default' }, 'merge', { spec: { modules: [{ name: 'web' }] } });
+    // The event arrived and the Kyma was reconciled (and skipped) after it.
+    await waitFor('the event received', () => eventsOf('lifecycle-manager') > before.events, 20_000);
+    await waitFor('a Kyma reconcile after the event', () => kymaReconciles() > before.reconciles, 20_000);
+    assert.deepEqual((await land.kcp.get<KymaObject>(Kyma, kymaKey)).spec.modules ?? [], [], 'a skipped Kyma does not follow its runtime');
+    await land.kcp.patch(Kyma, kymaKey, 'merge', { metadata: { labels: { [Labels.SkipReconciliation]: null } } });
+    await waitFor('the KCP Kyma follows the runtime and the module is Ready', async () => {
+      const k = await land.kcp.get<KymaObject>(Kyma, kymaKey);
+      return k.spec.modules?.some((m) => m.name === 'web') && k.status?.modules?.some((m) => m.name === 'web' && m.state === 'Ready');
+    }, 20_000);
+  });
+
   it('sends no event for status or label writes, and one for a spec change in the same window', async () => {
     const remote = await runtime('rt-quiet');
     const before = eventsOf('lifecycle-manager');

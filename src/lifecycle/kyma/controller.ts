@@ -89,8 +89,12 @@ export interface KymaControllerOptions {
   restrictedModules?: readonly string[];
 }
 
-/** What the last full runtime check of a Kyma found; forgotten when the Kyma goes (and on restart). */
+/**
+ * What the last full runtime check of a Kyma found (and the event passes since, which move
+ * generation, labels and mirrored along); forgotten when the Kyma goes (and on restart).
+ */
 interface RuntimeCheck {
+  uid: string | undefined;
   generation: number | undefined;
   labels: Record<string, string>;
   /** The catalog and webhook conditions held. */
@@ -159,15 +163,18 @@ class KymaReconciler {
 
   async reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<ReconcileResult | void> {
     const key = `${req.namespace ?? this.opts.namespace}/${req.name}`;
-    // Both marks are taken now: this reconcile is the one that answers them.
+    // The marks are taken now: this reconcile is the one that answers them.
     const requested = this.opts.runtimeChecks?.take(key) ?? false;
     const changedInRuntime = this.opts.runtimeKymaEvents?.take(key) ?? false;
     const asked = this.asked.get(key);
     this.asked.delete(key);
+    const last = this.checks.get(req.name);
     const cached = this.kymas.get(key);
-    const reason = cached ? this.fullCheckReason(cached, requested, asked) : 'first';
-    if (changedInRuntime) this.opts.metrics.runtimeKymaEvent(reason ? 'full' : 'event');
+    const reason = cached ? this.fullCheckReason(cached, last, requested, asked) : 'first';
     if (cached && !reason && !changedInRuntime) return this.cachedPass(structuredClone(cached), signal);
+    // A mark answered by nothing (the KCP read fails, the Kyma is skipped) must not be lost: without
+    // the check record, the next reconcile makes a full check, which answers every mark.
+    if (changedInRuntime || requested || asked) this.checks.delete(req.name);
     let kyma: KymaObject;
     try {
       kyma = await this.kcp.get<KymaObject>(Kyma, req, { signal });
@@ -184,22 +191,23 @@ class KymaReconciler {
     }
     if (kyma.metadata.deletionTimestamp) return this.delete(kyma, signal);
     kyma = await this.ensureFinalizerAndLabels(kyma, signal);
-    // Only the runtime Kyma changed since a healthy full check: the rest of the runtime is as it found it.
-    if (!reason) return this.reconcileRuntime(kyma, signal, 'event');
-    return this.reconcileRuntime(kyma, signal, reason);
+    // An event pass only when the Kyma as read now needs no full check either (the cache may lag).
+    const fullReason = reason ?? this.fullCheckReason(kyma, last, false, undefined);
+    if (changedInRuntime) this.opts.metrics.runtimeKymaEvent(fullReason ? 'full' : 'event');
+    return this.reconcileRuntime(kyma, signal, fullReason ?? 'event', last);
   }
 
   /** Why this reconcile must look at the runtime, or undefined when the KCP caches suffice. */
-  private fullCheckReason(kyma: KymaObject, requested: boolean, asked: RuntimeCheckReason | undefined): RuntimeCheckReason | undefined {
+  private fullCheckReason(kyma: KymaObject, last: RuntimeCheck | undefined, requested: boolean, asked: RuntimeCheckReason | undefined): RuntimeCheckReason | undefined {
     if (this.opts.runtimeCheckMs === undefined) return 'watcher_off';
     const meta = kyma.metadata;
     // Skipped, deleting, or without finalizer and label: the full path decides what to do.
     if (isEnabled(meta.labels?.[Labels.SkipReconciliation]) || meta.deletionTimestamp || !meta.finalizers?.includes(Finalizers.Kyma)) return 'changed';
     if (requested) return 'ca_changed';
-    const last = this.checks.get(meta.name ?? '');
-    if (!last) return 'first';
+    if (!last || last.uid !== meta.uid) return 'first';
     if (!last.healthy) return 'unhealthy';
-    if (last.generation !== meta.generation || !jsonEqual(last.labels, meta.labels ?? {})) return 'changed';
+    // A cached generation below the recorded one is the informer lagging behind this process's own write.
+    if ((meta.generation ?? 0) > (last.generation ?? 0) || !jsonEqual(last.labels, meta.labels ?? {})) return 'changed';
     if (asked) return asked;
     if (Date.now() >= last.dueAt) return 'interval';
     return undefined;
@@ -239,12 +247,11 @@ class KymaReconciler {
    * manager keeps in the runtime; an `event` pass (a watcher event on the runtime Kyma, after a
    * healthy full check) reads and follows the runtime Kyma only.
    */
-  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason | 'event'): Promise<ReconcileResult> {
+  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason | 'event', last: RuntimeCheck | undefined): Promise<ReconcileResult> {
     const name = kyma.metadata.name ?? '';
     const now = new Date().toISOString();
     const full = reason !== 'event';
     if (full) this.opts.metrics.runtimeCheck(reason);
-    const last = this.checks.get(name);
     // Until this pass completes, the next reconcile makes a full check.
     this.checks.delete(name);
     let conditions: Condition[] = kyma.status?.conditions ?? [];
@@ -281,8 +288,12 @@ class KymaReconciler {
       }
       const synced = await syncRemoteKyma(remote, kyma, signal);
       if (synced.created) this.manager.events.event(kyma as KubeObject, 'Normal', 'RemoteKymaCreated', `created the Kyma ${synced.remote.metadata.namespace ?? ''}/${synced.remote.metadata.name ?? ''} in the runtime`);
+      // A runtime Kyma that had to be re-created says the runtime was (partly) wiped: look at everything.
+      if (!full && synced.created) return this.reconcileRuntime(kyma, signal, 'unhealthy', last);
       remoteKyma = synced.remote;
       kyma = await this.followRuntimeSpec(kyma, remoteKyma, signal);
+      // The runtime conditions do not depend on the spec the Kyma just followed: they hold for its new generation too.
+      if (!full) conditions = conditions.map((c) => (RUNTIME_CONDITIONS.includes(c.type) && kyma.metadata.generation !== undefined ? { ...c, observedGeneration: kyma.metadata.generation } : c));
       // The runtime catalog depends on the KCP catalog and the KCP Kyma's labels, not on the runtime Kyma.
       if (full) {
         if (catalogSyncEnabled(kyma)) {
@@ -328,6 +339,7 @@ class KymaReconciler {
     }
     if (this.opts.runtimeCheckMs !== undefined) {
       this.checks.set(name, {
+        uid: kyma.metadata.uid,
         generation: kyma.metadata.generation,
         labels: { ...kyma.metadata.labels },
         healthy: conditions.every((c) => !RUNTIME_CONDITIONS.includes(c.type) || c.status === 'True'),
