@@ -30,6 +30,17 @@ import type { LandscapeRegistry } from './registry.js';
 
 const ENTRY = fileURLToPath(new URL('./process-main.js', import.meta.url));
 
+/**
+ * V8 settings of the landscape process, which holds every simulated runtime's API server (about
+ * 2 GiB of heap at 10,000 runtimes) and answers their requests as they come. V8's memory reducer,
+ * made for idle browser tabs, starts memory-reducing collections when allocation slows down: at
+ * 10,000 runtimes that was 4 s of back-to-back collections with requests waiting. A larger young
+ * generation lets the short-lived request garbage die there instead of being promoted, which makes
+ * the costly full collections of the large old generation rarer. The parent's own flags come
+ * after these and win.
+ */
+export const LANDSCAPE_V8_FLAGS = ['--no-memory-reducer', '--max-semi-space-size=64'];
+
 /** How long a stop may take before the process is killed (parent) or exits anyway (child). */
 export const STOP_TIMEOUT_MS = 20_000;
 
@@ -98,7 +109,7 @@ export function startLandscapeProcess(opts: StartLandscapeProcessOptions): Promi
   if (signal?.aborted) return Promise.reject(new Error('the landscape start was aborted'));
   const child = fork(ENTRY, [], {
     // The child must not open a second inspector on the parent's port, nor run as a test file.
-    execArgv: process.execArgv.filter((a) => !a.startsWith('--inspect') && !a.startsWith('--test')),
+    execArgv: [...LANDSCAPE_V8_FLAGS, ...process.execArgv.filter((a) => !a.startsWith('--inspect') && !a.startsWith('--test'))],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'json',
     detached: true,
