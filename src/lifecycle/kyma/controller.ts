@@ -171,7 +171,10 @@ class KymaReconciler {
     const last = this.checks.get(req.name);
     const cached = this.kymas.get(key);
     const reason = cached ? this.fullCheckReason(cached, last, requested, asked) : 'first';
-    if (cached && !reason && !changedInRuntime) return this.cachedPass(structuredClone(cached), signal);
+    // The informer behind this process's own write (an event pass that followed the runtime): the
+    // cached spec is older than the one the last pass settled, so this pass reads the Kyma first.
+    const stale = !!cached && !!last && (cached.metadata.generation ?? 0) < (last.generation ?? 0);
+    if (cached && !reason && !changedInRuntime && !stale) return this.cachedPass(structuredClone(cached), signal);
     // A mark answered by nothing (the KCP read fails, the Kyma is skipped) must not be lost: without
     // the check record, the next reconcile makes a full check, which answers every mark.
     if (changedInRuntime || requested || asked) this.checks.delete(req.name);
@@ -193,6 +196,7 @@ class KymaReconciler {
     kyma = await this.ensureFinalizerAndLabels(kyma, signal);
     // An event pass only when the Kyma as read now needs no full check either (the cache may lag).
     const fullReason = reason ?? this.fullCheckReason(kyma, last, false, undefined);
+    if (!fullReason && !changedInRuntime) return this.cachedPass(kyma, signal);
     if (changedInRuntime) this.opts.metrics.runtimeKymaEvent(fullReason ? 'full' : 'event');
     return this.reconcileRuntime(kyma, signal, fullReason ?? 'event', last);
   }
@@ -206,7 +210,8 @@ class KymaReconciler {
     if (requested) return 'ca_changed';
     if (!last || last.uid !== meta.uid) return 'first';
     if (!last.healthy) return 'unhealthy';
-    // A cached generation below the recorded one is the informer lagging behind this process's own write.
+    // A cached generation below the recorded one is the informer lagging behind this process's own
+    // write, not a change (the caller reads the Kyma then).
     if ((meta.generation ?? 0) > (last.generation ?? 0) || !jsonEqual(last.labels, meta.labels ?? {})) return 'changed';
     if (asked) return asked;
     if (Date.now() >= last.dueAt) return 'interval';
