@@ -41,6 +41,28 @@ const ENTRY = fileURLToPath(new URL('./process-main.js', import.meta.url));
  */
 export const LANDSCAPE_V8_FLAGS = ['--no-memory-reducer', '--max-semi-space-size=64'];
 
+/** Node options that name code to run instead of the entry (with their value when it is separate). */
+const EVAL_OPTIONS = new Set(['-e', '--eval', '-p', '--print']);
+
+/**
+ * The child's Node options: the landscape's V8 flags, then the parent's own, without a second
+ * inspector on the parent's port, the test runner, or code given with -e/-p (which the child would
+ * run instead of its entry, forking again).
+ */
+export function childExecArgv(parent: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < parent.length; i++) {
+    const a = parent[i];
+    if (EVAL_OPTIONS.has(a)) {
+      i++;
+      continue;
+    }
+    if (a.startsWith('--inspect') || a.startsWith('--test') || a.startsWith('--eval=') || a.startsWith('--print=')) continue;
+    kept.push(a);
+  }
+  return [...LANDSCAPE_V8_FLAGS, ...kept];
+}
+
 /** How long a stop may take before the process is killed (parent) or exits anyway (child). */
 export const STOP_TIMEOUT_MS = 20_000;
 
@@ -109,7 +131,7 @@ export function startLandscapeProcess(opts: StartLandscapeProcessOptions): Promi
   if (signal?.aborted) return Promise.reject(new Error('the landscape start was aborted'));
   const child = fork(ENTRY, [], {
     // The child must not open a second inspector on the parent's port, nor run as a test file.
-    execArgv: [...LANDSCAPE_V8_FLAGS, ...process.execArgv.filter((a) => !a.startsWith('--inspect') && !a.startsWith('--test'))],
+    execArgv: childExecArgv(process.execArgv),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'json',
     detached: true,
