@@ -16,10 +16,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { LabelKymaManagedBy, LabelKymaRuntimeID, ManagedByInfrastructureManager } from '../src/api/infrastructuremanager/index.js';
 import { Kyma, type KymaModule, type KymaObject, Labels, ModuleReleaseMeta, ModuleTemplate, Namespaces } from '../src/api/operator/index.js';
 import { adminCall } from '../src/apiserver/admin-client.js';
 import { type ControlPlaneConfig } from '../src/controlplane/index.js';
+import { createKubeconfigSecret } from '../src/landscape/runtime-cluster.js';
 import { KYMA_CONTROLLER_NAME } from '../src/lifecycle/kyma/controller.js';
 import { clientFromKubeconfig, type HttpClient, loadKubeconfig } from '../src/runtime/client/index.js';
 import { silentLogger } from '../src/runtime/log.js';
@@ -107,13 +107,7 @@ async function main(): Promise<void> {
   const runtime = async (id: string): Promise<void> => {
     const { kubeconfig } = await createCluster(`${RUNTIME_PREFIX}${id}`);
     kubeconfigs.set(id, kubeconfig);
-    await kcp.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: `kubeconfig-${id}`, namespace: NS, labels: { [Labels.KymaName]: id, [LabelKymaRuntimeID]: id, [LabelKymaManagedBy]: ManagedByInfrastructureManager } },
-      type: 'Opaque',
-      data: { config: Buffer.from(kubeconfig).toString('base64') },
-    });
+    await createKubeconfigSecret(kcp, id, kubeconfig, NS);
     await kcp.create({
       apiVersion: Kyma.apiVersion,
       kind: Kyma.kind,

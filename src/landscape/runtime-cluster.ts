@@ -19,6 +19,16 @@ export interface AttachedRuntime {
 export async function attachRuntimeCluster(server: RunningApiServer, kcp: Client, runtimeId: string, namespace: string = Namespaces.ControlPlane): Promise<AttachedRuntime> {
   const cluster = `skr-${runtimeId}`;
   const access = await server.createCluster(cluster);
+  const secretName = await createKubeconfigSecret(kcp, runtimeId, access.kubeconfig, namespace);
+  return { kymaName: runtimeId, runtimeId, cluster, secretName };
+}
+
+/**
+ * The kubeconfig Secret the infrastructure manager writes for a runtime (`<namespace>/kubeconfig-<runtimeId>`,
+ * key `config`), for a cluster made elsewhere (e.g. with `PUT /_kcp/clusters/<name>` of a landscape
+ * in another process). Returns its name.
+ */
+export async function createKubeconfigSecret(kcp: Client, runtimeId: string, kubeconfig: string, namespace: string = Namespaces.ControlPlane): Promise<string> {
   const secretName = `kubeconfig-${runtimeId}`;
   await kcp.create({
     apiVersion: 'v1',
@@ -29,7 +39,7 @@ export async function attachRuntimeCluster(server: RunningApiServer, kcp: Client
       labels: { [Labels.KymaName]: runtimeId, [LabelKymaRuntimeID]: runtimeId, [LabelKymaManagedBy]: ManagedByInfrastructureManager },
     },
     type: 'Opaque',
-    data: { config: Buffer.from(access.kubeconfig).toString('base64') },
+    data: { config: Buffer.from(kubeconfig).toString('base64') },
   });
-  return { kymaName: runtimeId, runtimeId, cluster, secretName };
+  return secretName;
 }
