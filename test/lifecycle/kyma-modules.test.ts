@@ -25,6 +25,15 @@ describe('Kyma controller: modules', () => {
   });
 
   const manifestOf = async (kyma: string, module: string) => (await env.manifests(kyma)).find((m) => m.metadata.labels?.[Labels.ModuleName] === module);
+  /** Waits for the Kyma's keda Manifest to move to 1.1.0 from channel fast, and checks its channel label and source. */
+  const kedaFromFast = async (kyma: string): Promise<void> => {
+    const m = await waitFor('keda 1.1.0 from fast', async () => {
+      const x = await manifestOf(kyma, 'keda');
+      return x?.spec.version === '1.1.0' ? x : undefined;
+    });
+    assert.equal(m.metadata.labels?.[Labels.Channel], 'fast');
+    assert.deepEqual(m.spec.install.source, { url: moduleLink('keda', '1.1.0') });
+  };
 
   it('a module enabled in the runtime Kyma gets a Manifest owned by the Kyma, and the Kyma becomes Ready', async () => {
     const rt = await env.runtime('rt-enable');
@@ -71,12 +80,7 @@ describe('Kyma controller: modules', () => {
     const rt = await env.runtime('rt-channel', { modules: [{ name: 'keda' }] });
     await waitFor('keda 1.0.0', async () => (await manifestOf(rt.kymaName, 'keda'))?.spec.version === '1.0.0');
     await env.setRemoteModules(rt, [{ name: 'keda', channel: 'fast' }]);
-    const m = await waitFor('keda 1.1.0 from fast', async () => {
-      const x = await manifestOf(rt.kymaName, 'keda');
-      return x?.spec.version === '1.1.0' ? x : undefined;
-    });
-    assert.equal(m.metadata.labels?.[Labels.Channel], 'fast');
-    assert.deepEqual(m.spec.install.source, { url: moduleLink('keda', '1.1.0') });
+    await kedaFromFast(rt.kymaName);
     await waitFor('status shows fast/1.1.0', async () => {
       const e = (await env.kyma(rt.kymaName)).status?.modules?.[0];
       return e?.channel === 'fast' && e.version === '1.1.0' && e.state === 'Ready';
@@ -93,12 +97,7 @@ describe('Kyma controller: modules', () => {
       return k.spec.channel === 'fast' ? k : undefined;
     });
     assert.deepEqual(kyma.spec.modules?.map((x) => x.name), ['keda'], 'the modules are unchanged');
-    const m = await waitFor('keda 1.1.0 from fast', async () => {
-      const x = await manifestOf(rt.kymaName, 'keda');
-      return x?.spec.version === '1.1.0' ? x : undefined;
-    });
-    assert.equal(m.metadata.labels?.[Labels.Channel], 'fast');
-    assert.deepEqual(m.spec.install.source, { url: moduleLink('keda', '1.1.0') });
+    await kedaFromFast(rt.kymaName);
     await waitFor('the Kyma Ready on fast with keda 1.1.0', async () => {
       const k = await env.kyma(rt.kymaName);
       const e = k.status?.modules?.[0];
