@@ -198,6 +198,28 @@ export function statsReader(kcpKubeconfig: string): () => Promise<number> {
   };
 }
 
+/** `GET /_kcp/stats`'s requests by cluster class, verb and resource (`runtime PATCH apps/deployments/status`). */
+export function routeCountsReader(kcpKubeconfig: string): () => Promise<Record<string, number>> {
+  const cluster = loadKubeconfig(kcpKubeconfig);
+  return async () => {
+    const token = ((await cluster.auth?.authorization()) ?? '').replace(/^Bearer /, '');
+    const stats = (await adminCall(cluster.server, token, cluster.tls.ca ?? '', 'GET', '/_kcp/stats')) as { requestsByRoute?: Record<string, number> };
+    return stats.requestsByRoute ?? {};
+  };
+}
+
+/** The `top` routes that grew most between two readings, as `route n` per line with the share of the total. */
+export function routeDeltaLines(before: Record<string, number>, after: Record<string, number>, top: number): string[] {
+  const delta = Object.entries(after)
+    .map(([route, n]) => [route, n - (before[route] ?? 0)] as const)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
+  const total = delta.reduce((sum, [, n]) => sum + n, 0);
+  const shown = delta.slice(0, top).map(([route, n]) => `    ${route} ${n} (${((100 * n) / total).toFixed(1)}%)`);
+  const rest = delta.slice(top).reduce((sum, [, n]) => sum + n, 0);
+  return rest > 0 ? [...shown, `    ${delta.length - top} other routes ${rest} (${((100 * rest) / total).toFixed(1)}%)`] : shown;
+}
+
 /** Enables EXTRA_MODULE in a runtime's own Kyma (as its admin's kubectl does); milliseconds until its status shows it Ready. */
 export async function enableInRuntime(kcp: Client, kymaName: string, timeoutMs = 120_000): Promise<number> {
   const secret = await kcp.get<KubeObject & { data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret' }, { namespace: NS, name: kubeconfigSecretName(kymaName) });

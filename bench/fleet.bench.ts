@@ -25,7 +25,7 @@ import { type Client, clientFromKubeconfig } from '../src/runtime/client/index.j
 import { sleep } from '../src/util/sleep.js';
 import { startUp } from '../src/up/index.js';
 import { secureContexts } from '../src/util/tls-contexts.js';
-import { controllerFlags, enableInRuntime, EXTRA_MODULE, FleetWatch, machineLine, memoryOf, MODULES, NS, statsReader } from './fleet-common.js';
+import { controllerFlags, enableInRuntime, EXTRA_MODULE, FleetWatch, machineLine, memoryOf, MODULES, NS, routeCountsReader, routeDeltaLines, statsReader } from './fleet-common.js';
 import { OBJECTS_PER_MODULE, writeFleetModules } from './fleet-modules.js';
 import { printSettings } from './settings.js';
 import { CpuWindow, option, quantilesOf, reconcileDelta, reconcilesByController, series, summary } from './stats.js';
@@ -90,6 +90,7 @@ async function main(): Promise<void> {
   const kcpKubeconfig = readFileSync(info.files.kcpKubeconfig, 'utf8');
   const kcp = clientFromKubeconfig(kcpKubeconfig, { qps: 0 });
   const stats = statsReader(kcpKubeconfig);
+  const routeCounts = routeCountsReader(kcpKubeconfig);
   const fleet = new FleetWatch(kcp, runtimes);
   await fleet.start();
   const ownRequests = () => fleet.ownRequests();
@@ -102,6 +103,7 @@ async function main(): Promise<void> {
   // 1. Converge.
   const reconciles = () => reconcilesByController(up.controlPlane.manager.registry.render());
   const requests0 = (await stats()) - ownRequests();
+  const routes0 = await routeCounts();
   const convergeReconciles0 = reconciles();
   const requeueReasons = () => series(up.controlPlane.manager.registry.render(), 'lifecycle_mgr_requeue_reason_total');
   const convergeRequeues0 = requeueReasons();
@@ -114,6 +116,7 @@ async function main(): Promise<void> {
   const requestsPerModule = convergeRequests / (runtimes * MODULES.length);
   console.log(`converged: ${runtimes} x ${MODULES.length} modules Ready in ${convergeSeconds.toFixed(1)} s; ${convergeRequests} API requests (${requestsPerModule.toFixed(1)} per module, ${(convergeRequests / runtimes).toFixed(1)} per runtime, provisioning included); ${cpu.text()}`);
   console.log(`  reconciles while converging: ${reconcileDelta(convergeReconciles0, reconciles())}`);
+  console.log(`  requests while converging by cluster, verb and resource (this benchmark's own included):\n${routeDeltaLines(routes0, await routeCounts(), 30).join('\n')}`);
   const requeues = [...requeueReasons()]
     .map(([labels, v]) => [/requeue_reason="([^"]*)"/.exec(labels)?.[1] ?? labels, v - (convergeRequeues0.get(labels) ?? 0)] as const)
     .filter(([, n]) => n > 0)

@@ -22,6 +22,7 @@ function storageLabel(t: ResourceType): string {
 
 export class ApiServerMetrics {
   private readonly registry = new Registry();
+  private readonly byRoute = new Map<string, number>();
   private readonly requests = this.registry.counter({
     name: 'apiserver_request_total',
     help: '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
@@ -51,13 +52,23 @@ export class ApiServerMetrics {
    * kube-apiserver reports: LIST/WATCH/APPLY told apart from GET and PATCH, scope `resource` for a
    * named object or a create, else `namespace` or `cluster`.
    */
-  recordResource(method: string, route: ResourcePath, query: URLSearchParams, contentType: string | undefined, code: number, seconds: number): void {
+  recordResource(method: string, route: ResourcePath, query: URLSearchParams, contentType: string | undefined, code: number, seconds: number, clusterClass: string): void {
     const scope = route.name !== undefined || method === 'POST' ? 'resource' : route.namespace !== undefined ? 'namespace' : 'cluster';
     const verb = verbOf(method, route, query, contentType, scope);
+    const routeKey = `${clusterClass} ${verb} ${route.group ? `${route.group}/` : ''}${route.resource}${route.subresource ? `/${route.subresource}` : ''}`;
+    this.byRoute.set(routeKey, (this.byRoute.get(routeKey) ?? 0) + 1);
     const dryRun = dryRunLabel(query);
     const key = `apiserver${SEP}${dryRun}${SEP}${route.group}${SEP}${route.resource}${SEP}${scope}${SEP}${route.subresource ?? ''}${SEP}${verb}${SEP}${route.version}`;
     this.requests.incSeries(`${code}${SEP}${key}`);
     this.latencies.observeSeries(key, seconds);
+  }
+
+  /**
+   * Requests answered so far by cluster class, verb and resource (`runtime PATCH apps/deployments/status`),
+   * for benchmarks: which requests a workload costs. Bounded by classes x verbs x resources.
+   */
+  requestsByRoute(): Record<string, number> {
+    return Object.fromEntries(this.byRoute);
   }
 
   /** A health check (`/healthz`, `/readyz`, `/livez`): upstream labels these by path, without a component. */

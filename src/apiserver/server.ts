@@ -54,6 +54,11 @@ export interface ApiServerOptions {
   storage?: Omit<PersistenceOptions, 'recover' | 'log'>;
   /** Where the store reports what it did at start and while compacting (default: warnings and errors to stderr). */
   log?: StoreLog;
+  /**
+   * The class a logical cluster's requests are counted under in `GET /_kcp/stats` (`requestsByRoute`);
+   * the landscape tells its garden and runtime clusters apart. Default: `kcp` for the default cluster, else `cluster`.
+   */
+  clusterClass?: (cluster: string) => string;
 }
 
 export interface ClusterAccess {
@@ -510,12 +515,13 @@ class EmbeddedApiServer implements RunningApiServer {
     const route = ctx.route;
     if (route === undefined) return;
     // Counted when answered; a watch when it ends, as kube-apiserver does.
-    if (res.writableEnded) this.recordRequest(req, res, route, url.searchParams, started);
-    else res.once('close', () => this.recordRequest(req, res, route, url.searchParams, started));
+    if (res.writableEnded) this.recordRequest(req, res, name, route, url.searchParams, started);
+    else res.once('close', () => this.recordRequest(req, res, name, route, url.searchParams, started));
   }
 
-  private recordRequest(req: IncomingMessage, res: ServerResponse, route: ResourcePath, query: URLSearchParams, started: number): void {
-    this.metrics.recordResource(req.method ?? 'GET', route, query, req.headers['content-type'], res.statusCode, (performance.now() - started) / 1000);
+  private recordRequest(req: IncomingMessage, res: ServerResponse, cluster: string, route: ResourcePath, query: URLSearchParams, started: number): void {
+    const clusterClass = this.opts.clusterClass?.(cluster) ?? (cluster === DEFAULT_CLUSTER ? 'kcp' : 'cluster');
+    this.metrics.recordResource(req.method ?? 'GET', route, query, req.headers['content-type'], res.statusCode, (performance.now() - started) / 1000, clusterClass);
   }
 
   /** kube-apiserver's metrics; only the admin token may read them (kube grants them to system:monitoring). */
@@ -536,7 +542,8 @@ class EmbeddedApiServer implements RunningApiServer {
       if (parts[0] === 'stats' && parts.length === 1 && req.method === 'GET') {
         // For benchmarks and operators: what this server answered and holds, process-wide.
         const memory = process.memoryUsage();
-        return sendJson(res, 200, { requests: this.requests, clusters: this.clusters.size, pid: process.pid, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed });
+        const stats = { requests: this.requests, clusters: this.clusters.size, pid: process.pid, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed };
+        return sendJson(res, 200, { ...stats, requestsByRoute: this.metrics.requestsByRoute() });
       }
       if (parts[0] === 'clusters' && parts.length === 1 && req.method === 'GET') {
         return sendJson(res, 200, { clusters: this.clusterNames() });

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AnnotationForceKubeconfigRotation, GardenerCluster } from '../api/infrastructuremanager/index.js';
 import { Namespaces } from '../api/operator/index.js';
-import { type RunningApiServer, startApiServer, type StoreLog } from '../apiserver/server.js';
+import { DEFAULT_CLUSTER, type RunningApiServer, startApiServer, type StoreLog } from '../apiserver/server.js';
 import { type Client, clientFromKubeconfig } from '../runtime/client/index.js';
 import { processAlive } from '../util/bound-child.js';
 import type { Logger, LogFormat, LogLevel, LogSink } from '../runtime/log.js';
@@ -168,7 +168,8 @@ export async function startEmbeddedLandscape(opts: EmbeddedLandscapeOptions): Pr
     stoppers.push(async () => (await registryStarting.catch(() => undefined))?.stop());
 
     const port = opts.port || ((await portFree(remembered.apiPort)) ? remembered.apiPort : 0);
-    const server = await startApiServer({ port, dataDir, recoverStore: opts.recoverStore, log: storeLog(logger) });
+    const clusterClass = (name: string) => (name === DEFAULT_CLUSTER ? 'kcp' : name === GARDEN_CLUSTER ? 'garden' : 'runtime');
+    const server = await startApiServer({ port, dataDir, recoverStore: opts.recoverStore, log: storeLog(logger), clusterClass });
     stoppers.push(() => server.stop());
     const urlChanged = remembered.apiUrl !== undefined && remembered.apiUrl !== server.url;
 

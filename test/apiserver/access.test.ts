@@ -119,15 +119,20 @@ describe('access to the embedded API server', () => {
 
   it('reports its request count and memory to the admin token at /_kcp/stats', async () => {
     const admin = new KubeClient({ url: server.url, token: server.adminToken, caPem: server.caPem });
-    const first = JSON.parse((await admin.request('GET', '/_kcp/stats')).text) as { requests: number; clusters: number; pid: number; rssBytes: number };
+    type Stats = { requests: number; clusters: number; pid: number; rssBytes: number; requestsByRoute: Record<string, number> };
+    const first = JSON.parse((await admin.request('GET', '/_kcp/stats')).text) as Stats;
     for (let i = 0; i < 3; i++) assert.equal((await admin.request('GET', '/api/v1/namespaces')).status, 200);
-    const second = JSON.parse((await admin.request('GET', '/_kcp/stats')).text) as typeof first;
-    assert.equal(second.requests - first.requests, 3, 'the three API requests, not the stats calls');
+    const other = await server.createCluster('stats-other');
+    const stranger = new KubeClient({ url: other.url, token: other.token, caPem: server.caPem });
+    assert.equal((await stranger.request('PATCH', '/api/v1/namespaces/default/configmaps/none', { body: '{}', contentType: 'application/merge-patch+json' })).status, 404);
+    const second = JSON.parse((await admin.request('GET', '/_kcp/stats')).text) as Stats;
+    assert.equal(second.requests - first.requests, 4, 'the four API requests, not the stats calls');
     assert.equal(second.clusters, server.clusterNames().length);
     assert.equal(second.pid, process.pid);
     assert.ok(second.rssBytes > 0);
-    const other = await server.createCluster('stats-other');
-    const stranger = new KubeClient({ url: server.url, token: other.token, caPem: server.caPem });
+    const grown = (route: string) => (second.requestsByRoute[route] ?? 0) - (first.requestsByRoute[route] ?? 0);
+    assert.equal(grown('kcp LIST namespaces'), 3, 'the default cluster is counted as kcp');
+    assert.equal(grown('cluster PATCH configmaps'), 1, 'another cluster under the default class, failed requests included');
     assert.equal((await stranger.request('GET', '/_kcp/stats')).status, 401, 'a logical cluster token is not the admin token');
     stranger.close();
     admin.close();
