@@ -108,6 +108,15 @@ describe('watcher listener (mutual TLS)', () => {
     assert.ok(listener.lastEventAt('rt-a'));
   });
 
+  it("accepts the body form of upstream's own listener tests: lower-case keys, an owner (older senders), indented", async () => {
+    const cert = await runtime('rt-form');
+    const body = JSON.stringify({ owner: { name: 'rt-form', namespace: 'kcp-system' }, watched: { name: 'default', namespace: 'kyma-system' }, watchedGvk: { kind: 'Kyma', group: 'operator.kyma-project.io', version: 'v1beta2' } }, null, 2);
+    const r = await post(listener.url, { client: cert, ca: ca.trustedPem, body, headers: { 'content-type': 'application/json', 'user-agent': 'Go-http-client/1.1', 'accept-encoding': 'gzip' } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const e = delivered[delivered.length - 1];
+    assert.deepEqual({ runtimeId: e.runtimeId, event: e.event }, { runtimeId: 'rt-form', event: KYMA_EVENT }, 'the owner is not what decides: the certificate is');
+  });
+
   it('refuses a request without a client certificate', () => refusedThenAccepted(() => post(listener.url, { ca: ca.trustedPem, body: UPSTREAM_BODY }), 401, 'no-client-certificate'));
 
   it('refuses a certificate from another CA', async () => {
@@ -142,10 +151,12 @@ describe('watcher listener (mutual TLS)', () => {
 
   it('answers a flood from one runtime with 429 while another runtime gets through', async () => {
     const flooder = await runtime('rt-flood');
+    const fromFlooder = () => delivered.filter((e) => e.runtimeId === 'rt-flood').length;
     const results = await Promise.all(Array.from({ length: 40 }, () => post(listener.url, { client: flooder, ca: ca.trustedPem, body: UPSTREAM_BODY })));
     const codes = results.map((r) => r.status);
     assert.ok(codes.filter((c) => c === 429).length >= 20, `most of the flood is refused: ${codes.join(',')}`);
     assert.ok(codes.filter((c) => c === 200).length >= 10, 'the burst passes');
+    assert.equal(fromFlooder(), codes.filter((c) => c === 200).length, 'only the accepted events were handed on; nothing for a 429');
     const neighbour = await post(listener.url, { client: await runtime('rt-neighbour'), ca: ca.trustedPem, body: UPSTREAM_BODY });
     assert.equal(neighbour.status, 200, 'another runtime is unaffected');
   });

@@ -15,6 +15,8 @@ import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artif
 import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
 import { isNotFound } from '../../src/runtime/client/errors.js';
 import { silentLogger } from '../../src/runtime/log.js';
+import { LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS } from '../../src/watcher/constants.js';
+import type { DeliveredEvent } from '../../src/watcher/listener.js';
 import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NETWORK_POLICIES, SKR_WEBHOOK_TLS_SECRET } from '../../src/watcher/skr-objects.js';
 import { waitFor } from '../support/wait.js';
 
@@ -137,7 +139,7 @@ describe('runtime watcher: events instead of polling', () => {
     assert.equal(fullChecks(), before.fullChecks, 'no full runtime check');
   });
 
-  it('repairs a module Deployment deleted in the runtime within seconds', async () => {
+  it('repairs a module Deployment deleted or edited in the runtime within seconds', async () => {
     const remote = await runtime('rt-drift');
     await remote.patch(Kyma, { namespace: Namespaces.Remote, name: 'default' }, 'merge', { spec: { modules: [{ name: 'web' }] } });
     await waitFor('the module Deployment installed', () => remote.get(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' }).catch(() => undefined), 20_000);
@@ -149,6 +151,12 @@ describe('runtime watcher: events instead of polling', () => {
     await remote.delete(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' });
     await waitFor('the Deployment back', () => remote.get(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' }).catch(() => undefined), 15_000);
     assert.ok(eventsOf('lifecycle-manager-resources') > before, 'the deletion reached the listener as an event');
+    // Edited by hand (as `kubectl set image` does): the module's image comes back.
+    const imageOf = async () => (await remote.get<KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } }>(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' })).spec.template.spec.containers[0].image;
+    const beforeEdit = eventsOf('lifecycle-manager-resources');
+    await remote.patch(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' }, 'strategic', { spec: { template: { spec: { containers: [{ name: 'web', image: 'web:hacked' }] } } } }, { fieldManager: 'kubectl-set' });
+    await waitFor("the module's image back", async () => (await imageOf()) === 'web:1', 15_000);
+    assert.ok(eventsOf('lifecycle-manager-resources') > beforeEdit, 'the edit reached the listener as an event');
   });
 
   it('a runtime Kyma change that arrives while the Kyma is skipped is followed once the skip label goes', async () => {
@@ -176,17 +184,33 @@ describe('runtime watcher: events instead of polling', () => {
     }, 20_000);
   });
 
-  it('sends no event for status or label writes, and one for a spec change in the same window', async () => {
+  it('sends no event, to any manager, for status or label writes of the runtime Kyma, and one for each spec change in the same window', async () => {
     const remote = await runtime('rt-quiet');
-    const before = eventsOf('lifecycle-manager');
+    // Every event the listener hands on from this runtime, whichever Watcher sent it.
+    const router = cp.lifecycle?.watcherEvents;
+    const listener = cp.watcher?.listener;
+    assert.ok(router && listener);
+    const fromQuiet: string[] = [];
+    const record = (e: DeliveredEvent) => {
+      if (e.runtimeId === 'rt-quiet') fromQuiet.push(`${e.manager} ${e.event.watchedGvk.kind} ${e.event.watched.name}`);
+    };
+    listener.handle(LIFECYCLE_MANAGER_EVENTS, (e) => (record(e), router.kymaChanged(e)));
+    listener.handle(MODULE_RESOURCE_EVENTS, (e) => (record(e), router.moduleResourceChanged(e)));
     const key = { namespace: Namespaces.Remote, name: 'default' };
     await remote.patch(Kyma, key, 'merge', { metadata: { labels: { team: 'a' } } });
     await remote.patch(Kyma, key, 'merge', { status: { state: 'Ready' } }, { subresource: 'status' });
-    // The control: a spec change in the same window is reported.
+    // The control: a spec change in the same window is reported. The lifecycle manager then mirrors
+    // the KCP Kyma's status into the runtime Kyma (a status write there, which must not come back).
     await remote.patch(Kyma, key, 'merge', { spec: { modules: [{ name: 'ghost' }] } });
-    await waitFor('the spec change reported', () => eventsOf('lifecycle-manager') > before, 10_000);
-    await waitFor('the KCP Kyma following it', async () => (await land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: 'rt-quiet' })).spec.modules?.some((m) => m.name === 'ghost'), 10_000);
-    assert.equal(eventsOf('lifecycle-manager') - before, 1, 'only the spec change gave an event');
+    await waitFor('the KCP Kyma following the spec change and its status mirrored into the runtime', async () => {
+      const k = await land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: 'rt-quiet' });
+      const r = await remote.get<KymaObject>(Kyma, key);
+      return k.spec.modules?.some((m) => m.name === 'ghost') && (r.status?.modules ?? []).some((m) => m.name === 'ghost');
+    }, 10_000);
+    // A second spec change closes the window: its event comes after any event the mirror could have caused.
+    await remote.patch(Kyma, key, 'merge', { spec: { modules: [] } });
+    await waitFor('the second spec change reported', () => fromQuiet.length >= 2, 10_000);
+    assert.deepEqual(fromQuiet, [`${LIFECYCLE_MANAGER_EVENTS} Kyma default`, `${LIFECYCLE_MANAGER_EVENTS} Kyma default`], 'only the spec changes gave events');
   });
 
   it('names a webhook that does not run in the SKRWebhook condition, puts it back, and clears the condition once it runs', async () => {

@@ -103,12 +103,17 @@ export class SkrWebhookInstaller {
     if (!ca) return { status: 'False', message: `${KymaConditionMessages.WebhookOutOfSync}: the watcher CA is not loaded yet`, error: false };
     const stored = this.opts.certificates.get(`${this.opts.namespace}/${name}-webhook-tls`);
     let secret: Secret;
+    /** Why the certificate could not be issued or renewed, when the stored one is used instead. */
+    let renewalFailure: string | undefined;
     try {
       ({ secret } = await ensureRuntimeCertificate(this.opts.kcp, kyma, ca, this.opts.pki, stored, signal));
     } catch (e) {
       // The renewal could not be written: what the runtime has is what the metric judges.
       this.metrics?.certificateRenewal(name, renewalOverdue(stored && secretText(stored, 'tls.crt'), this.opts.pki));
-      throw e;
+      if (!stored || signal.aborted) throw e;
+      // The runtime keeps working with the certificate it has until that expires; the condition says so.
+      secret = stored;
+      renewalFailure = e instanceof Error ? e.message : String(e);
     }
     this.metrics?.certificateRenewal(name, renewalOverdue(secretText(secret, 'tls.crt'), this.opts.pki));
     const tls = { caPem: secretText(secret, 'ca.crt'), certPem: secretText(secret, 'tls.crt'), keyPem: secretText(secret, 'tls.key') };
@@ -157,13 +162,16 @@ export class SkrWebhookInstaller {
       error = waited >= (this.opts.unavailableGraceMs ?? 60_000);
     } else state.unavailableSince = undefined;
     const notAfter = certificateNotAfter(tls.certPem);
+    const failed = renewalFailure === undefined ? '' : `: renewing it failed: ${renewalFailure}`;
     if (notAfter) {
       const left = notAfter.getTime() - now;
       if (left <= 0) {
-        problems.push(`the runtime's watcher certificate expired at ${notAfter.toISOString()}`);
+        problems.push(`the runtime's watcher certificate expired at ${notAfter.toISOString()}${failed}`);
         error = true;
-      } else if (renewalOverdue(tls.certPem, this.opts.pki)) problems.push(`the runtime's watcher certificate expires at ${notAfter.toISOString()} and was not renewed`);
-    }
+      } else if (renewalFailure !== undefined || renewalOverdue(tls.certPem, this.opts.pki)) {
+        problems.push(`the runtime's watcher certificate expires at ${notAfter.toISOString()} and was not renewed${failed}`);
+      }
+    } else if (renewalFailure !== undefined) problems.push(`the runtime's watcher certificate cannot be read${failed}`);
     const runtimeId = runtimeIdOf(kyma);
     if (available && this.opts.lastEventAt(runtimeId) === undefined && generation > state.generationAtInstall && now - state.installedAt >= (this.opts.silenceGraceMs ?? 60_000)) {
       problems.push(
