@@ -66,6 +66,7 @@ export const CONTROLLER_FLAGS: readonly Flag[] = [
   { name: 'leader-election-namespace', type: 'string', default: '', help: 'namespace of the leader and shard Leases (default: the control-plane namespace)' },
   { name: 'leader-election-lease-duration', type: 'duration', default: d(DEFAULT_LEASE.leaseDurationMs), help: 'how long a Lease is valid without renewal' },
   { name: 'leader-election-renew-deadline', type: 'duration', default: d(DEFAULT_LEASE.renewDeadlineMs), help: 'how long the holder tries to renew before it stops' },
+  { name: 'leader-pod-label', type: 'bool', default: 'false', help: 'with --leader-elect: the leader labels its own Pod kcp-controllers/leader=true (POD_NAME and POD_NAMESPACE from the downward API), so that the watcher events Service reaches the leader only' },
   { name: 'leader-election-retry-period', type: 'duration', default: d(DEFAULT_LEASE.retryPeriodMs), help: 'interval of acquire and renew attempts' },
   { name: 'shards', type: 'int', default: '0', help: 'split the keys into N shards owned through Leases (all replicas must agree; 0: off)' },
   { name: 'shard-lease-prefix', type: 'string', default: 'kcp-controllers', help: 'shard group: Leases <prefix>-shard-<i> and <prefix>-member-<id>' },
@@ -236,11 +237,19 @@ export class FlagReader {
   }
 }
 
+/** This replica's Pod, from the downward API's environment variables (deploy/manifests sets both). */
+function leaderPodFromEnv(env: NodeJS.ProcessEnv): { namespace: string; name: string } {
+  const name = env.POD_NAME ?? '';
+  const namespace = env.POD_NAMESPACE ?? '';
+  if (!name || !namespace) throw new UsageError('--leader-pod-label needs the environment variables POD_NAME and POD_NAMESPACE (fieldRef metadata.name and metadata.namespace)');
+  return { namespace, name };
+}
+
 /**
  * The controllers' configuration from the CONTROLLER_FLAGS part of a command line. `namespace` is
  * the control-plane namespace (a flag of `kcp run`; fixed for `kcp up`).
  */
-export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): ControlPlaneConfig {
+export function controlPlaneConfigFrom(flags: FlagReader, namespace: string, env: NodeJS.ProcessEnv = process.env): ControlPlaneConfig {
   // Naming one manager runs only that one; --x=false turns one off.
   const explicitlyOn = ['infrastructure-manager', 'lifecycle-manager'].filter((n) => flags.given(n) && flags.bool(n));
   const runs = (name: string): boolean => (flags.given(name) ? flags.bool(name) : explicitlyOn.length === 0);
@@ -265,6 +274,9 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
   if (leaderElect && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(leaderElectionId)) {
     throw new UsageError(`--leader-election-id must be a DNS subdomain, got ${JSON.stringify(leaderElectionId)}`);
   }
+  const labelPod = flags.bool('leader-pod-label');
+  if (labelPod && !leaderElect) throw new UsageError('--leader-pod-label needs --leader-elect: without leader election there is no leader to label');
+  const pod = labelPod ? leaderPodFromEnv(env) : undefined;
   const metrics = flags.address('metrics-bind-address');
   const health = flags.address('health-probe-bind-address');
   if (metrics && health && metrics.port !== 0 && metrics.port === health.port && metrics.host !== health.host) {
@@ -349,7 +361,7 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string): Co
       .split(',')
       .map((m) => m.trim())
       .filter((m) => m !== ''),
-    leaderElection: leaderElect ? { name: leaderElectionId, namespace: leaseNamespace, ...timing } : undefined,
+    leaderElection: leaderElect ? { name: leaderElectionId, namespace: leaseNamespace, ...timing, ...(pod ? { pod } : {}) } : undefined,
     sharding: shards > 0 ? { shards, prefix: flags.dnsLabel('shard-lease-prefix'), namespace: leaseNamespace, ...timing } : undefined,
     metrics,
     health,

@@ -92,6 +92,8 @@ export function namespacedRules(): PolicyRule[] {
   rules.push({ apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] });
   // Leader election and sharding: Leases taken, renewed, listed (shard group) and released/deleted.
   rules.push({ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: READ_WRITE });
+  // --leader-pod-label: the leader labels its own Pod (src/controlplane/leader-pod.ts).
+  rules.push({ apiGroups: [''], resources: ['pods'], verbs: ['patch'] });
   return rules;
 }
 

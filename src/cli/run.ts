@@ -56,11 +56,11 @@ export interface RunConfig extends ControlPlaneConfig {
 }
 
 /** Reads the flags into a RunConfig; every problem is a one-line UsageError. Files are not read here. */
-export function parseRunConfig(args: ParsedArgs): RunConfig {
+export function parseRunConfig(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): RunConfig {
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])} (kcp run takes only flags; see kcp run --help)`);
   const flags = new FlagReader(args, RUN_FLAGS, 'kcp run');
   const namespace = flags.dnsLabel('namespace');
-  const controlPlane = controlPlaneConfigFrom(flags, namespace);
+  const controlPlane = controlPlaneConfigFrom(flags, namespace, env);
   const gardenerKubeconfig = flags.optional('gardener-kubeconfig');
   const gardenerProject = flags.optional('gardener-project');
   const converterConfig = flags.optional('converter-config');

@@ -18,6 +18,7 @@ import {
 } from '../lifecycle/index.js';
 import { DEFAULT_TIMING as DEFAULT_LEASE_TIMING } from '../runtime/leader/election.js';
 import type { MaintenanceWindowPolicy } from '../lifecycle/maintenance/policy.js';
+import type { LeaderPod } from './leader-pod.js';
 import type { WatcherConfig } from './watcher.js';
 import type { RuntimeAdmissionConfig } from './runtime-admission.js';
 
@@ -99,7 +100,8 @@ export interface ControlPlaneConfig {
   runtimeAdmission?: RuntimeAdmissionConfig;
 
   // Coordination and operations.
-  leaderElection?: LeaseTiming & { name: string; namespace: string };
+  /** `pod`: the leader labels this Pod `kcp-controllers/leader=true` (leader-pod.ts), for a Service that sends the watcher's events to the leader only. */
+  leaderElection?: LeaseTiming & { name: string; namespace: string; pod?: LeaderPod };
   sharding?: LeaseTiming & { shards: number; prefix: string; namespace: string };
   /** Where /metrics is served (undefined: off). */
   metrics?: BindAddress;

@@ -34,6 +34,7 @@ import { type ControlPlaneConfig, runtimeTimingOf } from './config.js';
 import { kymasOfShards, runtimeShardKey } from './shard-keys.js';
 import { startWatcherRuntime, type WatcherRuntime } from './watcher.js';
 import { type RuntimeAdmission, startRuntimeAdmission } from './runtime-admission.js';
+import { labelLeaderPod, labelWhileLeading } from './leader-pod.js';
 import { ensureDefaultWatchers, setupWatcherController, LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, DEFAULT_LISTENER, type ListenerService } from '../watcher/index.js';
 
 export { defaultControlPlaneConfig, runtimeTimingOf, type BindAddress, type ControlPlaneConfig, type LeaseTiming } from './config.js';
@@ -122,8 +123,29 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     reportingInstance: identity,
   });
   let lifecycle: LifecycleManager | undefined;
+  /** The leader label's removal when leadership ends, awaited before the control plane reports it stopped. */
+  let unlabelling: Promise<void> | undefined;
   if (config.leaderElection) {
-    useLeaderElection(manager, { client: kcp, identity, log: logger.child('leader-election'), ...config.leaderElection });
+    const { pod, ...lease } = config.leaderElection;
+    const podLog = logger.child('leader-pod');
+    if (pod) {
+      // A restarted container keeps its Pod and the label of a leadership it no longer has.
+      await labelLeaderPod(kcp, pod, false, podLog).catch((e: unknown) => podLog.warn('could not remove the leader label from this pod at start', { pod: pod.name, error: e }));
+    }
+    useLeaderElection(manager, {
+      client: kcp,
+      identity,
+      log: logger.child('leader-election'),
+      ...lease,
+      ...(pod
+        ? {
+            onStartedLeading: (signal: AbortSignal) => labelWhileLeading(kcp, pod, podLog, signal),
+            onStoppedLeading: () => {
+              unlabelling = labelLeaderPod(kcp, pod, false, podLog).catch((e: unknown) => podLog.warn('could not remove the leader label from this pod', { pod: pod.name, error: e }));
+            },
+          }
+        : {}),
+    });
   } else if (config.sharding) {
     const s = config.sharding;
     useSharding(manager, {
@@ -308,6 +330,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     })
     .finally(async () => {
       opts.signal?.removeEventListener('abort', onAbort);
+      await unlabelling;
       for (const off of unsubscribe) off();
       remoteClusters.close();
       await metricsServer?.close();

@@ -64,6 +64,10 @@ test('naming one manager runs only that one, and the lifecycle manager alone nee
 test('leader election and shards take their Lease settings from the flags', () => {
   const le = parse(['--lifecycle-manager', '--leader-elect', '--leader-election-namespace=leases', '--leader-election-lease-duration=30s']);
   assert.deepEqual(le.leaderElection, { name: 'kcp-controllers-leader', namespace: 'leases', leaseDurationMs: 30_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
+  const labelled = parseRunConfig(parseArgs(['--lifecycle-manager', '--leader-elect', '--leader-pod-label'], RUN_FLAG_TABLE), { POD_NAME: 'ctl-0', POD_NAMESPACE: 'kcp-system' });
+  assert.deepEqual(labelled.leaderElection?.pod, { namespace: 'kcp-system', name: 'ctl-0' }, 'the Pod to label, from the downward API');
+  assert.throws(() => parseRunConfig(parseArgs(['--lifecycle-manager', '--leader-elect', '--leader-pod-label'], RUN_FLAG_TABLE), { POD_NAME: 'ctl-0' }), /--leader-pod-label needs the environment variables POD_NAME and POD_NAMESPACE/);
+  assert.throws(() => parseRunConfig(parseArgs(['--lifecycle-manager', '--leader-pod-label'], RUN_FLAG_TABLE), { POD_NAME: 'ctl-0', POD_NAMESPACE: 'kcp-system' }), /--leader-pod-label needs --leader-elect/);
   const sh = parse(['--lifecycle-manager', '--shards=16', '--shard-lease-prefix=ctl']);
   assert.equal(sh.sharding?.shards, 16);
   assert.equal(sh.sharding?.prefix, 'ctl');

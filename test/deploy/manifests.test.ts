@@ -9,7 +9,9 @@ import yaml from 'js-yaml';
 import { parseArgs } from '../../src/cli/args.js';
 import { CONTROLLERS_NAME, controlPlaneCrdFiles, rbacObjects } from '../../src/cli/install.js';
 import { parseRunConfig, RUN_FLAGS, RUN_FLAG_TABLE } from '../../src/cli/run.js';
+import { LEADER_POD_LABEL } from '../../src/controlplane/leader-pod.js';
 import type { KubeObject } from '../../src/kube/object.js';
+import { DEFAULT_LISTENER } from '../../src/watcher/constants.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (path: string): string => readFileSync(`${root}${path}`, 'utf8');
@@ -18,6 +20,7 @@ const docs = (path: string): KubeObject[] => (yaml.loadAll(read(path)) as (KubeO
 interface Container {
   image: string;
   args: string[];
+  env?: { name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
   ports: { name: string; containerPort: number }[];
   livenessProbe: { httpGet: { path: string; port: string } };
   readinessProbe: { httpGet: { path: string; port: string } };
@@ -81,7 +84,10 @@ for (const [path, mode] of [
     const d = deployment(path);
     const pod = d.spec.template.spec;
     const c = pod.containers[0];
-    const config = parseRunConfig(parseArgs(c.args, RUN_FLAG_TABLE, { lastWins: true }));
+    // The environment the downward API gives the container: its fieldRefs, filled with sample values.
+    const fieldValues: Record<string, string> = { 'metadata.name': 'kcp-controllers-abc12', 'metadata.namespace': 'kcp-system' };
+    const env = Object.fromEntries((c.env ?? []).map((e) => [e.name, fieldValues[e.valueFrom?.fieldRef?.fieldPath ?? ''] ?? '']));
+    const config = parseRunConfig(parseArgs(c.args, RUN_FLAG_TABLE, { lastWins: true }), env);
     assert.equal(config.infrastructureManager && config.lifecycleManager, true, 'both managers run');
     if (mode === 'shards') {
       assert.equal(d.spec.replicas, 3);
@@ -89,6 +95,7 @@ for (const [path, mode] of [
     } else {
       assert.ok(d.spec.replicas >= 2);
       assert.ok(config.leaderElection && !config.sharding);
+      assert.deepEqual(config.leaderElection.pod, { namespace: 'kcp-system', name: 'kcp-controllers-abc12' }, 'the leader labels its own Pod (the events Service selects it)');
     }
     assert.equal(config.kubeconfig, undefined, 'the KCP is reached with the in-cluster service account');
     assert.equal(pod.serviceAccountName, CONTROLLERS_NAME, 'the ServiceAccount kcp install creates');
@@ -109,13 +116,21 @@ for (const [path, mode] of [
   });
 }
 
-test('the metrics and webhook Services select the controllers\' pods and target their ports', () => {
-  const [svc, webhook] = docs('deploy/manifests/service.yaml') as (KubeObject & { spec: { selector: Record<string, string>; ports: { targetPort: string; port: number }[] } })[];
+test('the metrics and webhook Services select the controllers\' pods and target their ports; the events Service only the leader\'s', () => {
+  const [svc, webhook, events] = docs('deploy/manifests/service.yaml') as (KubeObject & { spec: { selector: Record<string, string>; ports: { targetPort: string; port: number }[] } })[];
   const pod = deployment('deploy/manifests/deployment.yaml').spec.template;
   for (const [k, v] of Object.entries(svc.spec.selector)) assert.equal(pod.metadata.labels[k], v);
   assert.equal(svc.spec.ports[0].targetPort, 'metrics');
   for (const [k, v] of Object.entries(webhook.spec.selector)) assert.equal(pod.metadata.labels[k], v);
   assert.deepEqual([webhook.metadata.name, webhook.spec.ports[0].port, webhook.spec.ports[0].targetPort], ['kcp-controllers-webhook', 443, 'webhook']);
+  // The Service the default Watchers name, on the port the listener serves by default.
+  assert.deepEqual([events.metadata.name, events.metadata.namespace, events.spec.ports[0].port], [DEFAULT_LISTENER.serviceName, DEFAULT_LISTENER.serviceNamespace, DEFAULT_LISTENER.port]);
+  const container = pod.spec.containers[0];
+  assert.equal(container.ports.find((p) => p.name === events.spec.ports[0].targetPort)?.containerPort, parseRunConfig(parseArgs([...container.args, '--enable-kcp-watcher', '--watcher-kcp-address=kcp.example:443'], RUN_FLAG_TABLE, { lastWins: true }), { POD_NAME: 'p', POD_NAMESPACE: 'kcp-system' }).watcher?.listen.port);
+  const { [LEADER_POD_LABEL]: leader, ...rest } = events.spec.selector;
+  assert.equal(leader, 'true', 'a follower\'s listener is not selected');
+  for (const [k, v] of Object.entries(rest)) assert.equal(pod.metadata.labels[k], v);
+  assert.equal(pod.metadata.labels[LEADER_POD_LABEL], undefined, 'the Pod template does not carry it: the leader sets it');
 });
 
 test('the Dockerfile builds in one stage and runs kcp run as a non-root user from dist and production dependencies in another', () => {
