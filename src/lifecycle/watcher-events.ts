@@ -119,9 +119,8 @@ export class WatcherEventRouter {
   }
 
   moduleResourceChanged(e: DeliveredWatchEvent): RouteResult {
-    // The runtime Kyma's status is the lifecycle manager's own write, and no Manifest needs to look
-    // again for it. klm-module-status's webhook leaves it out; a runtime whose webhook configuration
-    // predates that (or a Watcher of a module team) may still report it.
+    // klm-module-status sees every status labelled managed-by: kyma, the runtime Kyma's included:
+    // the lifecycle manager writes that one itself, and no Manifest needs to look again for it.
     if (isRuntimeKyma(e)) return this.kymaOf(e.runtimeId) ? 'ignored' : 'unknown-runtime';
     return this.toManifests(e, this.manifestKeys, this.driftChecks, owners);
   }

@@ -47,9 +47,8 @@ function watcher(name: string, namespace: string, manager: string, listener: Lis
  *   controller (manager `lifecycle-manager-resources`), so drift is repaired without polling;
  * - `klm-module-status` (the project's own): status changes of everything labelled `managed-by:
  *   kyma` (the manager Deployment's availability, the state the module CR reports), for the same
- *   manager, so that a Ready module's readiness is not polled either. Its webhook leaves out the
- *   runtime Kyma (labelled `watched-by: kyma`; the lifecycle manager mirrors its status itself, see
- *   webhook-config.ts); the router still drops such events from runtimes with an older configuration.
+ *   manager, so that a Ready module's readiness is not polled either. Its events about the runtime
+ *   Kyma itself (whose status the lifecycle manager mirrors) are dropped by the router.
  */
 export function defaultWatchers(namespace: string, listener: ListenerService): WatcherObject[] {
   return [

@@ -2,12 +2,12 @@
 // upstream does (internal/service/watcher/resources): one webhook per Watcher. A pure function: the
 // runtime side (which applies it into every runtime) decides when and where.
 import { LabelValues, Labels, OPERATOR_GROUP, type WatcherObject } from '../api/operator/index.js';
-import { MODULE_STATUS_WATCHER_NAME, SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_PORT, SKR_WEBHOOK_TIMEOUT_SECONDS } from './constants.js';
+import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_PORT, SKR_WEBHOOK_TIMEOUT_SECONDS } from './constants.js';
 import { managerOf, watcherProblems } from './validate.js';
 
 export interface ValidatingWebhook {
   name: string;
-  objectSelector: { matchLabels: Record<string, string>; matchExpressions?: { key: string; operator: 'DoesNotExist' }[] };
+  objectSelector: { matchLabels: Record<string, string> };
   rules: { operations: string[]; apiGroups: string[]; apiVersions: string[]; resources: string[]; scope: string }[];
   clientConfig: { service: { name: string; namespace: string; path: string; port: number }; caBundle: string };
   failurePolicy: 'Ignore';
@@ -30,17 +30,6 @@ export function webhookName(w: WatcherObject): string {
 }
 
 /**
- * The Watcher's labels to watch; for the project's own `klm-module-status`, objects watched by
- * `klm-watcher` (the runtime Kyma, which also carries `managed-by: kyma`) are left out: the lifecycle
- * manager writes that status itself, so each of its writes would come back as an event to drop.
- */
-function objectSelectorOf(w: WatcherObject): ValidatingWebhook['objectSelector'] {
-  const matchLabels = { ...w.spec.labelsToWatch };
-  if (w.metadata.name !== MODULE_STATUS_WATCHER_NAME || w.spec.field !== 'status' || Labels.WatchedBy in matchLabels) return { matchLabels };
-  return { matchLabels, matchExpressions: [{ key: Labels.WatchedBy, operator: 'DoesNotExist' }] };
-}
-
-/**
  * The `skr-webhook` configuration for these Watchers: one webhook each, sorted by name; Watchers being
  * deleted and Watchers the controller reports as invalid (their webhook would not work) are left out.
  * Fields upstream leaves to the API server's defaults (port, scope, matchPolicy) are written with
@@ -54,7 +43,7 @@ export function webhookConfigurationFor(watchers: WatcherObject[], caBundlePem: 
       const r = w.spec.resourceToWatch;
       return {
         name: webhookName(w),
-        objectSelector: objectSelectorOf(w),
+        objectSelector: { matchLabels: { ...w.spec.labelsToWatch } },
         rules: [
           {
             operations: ['CREATE', 'UPDATE', 'DELETE'],

@@ -16,6 +16,7 @@ import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/
 import { isNotFound } from '../../src/runtime/client/errors.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import { LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS } from '../../src/watcher/constants.js';
+import type { RouteResult } from '../../src/lifecycle/watcher-events.js';
 import type { DeliveredEvent } from '../../src/watcher/listener.js';
 import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NETWORK_POLICIES, SKR_WEBHOOK_TLS_SECRET } from '../../src/watcher/skr-objects.js';
 import { waitFor } from '../support/wait.js';
@@ -48,6 +49,9 @@ describe('runtime watcher: events instead of polling', () => {
   let land: Landscape;
   let cp: ControlPlane;
   const remotes: HttpClient[] = [];
+  /** Events handed on by the listener: `<manager> <kind> <name> <router result>` per runtime. */
+  const handed: { runtimeId: string; what: string }[] = [];
+  const handedFrom = (runtimeId: string): string[] => handed.filter((h) => h.runtimeId === runtimeId).map((h) => h.what);
 
   const eventsOf = (manager: string): number => counter(cp.manager.registry.render(), 'watcher_events_received_total', `manager="${manager}"`);
   const eventPasses = (): number => counter(cp.manager.registry.render(), 'lifecycle_mgr_kyma_runtime_events_total', 'pass="event"');
@@ -93,6 +97,17 @@ describe('runtime watcher: events instead of polling', () => {
       logger: silentLogger,
     });
     await cp.ready();
+    // Every event the listener hands on, with what the router did with it (the same router, wrapped).
+    const router = cp.lifecycle?.watcherEvents;
+    const listener = cp.watcher?.listener;
+    assert.ok(router && listener);
+    const recorded = (route: (e: DeliveredEvent) => RouteResult) => (e: DeliveredEvent) => {
+      const result = route(e);
+      handed.push({ runtimeId: e.runtimeId, what: `${e.manager} ${e.event.watchedGvk.kind} ${e.event.watched.name} ${result}` });
+      return result;
+    };
+    listener.handle(LIFECYCLE_MANAGER_EVENTS, recorded((e) => router.kymaChanged(e)));
+    listener.handle(MODULE_RESOURCE_EVENTS, recorded((e) => router.moduleResourceChanged(e)));
   });
   after(async () => {
     await cp?.stop();
@@ -139,7 +154,7 @@ describe('runtime watcher: events instead of polling', () => {
     assert.equal(fullChecks(), before.fullChecks, 'no full runtime check');
   });
 
-  it('repairs a module Deployment deleted or edited in the runtime within seconds', async () => {
+  it('reports a module Deployment\'s status writes, and repairs it deleted or edited in the runtime within seconds', async () => {
     const remote = await runtime('rt-drift');
     await remote.patch(Kyma, { namespace: Namespaces.Remote, name: 'default' }, 'merge', { spec: { modules: [{ name: 'web' }] } });
     await waitFor('the module Deployment installed', () => remote.get(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' }).catch(() => undefined), 20_000);
@@ -147,6 +162,12 @@ describe('runtime watcher: events instead of polling', () => {
       const ms = (await land.kcp.list<ManifestObject>(Manifest, { namespace: NS, labelSelector: `${Labels.KymaName}=rt-drift` })).items;
       return ms.length === 1 && ms[0].status?.state === 'Ready';
     }, 20_000);
+    // A status write of the module Deployment (the kubelets reporting it unavailable) is reported by
+    // klm-module-status (a subresource write: klm-module-resources does not see it) and wakes the Manifest.
+    const deploymentEvent = `${MODULE_RESOURCE_EVENTS} Deployment web enqueued`;
+    const statusBefore = handedFrom('rt-drift').filter((w) => w === deploymentEvent).length;
+    await remote.patch(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' }, 'merge', { status: { availableReplicas: 0, readyReplicas: 0 } }, { subresource: 'status' });
+    await waitFor("the module Deployment's status write reported", () => handedFrom('rt-drift').filter((w) => w === deploymentEvent).length > statusBefore, 10_000);
     const before = eventsOf('lifecycle-manager-resources');
     await remote.delete(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' });
     await waitFor('the Deployment back', () => remote.get(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' }).catch(() => undefined), 15_000);
@@ -184,33 +205,31 @@ describe('runtime watcher: events instead of polling', () => {
     }, 20_000);
   });
 
-  it('sends no event, to any manager, for status or label writes of the runtime Kyma, and one for each spec change in the same window', async () => {
+  it('sends the Kyma controller no event for status or label writes of the runtime Kyma, and one for each spec change in the same window', async () => {
     const remote = await runtime('rt-quiet');
-    // Every event the listener hands on from this runtime, whichever Watcher sent it.
-    const router = cp.lifecycle?.watcherEvents;
-    const listener = cp.watcher?.listener;
-    assert.ok(router && listener);
-    const fromQuiet: string[] = [];
-    const record = (e: DeliveredEvent) => {
-      if (e.runtimeId === 'rt-quiet') fromQuiet.push(`${e.manager} ${e.event.watchedGvk.kind} ${e.event.watched.name}`);
-    };
-    listener.handle(LIFECYCLE_MANAGER_EVENTS, (e) => (record(e), router.kymaChanged(e)));
-    listener.handle(MODULE_RESOURCE_EVENTS, (e) => (record(e), router.moduleResourceChanged(e)));
+    const before = handedFrom('rt-quiet').length;
     const key = { namespace: Namespaces.Remote, name: 'default' };
     await remote.patch(Kyma, key, 'merge', { metadata: { labels: { team: 'a' } } });
     await remote.patch(Kyma, key, 'merge', { status: { state: 'Ready' } }, { subresource: 'status' });
     // The control: a spec change in the same window is reported. The lifecycle manager then mirrors
-    // the KCP Kyma's status into the runtime Kyma (a status write there, which must not come back).
+    // the KCP Kyma's status into the runtime Kyma (a status write there).
     await remote.patch(Kyma, key, 'merge', { spec: { modules: [{ name: 'ghost' }] } });
     await waitFor('the KCP Kyma following the spec change and its status mirrored into the runtime', async () => {
       const k = await land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: 'rt-quiet' });
       const r = await remote.get<KymaObject>(Kyma, key);
       return k.spec.modules?.some((m) => m.name === 'ghost') && (r.status?.modules ?? []).some((m) => m.name === 'ghost');
     }, 10_000);
-    // A second spec change closes the window: its event comes after any event the mirror could have caused.
+    // A second spec change closes the window: its event comes after any event the status writes caused.
     await remote.patch(Kyma, key, 'merge', { spec: { modules: [] } });
-    await waitFor('the second spec change reported', () => fromQuiet.length >= 2, 10_000);
-    assert.deepEqual(fromQuiet, [`${LIFECYCLE_MANAGER_EVENTS} Kyma default`, `${LIFECYCLE_MANAGER_EVENTS} Kyma default`], 'only the spec changes gave events');
+    const spec = `${LIFECYCLE_MANAGER_EVENTS} Kyma default enqueued`;
+    await waitFor('the second spec change reported', () => handedFrom('rt-quiet').slice(before).filter((w) => w === spec).length >= 2, 10_000);
+    const window = handedFrom('rt-quiet').slice(before);
+    assert.deepEqual(window.filter((w) => w.startsWith(`${LIFECYCLE_MANAGER_EVENTS} `)), [spec, spec], 'only the spec changes reached the Kyma controller');
+    // klm-module-status reports the runtime Kyma's status writes (it carries managed-by: kyma, as module
+    // resources do); the router drops them: nothing is enqueued for them.
+    const statusEvents = window.filter((w) => !w.startsWith(`${LIFECYCLE_MANAGER_EVENTS} `));
+    assert.ok(statusEvents.length >= 1, 'the status writes were reported by klm-module-status');
+    assert.deepEqual([...new Set(statusEvents)], [`${MODULE_RESOURCE_EVENTS} Kyma default ignored`]);
   });
 
   it('names a webhook that does not run in the SKRWebhook condition, puts it back, and clears the condition once it runs', async () => {

@@ -68,16 +68,11 @@ test('Watchers being deleted and Watchers the controller reports invalid get no 
   assert.deepEqual(modules?.rules[0], { operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], scope: '*' });
   assert.deepEqual(modules?.objectSelector, { matchLabels: { 'operator.kyma-project.io/managed-by': 'kyma', 'app.kubernetes.io/part-of': 'Kyma' } });
   assert.equal(modules?.clientConfig.service.path, '/validate/lifecycle-manager-resources');
-  // The status of everything managed-by kyma (the manager's availability, the module CR's state) goes
-  // to the same manager; not the runtime Kyma's (watched by klm-watcher), which the lifecycle manager writes.
+  // The status of everything managed-by kyma (the manager's availability, the module CR's state; the
+  // runtime Kyma too, which the router drops) goes to the same manager.
   const status = config.webhooks.find((h) => h.name.includes('klm-module-status'));
   assert.deepEqual(status?.rules[0], { operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/status'], scope: '*' });
-  assert.deepEqual(status?.objectSelector, {
-    matchLabels: { 'operator.kyma-project.io/managed-by': 'kyma' },
-    matchExpressions: [{ key: 'operator.kyma-project.io/watched-by', operator: 'DoesNotExist' }],
-  });
-  // Only the project's own status Watcher gets the exclusion: the others keep their labels as written.
-  assert.deepEqual(config.webhooks.find((h) => h.name.includes('klm-watcher'))?.objectSelector, { matchLabels: { 'operator.kyma-project.io/watched-by': 'kyma' } });
+  assert.deepEqual(status?.objectSelector, { matchLabels: { 'operator.kyma-project.io/managed-by': 'kyma' } });
   assert.equal(status?.clientConfig.service.path, '/validate/lifecycle-manager-resources');
 });
 
