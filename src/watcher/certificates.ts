@@ -570,6 +570,21 @@ function metadataCurrent(secret: Secret, labels: Record<string, string>, owners:
 }
 
 /** Whether the key belongs to the certificate; a match is remembered with the certificate's facts. */
+/**
+ * Whether a stored runtime certificate Secret is still the runtime's own working identity, expired
+ * or not: it parses, its CN is the runtime id, its key belongs to it, and a CA the listener trusts
+ * (the current one, or the previous one during a rotation) issued it. When its renewal cannot be
+ * written, the runtime may keep this one; anything else is not pushed into the runtime.
+ */
+export function runtimeIdentityIntact(stored: Secret | undefined, ca: CaState, runtimeId: string): boolean {
+  const certPem = decode(stored?.data, RuntimeCertificateKeys.Cert);
+  if (certPem === undefined) return false;
+  const facts = certificateFacts(certPem);
+  if (typeof facts === 'string' || facts.commonName !== runtimeId) return false;
+  if (!issuedBy(facts, certPem, ca.signing.certPem) && !issuedBy(facts, certPem, ca.serving.certPem)) return false;
+  return keyMatches(certPem, decode(stored?.data, RuntimeCertificateKeys.Key));
+}
+
 export function keyMatches(certPem: string, keyPem: string | undefined): boolean {
   if (keyPem === undefined) return false;
   const facts = certificateFacts(certPem);

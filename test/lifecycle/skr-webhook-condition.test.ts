@@ -126,6 +126,27 @@ describe('the SKRWebhook condition names why events cannot flow', () => {
     await deploymentAvailable();
   });
 
+  it('does not fall back on a stored certificate that is not the runtime\'s intact identity', async () => {
+    const signal = new AbortController().signal;
+    refuse = false;
+    const secretKey = { namespace: NS, name: 'demo-webhook-tls' };
+    const inRuntime = async () => (await remote.get<Secret>({ apiVersion: 'v1', kind: 'Secret' }, { namespace: Namespaces.Remote, name: 'skr-webhook-tls' })).data?.['tls.key'];
+    const runtimeKey = await inRuntime();
+    // The KCP copy's key no longer belongs to its certificate (damaged by hand), and the re-issue is refused.
+    const current = await kcp.get<Secret>({ apiVersion: 'v1', kind: 'Secret' }, secretKey);
+    const other = await kcp.get<Secret>({ apiVersion: 'v1', kind: 'Secret' }, { namespace: NS, name: 'klm-watcher' });
+    await kcp.patch({ apiVersion: 'v1', kind: 'Secret' }, secretKey, 'merge', { data: { 'tls.key': other.data?.['tls.key'] ?? '' } });
+    await refreshCertificateCache();
+    assert.notEqual(certificates.get(`${NS}/demo-webhook-tls`)?.data?.['tls.key'], current.data?.['tls.key']);
+    refuse = true;
+    await assert.rejects(installer.sync(kyma, remote, remoteKyma(1), signal), /secrets "demo-webhook-tls" is forbidden/, 'the failure surfaces: the Kyma controller reports it');
+    assert.equal(await inRuntime(), runtimeKey, 'the damaged Secret was not pushed into the runtime');
+    refuse = false;
+    assert.equal((await installer.sync(kyma, remote, remoteKyma(1), signal)).status, 'True', 'a new certificate once the KCP takes it');
+    await refreshCertificateCache();
+    await deploymentAvailable();
+  });
+
   it('names a runtime whose Kyma changed without an event since the install, and clears once an event arrives', async () => {
     const signal = new AbortController().signal;
     refuse = false;

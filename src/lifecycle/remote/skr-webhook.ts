@@ -14,7 +14,7 @@ import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
 import { SECRET_KIND, type Secret } from '../../runtime/remote/secret.js';
-import { certificateNotAfter, ensureRuntimeCertificate, renewalOverdue, runtimeIdOf, type CaState, type WatcherPkiSettings } from '../../watcher/certificates.js';
+import { certificateNotAfter, ensureRuntimeCertificate, renewalOverdue, runtimeIdentityIntact, runtimeIdOf, type CaState, type WatcherPkiSettings } from '../../watcher/certificates.js';
 import { WatcherCertificateMetrics } from '../../watcher/metrics.js';
 import type { Registry } from '../../runtime/metrics.js';
 import { SKR_WEBHOOK_METRICS_SERVICE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_NETWORK_POLICIES, SKR_WEBHOOK_TLS_SECRET, skrWebhookObjects } from '../../watcher/skr-objects.js';
@@ -110,9 +110,10 @@ export class SkrWebhookInstaller {
     } catch (e) {
       // The renewal could not be written: what the runtime has is what the metric judges.
       this.metrics?.certificateRenewal(name, renewalOverdue(stored && secretText(stored, 'tls.crt'), this.opts.pki));
-      if (!stored || signal.aborted) throw e;
-      // The runtime keeps working with the certificate it has until that expires; the condition says so.
-      secret = stored;
+      // The runtime keeps working with the certificate it has until that expires (the condition says
+      // so), but only its own intact identity is kept: nothing broken is pushed into the runtime.
+      if (signal.aborted || !runtimeIdentityIntact(stored, ca, runtimeIdOf(kyma))) throw e;
+      secret = stored as Secret;
       renewalFailure = e instanceof Error ? e.message : String(e);
     }
     this.metrics?.certificateRenewal(name, renewalOverdue(secretText(secret, 'tls.crt'), this.opts.pki));
@@ -168,10 +169,13 @@ export class SkrWebhookInstaller {
       if (left <= 0) {
         problems.push(`the runtime's watcher certificate expired at ${notAfter.toISOString()}${failed}`);
         error = true;
-      } else if (renewalFailure !== undefined || renewalOverdue(tls.certPem, this.opts.pki)) {
+      } else if (renewalOverdue(tls.certPem, this.opts.pki) || (renewalFailure !== undefined && left <= this.opts.pki.certRenewBeforeMs)) {
         problems.push(`the runtime's watcher certificate expires at ${notAfter.toISOString()} and was not renewed${failed}`);
+      } else if (renewalFailure !== undefined) {
+        // Not due for renewal: what failed was re-issuing it for another reason or updating the Secret.
+        problems.push(`the runtime's watcher certificate Secret could not be updated: ${renewalFailure}`);
       }
-    } else if (renewalFailure !== undefined) problems.push(`the runtime's watcher certificate cannot be read${failed}`);
+    }
     const runtimeId = runtimeIdOf(kyma);
     if (available && this.opts.lastEventAt(runtimeId) === undefined && generation > state.generationAtInstall && now - state.installedAt >= (this.opts.silenceGraceMs ?? 60_000)) {
       problems.push(
