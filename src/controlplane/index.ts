@@ -34,7 +34,7 @@ import { type ControlPlaneConfig, runtimeTimingOf } from './config.js';
 import { kymasOfShards, runtimeShardKey } from './shard-keys.js';
 import { startWatcherRuntime, type WatcherRuntime } from './watcher.js';
 import { type RuntimeAdmission, startRuntimeAdmission } from './runtime-admission.js';
-import { labelLeaderPod, labelWhileLeading } from './leader-pod.js';
+import { LeaderPodLabel } from './leader-pod.js';
 import { ensureDefaultWatchers, setupWatcherController, LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, DEFAULT_LISTENER, type ListenerService } from '../watcher/index.js';
 
 export { defaultControlPlaneConfig, runtimeTimingOf, type BindAddress, type ControlPlaneConfig, type LeaseTiming } from './config.js';
@@ -123,29 +123,18 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     reportingInstance: identity,
   });
   let lifecycle: LifecycleManager | undefined;
-  /** The leader label's removal when leadership ends, awaited before the control plane reports it stopped. */
-  let unlabelling: Promise<void> | undefined;
+  let leaderPodLabel: LeaderPodLabel | undefined;
   if (config.leaderElection) {
     const { pod, ...lease } = config.leaderElection;
-    const podLog = logger.child('leader-pod');
-    if (pod) {
-      // A restarted container keeps its Pod and the label of a leadership it no longer has.
-      await labelLeaderPod(kcp, pod, false, podLog).catch((e: unknown) => podLog.warn('could not remove the leader label from this pod at start', { pod: pod.name, error: e }));
-    }
-    useLeaderElection(manager, {
+    const elector = useLeaderElection(manager, {
       client: kcp,
       identity,
       log: logger.child('leader-election'),
       ...lease,
-      ...(pod
-        ? {
-            onStartedLeading: (signal: AbortSignal) => labelWhileLeading(kcp, pod, podLog, signal),
-            onStoppedLeading: () => {
-              unlabelling = labelLeaderPod(kcp, pod, false, podLog).catch((e: unknown) => podLog.warn('could not remove the leader label from this pod', { pod: pod.name, error: e }));
-            },
-          }
-        : {}),
+      onStartedLeading: () => leaderPodLabel?.changed(),
+      onStoppedLeading: () => leaderPodLabel?.changed(),
     });
+    if (pod) leaderPodLabel = new LeaderPodLabel(kcp, pod, () => elector.isLeader(), logger.child('leader-pod'), lease.retryPeriodMs);
   } else if (config.sharding) {
     const s = config.sharding;
     useSharding(manager, {
@@ -323,6 +312,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   if (opts.signal?.aborted) lifetime.abort(opts.signal.reason);
   else opts.signal?.addEventListener('abort', onAbort, { once: true });
   const running = manager.start(lifetime.signal);
+  // Follows leadership until the control plane stops, and removes the label before the client closes.
+  const labelling = leaderPodLabel?.run(lifetime.signal);
   const done = running
     .catch((e: unknown) => {
       logger.error('control plane failed', { error: e });
@@ -330,7 +321,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     })
     .finally(async () => {
       opts.signal?.removeEventListener('abort', onAbort);
-      await unlabelling;
+      await labelling;
       for (const off of unsubscribe) off();
       remoteClusters.close();
       await metricsServer?.close();

@@ -18,7 +18,8 @@ function config(pod: string): ControlPlaneConfig {
   return {
     ...defaultControlPlaneConfig(),
     infrastructureManager: false,
-    leaderElection: { name: 'kcp-test-leader', namespace: NS, leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 300, pod: { namespace: NS, name: pod } },
+    // Long enough that a loaded machine does not move the Lease by itself; a clean stop releases it.
+    leaderElection: { name: 'kcp-test-leader', namespace: NS, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 300, pod: { namespace: NS, name: pod } },
   };
 }
 
@@ -55,7 +56,8 @@ describe('the leader labels its own Pod', () => {
     const a = await start('ctl-a');
     await waitFor('ctl-a labelled as the leader', async () => (await leaderLabels())['ctl-a'] === 'true', 10_000);
     const b = await start('ctl-b');
-    // b started after a holds the Lease, so b is a follower, and it removed its stale label at start.
+    // b started after a holds the Lease, so b is a follower, and it removes its stale label.
+    await waitFor('the stale label gone from ctl-b', async () => (await leaderLabels())['ctl-b'] === undefined, 10_000);
     assert.deepEqual(await leaderLabels(), { 'ctl-a': 'true', 'ctl-b': undefined }, 'only the leader carries the label');
 
     await a.stop();
