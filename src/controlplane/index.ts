@@ -321,6 +321,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     })
     .finally(async () => {
       opts.signal?.removeEventListener('abort', onAbort);
+      // The manager may end on its own (a failure at start): the label loop stops with it.
+      lifetime.abort(new Error('control plane stopped'));
       await labelling;
       for (const off of unsubscribe) off();
       remoteClusters.close();

@@ -46,8 +46,8 @@ export class LeaderPodLabel {
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       this.pending = false;
-      await this.follow(this.isLeader());
-      if (this.pending) continue;
+      await this.follow(this.isLeader(), AbortSignal.timeout(Math.max(2 * this.retryMs, 5_000)));
+      if (this.pending || signal.aborted) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, this.retryMs);
         function done(): void {
@@ -63,7 +63,8 @@ export class LeaderPodLabel {
     if (this.confirmed !== false) await this.follow(false, AbortSignal.timeout(5_000));
   }
 
-  private async follow(leading: boolean, signal?: AbortSignal): Promise<void> {
+  /** One write towards `leading`, bounded by `signal` (a KCP that hangs must not hold the loop or the stop). */
+  private async follow(leading: boolean, signal: AbortSignal): Promise<void> {
     if (this.confirmed === leading) return;
     try {
       await this.kcp.patch(POD, this.pod, 'merge', { metadata: { labels: { [LEADER_POD_LABEL]: leading ? 'true' : null } } }, { signal });

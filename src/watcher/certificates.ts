@@ -569,7 +569,6 @@ function metadataCurrent(secret: Secret, labels: Record<string, string>, owners:
   return owners.every((o) => secret.metadata.ownerReferences?.some((r) => r.uid === o.uid && r.kind === o.kind && r.controller === true));
 }
 
-/** Whether the key belongs to the certificate; a match is remembered with the certificate's facts. */
 /**
  * Whether a stored runtime certificate Secret is still the runtime's own working identity, expired
  * or not: it parses, its CN is the runtime id, its key belongs to it, and a CA the listener trusts
@@ -585,6 +584,7 @@ export function runtimeIdentityIntact(stored: Secret | undefined, ca: CaState, r
   return keyMatches(certPem, decode(stored?.data, RuntimeCertificateKeys.Key));
 }
 
+/** Whether the key belongs to the certificate; a match is remembered with the certificate's facts. */
 export function keyMatches(certPem: string, keyPem: string | undefined): boolean {
   if (keyPem === undefined) return false;
   const facts = certificateFacts(certPem);
