@@ -28,13 +28,15 @@ class ModuleFetcher implements ArtifactFetcher {
   async fetchManifest(link: string): Promise<FetchedManifest> {
     const [, module, version] = /^https:\/\/modules\.test\/([a-z]+)\/([^/]+)\.yaml$/.exec(link) ?? [];
     if (module === 'slow') await sleep(1_000);
+    // Module `stuck`: its manager's pods fit no node, so it never becomes available (installing for good).
+    const nodeSelector = module === 'stuck' ? { 'example.test/no-such-node': 'true' } : undefined;
     const objects = [
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${module}-info`, namespace: RNS }, data: { version } },
       {
         apiVersion: 'apps/v1',
         kind: 'Deployment',
         metadata: { name: `${module}-manager`, namespace: RNS },
-        spec: { replicas: 1, selector: { matchLabels: { app: module } }, template: { metadata: { labels: { app: module } }, spec: { containers: [{ name: 'm', image: `${module}:${version}` }] } } },
+        spec: { replicas: 1, selector: { matchLabels: { app: module } }, template: { metadata: { labels: { app: module } }, spec: { nodeSelector, containers: [{ name: 'm', image: `${module}:${version}` }] } } },
       },
     ] as KubeObject[];
     return { objects, digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` };
@@ -173,7 +175,7 @@ describe('with the runtime watcher: periodic passes are cheap', () => {
 
   before(async () => {
     // Short fallback passes; the runtime and drift checks by time are hours apart.
-    await env.start({ ...SHORT_PASSES, kymaRuntimeCheckMs: HOUR, manifestDriftCheckMs: HOUR, watcher: watcherConfig() }, { web: '1.0.0' });
+    await env.start({ ...SHORT_PASSES, kymaRuntimeCheckMs: HOUR, manifestDriftCheckMs: HOUR, watcher: watcherConfig() }, { web: '1.0.0', stuck: '1.0.0' });
     remoteA = await env.runtime(ids[0], ['web']);
     await env.runtime(ids[1], ['web']);
     for (const id of ids) await env.ready(id);
@@ -217,6 +219,32 @@ describe('with the runtime watcher: periodic passes are cheap', () => {
     // The other runtime reported nothing: its Manifest was not checked.
     const other = (await env.manifests(ids[1]))[0];
     assert.equal(other?.status?.state, 'Ready');
+  });
+
+  it('an installing Manifest whose objects were applied under a healthy webhook reads only its readiness, and a change in the runtime still brings a drift check', async () => {
+    const remote = await env.runtime('busy-a', []);
+    await env.ready('busy-a');
+    // The runtime admin enables the module whose manager never becomes available.
+    await remote.patch(Kyma, { namespace: RNS, name: 'default' }, 'merge', { spec: { modules: [{ name: 'stuck' }] } });
+    const installing = await waitFor('the Manifest installed and Processing', async () => (await env.manifests('busy-a')).find((m) => m.status?.state === 'Processing'), 10_000);
+    const key = `${NS}/${installing.metadata.name ?? ''}`;
+    const readiness = () => env.metric('lifecycle_mgr_manifest_readiness_passes_total');
+    const fullReads = () => env.metric('lifecycle_mgr_drift_checks_total', 'reason="not_ready"');
+    // Busy passes every 100 ms; once the pods' status settled (its events answered), a window of them.
+    const settled = readiness();
+    await waitFor('busy passes reading only readiness', () => readiness() >= settled + 3, 10_000);
+    const before = { readiness: readiness(), fullReads: fullReads(), passes: env.reconciles('manifest', key) };
+    await sleep(1_000);
+    const passes = env.reconciles('manifest', key) - before.passes;
+    assert.ok(passes >= 3, `busy passes in the window: ${passes}`);
+    assert.ok(readiness() - before.readiness >= passes - 1, `the busy passes read only readiness: ${readiness() - before.readiness} of ${passes}`);
+    assert.equal(fullReads() - before.fullReads, 0, 'no busy pass read every object back');
+    // A module resource deleted in the runtime while the module installs is reported and put back.
+    const drift = env.metric('lifecycle_mgr_drift_checks_total', 'reason="watcher_event"');
+    await remote.delete(CM, { namespace: RNS, name: 'stuck-info' });
+    await waitFor('the ConfigMap back in the runtime', () => remote.get(CM, { namespace: RNS, name: 'stuck-info' }).catch(() => undefined), 10_000);
+    assert.ok(env.metric('lifecycle_mgr_drift_checks_total', 'reason="watcher_event"') > drift, 'through a drift check the event asked for');
+    await remote.patch(Kyma, { namespace: RNS, name: 'default' }, 'merge', { spec: { modules: [] } });
   });
 });
 

@@ -23,6 +23,7 @@ export class ManifestMetrics {
   private readonly requeues: RequeueReasons;
   private readonly driftChecks;
   private readonly cleanPasses;
+  private readonly readinessPasses;
 
   constructor(
     registry: Registry,
@@ -44,6 +45,14 @@ export class ManifestMetrics {
       name: 'lifecycle_mgr_manifest_clean_passes_total',
       help: 'Passes of a Ready, unchanged Manifest without a request (with the runtime watcher, which reports changes of its objects).',
     });
+    this.readinessPasses = registry.counter({
+      name: 'lifecycle_mgr_manifest_readiness_passes_total',
+      help: 'Passes of an installing, unchanged Manifest that read only its readiness (the manager, the module CR): the runtime watcher reports every change of its objects since they were applied or read back.',
+    });
+  }
+
+  readinessPass(): void {
+    this.readinessPasses.inc();
   }
 
   driftCheck(reason: DriftCheckReason): void {

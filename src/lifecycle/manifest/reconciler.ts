@@ -117,6 +117,11 @@ interface AppliedState {
   generation: number | undefined;
   /** When the next drift check is due anyway (with the runtime watcher). */
   driftDueAt: number;
+  /**
+   * The objects were applied or read back while the runtime's webhook was healthy, so every change
+   * since then is reported by an event: an installing Manifest's pass needs only its readiness.
+   */
+  watched: boolean;
 }
 
 interface Context {
@@ -269,18 +274,27 @@ export class ManifestReconciler {
     const hash = hashObjects(objects);
     const opts = { fieldManager: this.d.fieldManager, concurrency: this.d.requestConcurrency, crdEstablishTimeoutMs: this.d.crdEstablishTimeoutMs, signal: ctx.signal };
     const known = this.applied.get(key);
+    // Taken before the requests: a change made during them is then reported too.
+    const watchedFromHere = this.eventsFlow(ctx.manifest);
     if (!known || known.hash !== hash || known.uid !== uid) {
       this.applied.delete(key);
       const records = await applyAll(target, objects, opts);
-      this.applied.set(key, { uid, hash, records, generation, driftDueAt: this.nextDriftCheck() });
+      this.applied.set(key, { uid, hash, records, generation, driftDueAt: this.nextDriftCheck(), watched: watchedFromHere });
       if (known) this.d.events.event(ctx.manifest, 'Normal', 'ResourcesApplied', `applied ${objects.length} resources of the new module manifest`);
       return new Map();
     }
     const reason = this.driftCheckReason(ctx, known);
     if (!reason) return 'clean';
+    if (reason === 'not_ready' && known.watched && watchedFromHere) {
+      // Installing: nothing changed the objects since they were applied (an event would have marked
+      // the Manifest, `watcher_event`), so only readiness is read (the manager, the module CR).
+      this.d.metrics.readinessPass();
+      return new Map();
+    }
     this.d.metrics.driftCheck(reason);
     known.generation = generation;
     known.driftDueAt = this.nextDriftCheck();
+    known.watched = watchedFromHere;
     const drift = await checkDrift(target, objects, known.records, this.d.requestConcurrency, ctx.signal);
     if (drift.drifted.length > 0) {
       const records = await applyAll(target, drift.drifted, opts);
@@ -290,6 +304,12 @@ export class ManifestReconciler {
       this.d.events.event(ctx.manifest, 'Normal', 'DriftRestored', `restored ${what.slice(0, 10).join(', ')}${what.length > 10 ? ` and ${what.length - 10} more` : ''}`);
     }
     return drift.live;
+  }
+
+  /** Whether the runtime's watcher reports changes of this Manifest's objects now (its Kyma's webhook is healthy). */
+  private eventsFlow(manifest: ManifestObject): boolean {
+    if (this.d.driftCheckMs === undefined || this.isLocal(manifest)) return false;
+    return this.d.webhookHealthy?.(`${manifest.metadata.namespace ?? ''}/${manifest.metadata.labels?.[Labels.KymaName] ?? ''}`) ?? false;
   }
 
   /** Why this pass reads the objects back, or undefined for a clean pass. */
@@ -306,7 +326,7 @@ export class ManifestReconciler {
     if (before !== States.Ready && !(before === States.Deleting && manifest.metadata.deletionTimestamp)) return 'not_ready';
     // spec.resource or spec.manager may have changed: the readiness reads must run again.
     if (known.generation !== manifest.metadata.generation) return 'changed';
-    if (!this.d.webhookHealthy?.(`${manifest.metadata.namespace ?? ''}/${manifest.metadata.labels?.[Labels.KymaName] ?? ''}`)) return 'webhook_unhealthy';
+    if (!this.eventsFlow(manifest)) return 'webhook_unhealthy';
     if (Date.now() >= known.driftDueAt) return 'interval';
     return undefined;
   }
