@@ -185,27 +185,30 @@ export class FleetWatch {
   }
 }
 
-/**
- * Requests the landscape's API server answered since it started (`GET /_kcp/stats`), read with the
- * KCP kubeconfig: its token is the server's admin token.
- */
-export function statsReader(kcpKubeconfig: string): () => Promise<number> {
+/** What `GET /_kcp/stats` answers (docs/apiserver.md), read with the KCP kubeconfig: its token is the server's admin token. */
+interface AdminStats {
+  requests: number;
+  requestsByRoute?: Record<string, number>;
+}
+
+function adminStatsReader(kcpKubeconfig: string): () => Promise<AdminStats> {
   const cluster = loadKubeconfig(kcpKubeconfig);
   return async () => {
     const token = ((await cluster.auth?.authorization()) ?? '').replace(/^Bearer /, '');
-    const stats = (await adminCall(cluster.server, token, cluster.tls.ca ?? '', 'GET', '/_kcp/stats')) as { requests: number };
-    return stats.requests;
+    return (await adminCall(cluster.server, token, cluster.tls.ca ?? '', 'GET', '/_kcp/stats')) as AdminStats;
   };
 }
 
-/** `GET /_kcp/stats`'s requests by cluster class, verb and resource (`runtime PATCH apps/deployments/status`). */
+/** Requests the landscape's API server answered since it started. */
+export function statsReader(kcpKubeconfig: string): () => Promise<number> {
+  const read = adminStatsReader(kcpKubeconfig);
+  return async () => (await read()).requests;
+}
+
+/** Requests to served resources by cluster class, verb and resource (`runtime PATCH apps/deployments/status`). */
 export function routeCountsReader(kcpKubeconfig: string): () => Promise<Record<string, number>> {
-  const cluster = loadKubeconfig(kcpKubeconfig);
-  return async () => {
-    const token = ((await cluster.auth?.authorization()) ?? '').replace(/^Bearer /, '');
-    const stats = (await adminCall(cluster.server, token, cluster.tls.ca ?? '', 'GET', '/_kcp/stats')) as { requestsByRoute?: Record<string, number> };
-    return stats.requestsByRoute ?? {};
-  };
+  const read = adminStatsReader(kcpKubeconfig);
+  return async () => (await read()).requestsByRoute ?? {};
 }
 
 /** The `top` routes that grew most between two readings, as `route n` per line with the share of the total. */

@@ -283,7 +283,7 @@ export class ManifestReconciler {
       if (known) this.d.events.event(ctx.manifest, 'Normal', 'ResourcesApplied', `applied ${objects.length} resources of the new module manifest`);
       return new Map();
     }
-    const reason = this.driftCheckReason(ctx, known);
+    const reason = this.driftCheckReason(ctx, known, watchedFromHere);
     if (!reason) return 'clean';
     if (reason === 'not_ready' && known.watched && watchedFromHere) {
       // Installing: nothing changed the objects since they were applied (an event would have marked
@@ -313,7 +313,7 @@ export class ManifestReconciler {
   }
 
   /** Why this pass reads the objects back, or undefined for a clean pass. */
-  private driftCheckReason(ctx: Context, known: AppliedState): DriftCheckReason | undefined {
+  private driftCheckReason(ctx: Context, known: AppliedState, eventsFlow: boolean): DriftCheckReason | undefined {
     const { manifest } = ctx;
     if (this.d.driftCheckMs === undefined) return 'watcher_off';
     // Objects in the KCP itself are not watched by any runtime's webhook.
@@ -326,7 +326,7 @@ export class ManifestReconciler {
     if (before !== States.Ready && !(before === States.Deleting && manifest.metadata.deletionTimestamp)) return 'not_ready';
     // spec.resource or spec.manager may have changed: the readiness reads must run again.
     if (known.generation !== manifest.metadata.generation) return 'changed';
-    if (!this.eventsFlow(manifest)) return 'webhook_unhealthy';
+    if (!eventsFlow) return 'webhook_unhealthy';
     if (Date.now() >= known.driftDueAt) return 'interval';
     return undefined;
   }
