@@ -119,7 +119,9 @@ export function moduleCRState(manifest: ManifestObject, cr: KubeObject, now = Da
     results.set(c.mappedState, (results.get(c.mappedState) ?? true) && value === c.value);
   }
   if (!found) {
-    const created = Date.parse(manifest.metadata.creationTimestamp ?? '');
+    // Without a state for 5 minutes since the module began installing: the later of the Manifest's and
+    // the CR's creation (a fleet's Manifests may wait in the queue longer than that before their CR exists).
+    const created = Math.max(Date.parse(manifest.metadata.creationTimestamp ?? ''), Date.parse(cr.metadata.creationTimestamp ?? ''));
     const late = Number.isFinite(created) && now - created > MISSING_STATE_WARNING_MS;
     return { state: late ? States.Warning : States.Processing, info: Messages.ModuleCRStateMissing };
   }
