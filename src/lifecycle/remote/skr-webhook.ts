@@ -102,17 +102,20 @@ export class SkrWebhookInstaller {
     const ca = this.opts.ca();
     if (!ca) return { status: 'False', message: `${KymaConditionMessages.WebhookOutOfSync}: the watcher CA is not loaded yet`, error: false };
     const stored = this.opts.certificates.get(`${this.opts.namespace}/${name}-webhook-tls`);
+    const runtimeId = runtimeIdOf(kyma);
     let secret: Secret;
     /** Why the certificate could not be issued or renewed, when the stored one is used instead. */
     let renewalFailure: string | undefined;
     try {
       ({ secret } = await ensureRuntimeCertificate(this.opts.kcp, kyma, ca, this.opts.pki, stored, signal));
     } catch (e) {
-      // The renewal could not be written: what the runtime has is what the metric judges.
-      this.metrics?.certificateRenewal(name, renewalOverdue(stored && secretText(stored, 'tls.crt'), this.opts.pki));
       // The runtime keeps working with the certificate it has until that expires (the condition says
       // so), but only its own intact identity is kept: nothing broken is pushed into the runtime.
-      if (signal.aborted || !runtimeIdentityIntact(stored, ca, runtimeIdOf(kyma))) throw e;
+      if (signal.aborted || !runtimeIdentityIntact(stored, ca, runtimeId)) {
+        // The renewal could not be written: what the runtime has is what the metric judges.
+        this.metrics?.certificateRenewal(name, renewalOverdue(stored && secretText(stored, 'tls.crt'), this.opts.pki));
+        throw e;
+      }
       secret = stored as Secret;
       renewalFailure = e instanceof Error ? e.message : String(e);
     }
@@ -176,7 +179,6 @@ export class SkrWebhookInstaller {
         problems.push(`the runtime's watcher certificate Secret could not be updated: ${renewalFailure}`);
       }
     }
-    const runtimeId = runtimeIdOf(kyma);
     if (available && this.opts.lastEventAt(runtimeId) === undefined && generation > state.generationAtInstall && now - state.installedAt >= (this.opts.silenceGraceMs ?? 60_000)) {
       problems.push(
         `no event received from the runtime since the webhook was installed, although its Kyma changed (generation ${state.generationAtInstall} -> ${generation}): check the skr-webhook logs and that the runtime reaches ${this.opts.kcpAddress}`,
