@@ -28,7 +28,7 @@ import { secureContexts } from '../src/util/tls-contexts.js';
 import { controllerFlags, enableInRuntime, EXTRA_MODULE, FleetWatch, machineLine, memoryOf, MODULES, NS, routeCountsReader, routeDeltaLines, statsReader } from './fleet-common.js';
 import { OBJECTS_PER_MODULE, writeFleetModules } from './fleet-modules.js';
 import { printSettings } from './settings.js';
-import { CpuWindow, option, quantilesOf, reconcileDelta, reconcilesByController, series, summary } from './stats.js';
+import { CpuWindow, labelledDelta, option, quantilesOf, reconcileDelta, reconcilesByController, series, summary } from './stats.js';
 
 const BENCH_OPTIONS = new Set(['--runtimes', '--steady', '--changes', '--change-rate', '--converge-timeout', '--heap-snapshot']);
 
@@ -107,6 +107,7 @@ async function main(): Promise<void> {
   const convergeReconciles0 = reconciles();
   const requeueReasons = () => series(up.controlPlane.manager.registry.render(), 'lifecycle_mgr_requeue_reason_total');
   const convergeRequeues0 = requeueReasons();
+  const passMetrics0 = up.controlPlane.manager.registry.render();
   const cpu = new CpuWindow();
   const t0 = performance.now();
   await fleet.createFleet();
@@ -122,6 +123,10 @@ async function main(): Promise<void> {
     .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1]);
   console.log(`  requeues while converging (Kyma and Manifest controllers), by reason: ${requeues.map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}`);
+  const passMetrics = up.controlPlane.manager.registry.render();
+  const counted = (name: string, label?: string) => labelledDelta(passMetrics0, passMetrics, name, label);
+  console.log(`  Manifest passes while converging: object read-backs by reason: ${counted('lifecycle_mgr_drift_checks_total', 'reason')}; readiness only ${counted('lifecycle_mgr_manifest_readiness_passes_total')}; clean ${counted('lifecycle_mgr_manifest_clean_passes_total')}`);
+  console.log(`  watcher events while converging: received by manager ${counted('watcher_events_received_total', 'manager')}; rejected ${counted('watcher_events_rejected_total', 'reason')}`);
   console.log(`memory once converged: RSS ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB, heap after a full GC ${liveHeapMiB().toFixed(0)} MiB`);
   if (heapSnapshotPath) {
     const t = performance.now();

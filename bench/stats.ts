@@ -50,6 +50,23 @@ export function series(text: string, name: string): Map<string, number> {
   return out;
 }
 
+/**
+ * How much a counter grew between two renderings of the metrics, by the value of one label
+ * (`a 3, b 2`, largest first), or in all when no label is named; `none` when it did not grow.
+ */
+export function labelledDelta(before: string, after: string, name: string, label?: string): string {
+  const grown = new Map<string, number>();
+  const start = series(before, name);
+  for (const [labels, v] of series(after, name)) {
+    const key = label === undefined ? '' : (new RegExp(`${label}="([^"]*)"`).exec(labels)?.[1] ?? '?');
+    const d = v - (start.get(labels) ?? 0);
+    if (d > 0) grown.set(key, (grown.get(key) ?? 0) + d);
+  }
+  if (grown.size === 0) return 'none';
+  if (label === undefined) return String(grown.get(''));
+  return [...grown].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
+}
+
 export const sum = (m: Map<string, number>): number => [...m.values()].reduce((a, b) => a + b, 0);
 
 /** CPU seconds the whole machine spent busy (all cores), from /proc/stat; undefined elsewhere. */

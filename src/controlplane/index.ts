@@ -35,7 +35,7 @@ import { kymasOfShards, runtimeShardKey } from './shard-keys.js';
 import { startWatcherRuntime, type WatcherRuntime } from './watcher.js';
 import { type RuntimeAdmission, startRuntimeAdmission } from './runtime-admission.js';
 import { LeaderPodLabel } from './leader-pod.js';
-import { ensureDefaultWatchers, setupWatcherController, LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, DEFAULT_LISTENER, type ListenerService } from '../watcher/index.js';
+import { ensureDefaultWatchers, setupWatcherController, LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, MODULE_STATUS_EVENTS, DEFAULT_LISTENER, type ListenerService } from '../watcher/index.js';
 
 export { defaultControlPlaneConfig, runtimeTimingOf, type BindAddress, type ControlPlaneConfig, type LeaseTiming } from './config.js';
 export type { WatcherConfig, WatcherRuntime } from './watcher.js';
@@ -283,6 +283,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     if (watcher && router) {
       watcher.listener.handle(LIFECYCLE_MANAGER_EVENTS, (e) => router.kymaChanged(e));
       watcher.listener.handle(MODULE_RESOURCE_EVENTS, (e) => router.moduleResourceChanged(e));
+      watcher.listener.handle(MODULE_STATUS_EVENTS, (e) => router.moduleStatusChanged(e));
       watcher.listener.handle(MODULE_CONFIG_EVENTS, (e) => router.moduleConfigChanged(e));
       // A new CA means new runtime certificates: every Kyma gets them now, not at its next requeue.
       watcher.onCaChanged = () => router.wakeAll();

@@ -25,6 +25,7 @@ import { secureContexts, type SecureContextLease } from '../util/tls-contexts.js
 import { KcpEventSender } from '../watcher/sender.js';
 import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_TLS_SECRET, webhookEnvOf } from '../watcher/skr-objects.js';
 import { answerAdmission, EventForwarder, WebhookMetrics } from '../watcher/webhook-server.js';
+import { parseFieldManagers } from '../watcher/webhook.js';
 import { SIMULATOR_DOMAIN } from './constants.js';
 
 /** SNI names of the runtimes' webhooks end in this. */
@@ -35,6 +36,8 @@ interface RuntimeWebhook {
   version: string;
   context: SecureContextLease;
   sender: KcpEventSender;
+  /** The Deployment's IGNORED_FIELD_MANAGERS. */
+  ignoredFieldManagers: ReadonlySet<string>;
 }
 
 export interface SkrWebhookHostOptions {
@@ -77,7 +80,7 @@ export class SkrWebhookHost {
           res.end(JSON.stringify({ message: 'the skr-webhook of this runtime does not run' }));
           return;
         }
-        answerAdmission(req, res, this.metrics, (manager, event) => this.forwarder.forward(state.sender, manager, event, cluster));
+        answerAdmission(req, res, this.metrics, (manager, event) => this.forwarder.forward(state.sender, manager, event, cluster), state.ignoredFieldManagers);
       },
     );
     server.keepAliveTimeout = 30_000;
@@ -155,16 +158,17 @@ export class SkrWebhookHost {
     const text = (k: string): string => Buffer.from(data[k] ?? '', 'base64').toString('utf8');
     const credentials = { certPem: text('tls.crt'), keyPem: text('tls.key'), caPem: text('ca.crt') };
     if (!credentials.certPem || !credentials.keyPem || !env.KCP_ADDR) return undefined;
+    const ignoredFieldManagers = parseFieldManagers(env.IGNORED_FIELD_MANAGERS);
     let context: SecureContextLease | undefined;
     try {
       context = secureContexts.acquire({ cert: credentials.certPem, key: credentials.keyPem });
       previous?.context.release();
       if (previous && previous.sender.address === env.KCP_ADDR) {
         previous.sender.updateCredentials(credentials);
-        return { version, context, sender: previous.sender };
+        return { version, context, sender: previous.sender, ignoredFieldManagers };
       }
       previous?.sender.close();
-      return { version, context, sender: new KcpEventSender({ kcpAddress: env.KCP_ADDR, credentials }) };
+      return { version, context, sender: new KcpEventSender({ kcpAddress: env.KCP_ADDR, credentials }), ignoredFieldManagers };
     } catch (e) {
       this.opts.log?.warn('skr-webhook certificate unusable', { error: e });
       context?.release();

@@ -4,13 +4,16 @@
 //
 //   const lm = setupLifecycleManager(manager, { secrets, remoteClients, fetcher });
 import { EventEmitter } from 'node:events';
-import { Kyma, LabelValues, Labels, Manifest, Namespaces, Watcher, type KymaObject, type ManifestObject, type WatcherObject } from '../api/operator/index.js';
+import { Finalizers, Kyma, LabelValues, Labels, Manifest, Namespaces, Watcher, type KymaObject, type ManifestObject, type WatcherObject } from '../api/operator/index.js';
 import type { Store } from '../runtime/cache/store.js';
 import { namespacedName, type ObjectKey } from '../kube/keys.js';
 import type { KeyEmitter, KeySource } from '../runtime/controller.js';
 import { SECRET_KIND } from '../runtime/remote/secret.js';
 import type { CaState, WatcherPkiSettings } from '../watcher/certificates.js';
 import { SkrWebhookInstaller } from './remote/skr-webhook.js';
+import { FIELD_MANAGER as RUNTIME_SYNC_FIELD_MANAGER } from './remote/crds.js';
+import { MANIFEST_FIELD_MANAGER } from './manifest/constants.js';
+import { SYNC_FIELD_MANAGER } from './sync/constants.js';
 import { WatcherEventRouter } from './watcher-events.js';
 import type { Manager } from '../runtime/manager.js';
 import type { RemoteClusterCache } from '../runtime/remote/cache.js';
@@ -109,6 +112,14 @@ export interface LifecycleManager {
   askRuntimeChecks(kymaKeys: Iterable<string>, reason: 'shard_gained'): void;
 }
 
+/**
+ * The field managers of the lifecycle manager's writes into runtimes (module resources, the default
+ * CR, the runtime Kyma and everything else it keeps there, synchronized resources). Its webhook in a
+ * runtime sends no event for them: what the lifecycle manager wrote itself is not drift, and a new
+ * runtime's install would otherwise echo back an event per object.
+ */
+export const RUNTIME_FIELD_MANAGERS: readonly string[] = [MANIFEST_FIELD_MANAGER, Finalizers.CustomResourceManager, RUNTIME_SYNC_FIELD_MANAGER, SYNC_FIELD_MANAGER];
+
 /** Adds the lifecycle manager's controllers to `manager` (which the caller starts). */
 export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOptions): LifecycleManager {
   const namespace = opts.namespace ?? Namespaces.ControlPlane;
@@ -125,6 +136,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
       image: w.image,
       command: w.command,
       kcpAddress: w.kcpAddress,
+      ignoredFieldManagers: RUNTIME_FIELD_MANAGERS,
       ca: w.ca,
       pki: w.pki,
       watchers: manager.cache<WatcherObject>(Watcher, { namespace }),
@@ -162,6 +174,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     watcherEvents: router?.manifestSource,
     driftCheckMs: opts.watcher ? (opts.driftCheckMs ?? DEFAULT_DRIFT_CHECK_MS) : undefined,
     driftChecks: router?.driftChecks,
+    readinessChecks: router?.readinessChecks,
     maxConcurrentReconciles: opts.maxConcurrentManifestReconciles,
     registryCredentialsSecret: opts.ociRegistryCredSecret ? { namespace, name: opts.ociRegistryCredSecret } : undefined,
     skrImagePullSecret: opts.skrImagePullSecret,

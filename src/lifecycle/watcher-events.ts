@@ -3,10 +3,11 @@
 // changed. So an event can only ever wake the Kyma of the runtime that sent it, or its Manifests.
 //   lifecycle-manager            (Watcher klm-watcher: the runtime's Kyma)  -> that Kyma
 //   lifecycle-manager-resources  (module resources changed or deleted)      -> the Manifest that owns it (else that Kyma's Manifests)
+//   lifecycle-manager-module-status (their status changed)                  -> the same Manifests, for their readiness only
 //   lifecycle-manager-module-config (a module's custom resource changed)    -> that Kyma's ModuleConfigs (keyed by Manifest)
 // Before a key is enqueued it is marked: a marked Kyma reads its runtime Kyma at its next reconcile
-// (an event pass), a marked Manifest makes a drift check, where an unmarked periodic pass works
-// from the caches.
+// (an event pass), a Manifest marked for drift reads its objects back, one marked for readiness
+// reads only its readiness, where an unmarked periodic pass works from the caches.
 import { EventEmitter } from 'node:events';
 import { Kyma, Labels, type KymaObject, type ManifestObject } from '../api/operator/index.js';
 import type { Store } from '../runtime/cache/store.js';
@@ -71,6 +72,8 @@ export class WatcherEventRouter {
   readonly runtimeChecks = new PendingChecks();
   /** Manifests whose resources changed in their runtime. */
   readonly driftChecks = new PendingChecks();
+  /** Manifests whose resources' status changed in their runtime. */
+  readonly readinessChecks = new PendingChecks();
   /** Called with the Kyma key of every routed event (e.g. to time event -> reconcile). */
   onRouted?: (kymaKey: string, e: DeliveredWatchEvent) => void;
 
@@ -119,10 +122,17 @@ export class WatcherEventRouter {
   }
 
   moduleResourceChanged(e: DeliveredWatchEvent): RouteResult {
-    // klm-module-status sees every status labelled managed-by: kyma, the runtime Kyma's included:
-    // the lifecycle manager writes that one itself, and no Manifest needs to look again for it.
+    // A klm-module-status Watcher from before it had a manager of its own sends status events here.
     if (isRuntimeKyma(e)) return this.kymaOf(e.runtimeId) ? 'ignored' : 'unknown-runtime';
     return this.toManifests(e, this.manifestKeys, this.driftChecks, owners);
+  }
+
+  moduleStatusChanged(e: DeliveredWatchEvent): RouteResult {
+    // klm-module-status sees every status labelled managed-by: kyma, the runtime Kyma's included:
+    // the lifecycle manager writes that one itself (its webhook does not send its own writes, upstream's
+    // image does), and no Manifest needs to look again for it.
+    if (isRuntimeKyma(e)) return this.kymaOf(e.runtimeId) ? 'ignored' : 'unknown-runtime';
+    return this.toManifests(e, this.manifestKeys, this.readinessChecks, owners);
   }
 
   /** A module's custom resource changed: the ModuleConfig controller looks at that Kyma's modules (cheap for those that do not opt in). */

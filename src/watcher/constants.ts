@@ -16,8 +16,13 @@ export const MODULE_RESOURCES_WATCHER_NAME = 'klm-module-resources';
 export const MODULE_STATUS_WATCHER_NAME = 'klm-module-status';
 /** Manager (`spec.manager`) of klm-watcher: its events go to the Kyma controller. */
 export const LIFECYCLE_MANAGER_EVENTS = 'lifecycle-manager';
-/** Manager of klm-module-resources and klm-module-status: their events go to the Manifest controller. */
+/** Manager of klm-module-resources: its events go to the Manifest controller, which reads the objects back. */
 export const MODULE_RESOURCE_EVENTS = 'lifecycle-manager-resources';
+/**
+ * Manager of klm-module-status: its events go to the Manifest controller, which reads only readiness.
+ * (Before, klm-module-status had MODULE_RESOURCE_EVENTS; ensureDefaultWatchers moves it over.)
+ */
+export const MODULE_STATUS_EVENTS = 'lifecycle-manager-module-status';
 
 /** The KCP listener Service the default Watchers point at (upstream `klm-controller-manager-events`, port 8082). */
 export const DEFAULT_LISTENER = { serviceName: 'klm-controller-manager-events', serviceNamespace: 'kcp-system', port: 8082 } as const;

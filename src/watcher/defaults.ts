@@ -10,6 +10,7 @@ import {
   LIFECYCLE_MANAGER_EVENTS,
   MODULE_RESOURCE_EVENTS,
   MODULE_RESOURCES_WATCHER_NAME,
+  MODULE_STATUS_EVENTS,
   MODULE_STATUS_WATCHER_NAME,
   WATCHER_FIELD_MANAGER,
 } from './constants.js';
@@ -46,8 +47,9 @@ function watcher(name: string, namespace: string, manager: string, listener: Lis
  *   module's default CR, which carry `managed-by: kyma` alone), spec changes, for the Manifest
  *   controller (manager `lifecycle-manager-resources`), so drift is repaired without polling;
  * - `klm-module-status` (the project's own): status changes of everything labelled `managed-by:
- *   kyma` (the manager Deployment's availability, the state the module CR reports), for the same
- *   manager, so that a Ready module's readiness is not polled either. Its events about the runtime
+ *   kyma` (the manager Deployment's availability, the state the module CR reports), for the Manifest
+ *   controller too (manager `lifecycle-manager-module-status`: it reads only readiness for them),
+ *   so that a Ready module's readiness is not polled either. Its events about the runtime
  *   Kyma itself (whose status the lifecycle manager mirrors) are dropped by the router.
  */
 export function defaultWatchers(namespace: string, listener: ListenerService): WatcherObject[] {
@@ -62,7 +64,7 @@ export function defaultWatchers(namespace: string, listener: ListenerService): W
       resourceToWatch: { group: '*', version: '*', resource: '*' },
       field: 'spec',
     }),
-    watcher(MODULE_STATUS_WATCHER_NAME, namespace, MODULE_RESOURCE_EVENTS, listener, {
+    watcher(MODULE_STATUS_WATCHER_NAME, namespace, MODULE_STATUS_EVENTS, listener, {
       labelsToWatch: { [Labels.ManagedBy]: LabelValues.Kyma },
       resourceToWatch: { group: '*', version: '*', resource: '*' },
       field: 'status',
@@ -93,7 +95,16 @@ export async function ensureDefaultWatchers(client: Client, namespace: string, l
   const created: string[] = [];
   for (const w of defaultWatchers(namespace, listener)) {
     const name = w.metadata.name ?? '';
-    if (await findObject(client, Watcher, { namespace, name }, { signal })) continue;
+    const existing = await findObject<WatcherObject>(client, Watcher, { namespace, name }, { signal });
+    if (existing) {
+      if (name === MODULE_STATUS_WATCHER_NAME && existing.spec?.manager === MODULE_RESOURCE_EVENTS) {
+        // The one default changed since: status events got a manager of their own (readiness only,
+        // no read-back of every object). Only the manager moves; the rest stays as it is.
+        const manager = { spec: { manager: MODULE_STATUS_EVENTS }, metadata: { labels: { [Labels.ManagedBy]: MODULE_STATUS_EVENTS } } };
+        await client.patch(Watcher, { namespace, name }, 'merge', manager, { fieldManager: WATCHER_FIELD_MANAGER, signal });
+      }
+      continue;
+    }
     try {
       await client.create(w, { fieldManager: WATCHER_FIELD_MANAGER, signal });
       created.push(name);

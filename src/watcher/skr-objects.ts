@@ -31,6 +31,8 @@ export interface SkrWebhookSpec {
   /** The KCP listener's address as runtimes reach it (`host:port`). */
   kcpAddress: string;
   tls: { caPem: string; certPem: string; keyPem: string };
+  /** Field managers whose writes give no event (the lifecycle manager's own): env IGNORED_FIELD_MANAGERS. */
+  ignoredFieldManagers?: readonly string[];
 }
 
 const labels = { [Labels.ManagedBy]: LabelValues.Kyma };
@@ -75,6 +77,7 @@ export function skrWebhookObjects(spec: SkrWebhookSpec): KubeObject[] {
     { name: 'CA_CERT', value: `${CERT_DIR}/ca.crt` },
     { name: 'KCP_ADDR', value: spec.kcpAddress },
     { name: 'KCP_CONTRACT', value: CONTRACT_VERSION },
+    ...(spec.ignoredFieldManagers?.length ? [{ name: 'IGNORED_FIELD_MANAGERS', value: [...spec.ignoredFieldManagers].sort().join(',') }] : []),
   ];
   const deployment: KubeObject = {
     apiVersion: 'apps/v1',

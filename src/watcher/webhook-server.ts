@@ -13,7 +13,7 @@ import { closeServer, listen } from '../util/servers.js';
 import { PROMETHEUS_CONTENT_TYPE, Registry, type Counter } from '../runtime/metrics.js';
 import { CONTRACT_VERSION, type WatchEvent } from './event.js';
 import { KcpEventSender } from './sender.js';
-import { admissionRequestOf, decide, managerOfWebhookPath } from './webhook.js';
+import { admissionRequestOf, decide, managerOfWebhookPath, parseFieldManagers } from './webhook.js';
 
 /** The environment upstream's skr-webhook Deployment sets (values are upstream's defaults). */
 export interface WebhookEnvironment {
@@ -24,6 +24,8 @@ export interface WebhookEnvironment {
   TLS_CERT?: string;
   TLS_KEY?: string;
   CA_CERT?: string;
+  /** The project's own: writes under these field managers (comma-separated) give no event. */
+  IGNORED_FIELD_MANAGERS?: string;
 }
 
 export interface WebhookServerConfig {
@@ -34,6 +36,7 @@ export interface WebhookServerConfig {
   tlsCertPath: string;
   tlsKeyPath: string;
   caCertPath: string;
+  ignoredFieldManagers: ReadonlySet<string>;
 }
 
 function port(name: string, value: string | undefined, fallback: number): number {
@@ -57,6 +60,7 @@ export function webhookConfigFromEnv(env: WebhookEnvironment, host = '0.0.0.0'):
     tlsCertPath: env.TLS_CERT ?? '',
     tlsKeyPath: env.TLS_KEY ?? '',
     caCertPath: env.CA_CERT ?? '',
+    ignoredFieldManagers: parseFieldManagers(env.IGNORED_FIELD_MANAGERS),
   };
 }
 
@@ -118,7 +122,13 @@ export class EventForwarder {
 }
 
 /** Answers one admission request on `/validate/<manager>`; returns the event to forward, if any. */
-export function answerAdmission(req: IncomingMessage, res: ServerResponse, metrics: WebhookMetrics | undefined, then: (manager: string, event: WatchEvent) => void): void {
+export function answerAdmission(
+  req: IncomingMessage,
+  res: ServerResponse,
+  metrics: WebhookMetrics | undefined,
+  then: (manager: string, event: WatchEvent) => void,
+  ignoredFieldManagers?: ReadonlySet<string>,
+): void {
   const path = (req.url ?? '/').split('?')[0];
   const manager = managerOfWebhookPath(path);
   const reply = (code: number, body: unknown): void => {
@@ -133,7 +143,7 @@ export function answerAdmission(req: IncomingMessage, res: ServerResponse, metri
   req.on('end', () => {
     let decision;
     try {
-      decision = decide(admissionRequestOf(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+      decision = decide(admissionRequestOf(JSON.parse(Buffer.concat(chunks).toString('utf8'))), ignoredFieldManagers);
     } catch (e) {
       return reply(400, { message: (e as Error).message });
     }
@@ -164,7 +174,7 @@ export async function startSkrWebhookServer(config: WebhookServerConfig, log?: L
   const sender = new KcpEventSender({ kcpAddress: config.kcpAddress, credentials });
   const forwarder = new EventForwarder(metrics, log);
   const webhook = createHttpsServer({ cert: credentials.certPem, key: credentials.keyPem, minVersion: 'TLSv1.2' }, (req, res) =>
-    answerAdmission(req, res, metrics, (manager, event) => forwarder.forward(sender, manager, event)),
+    answerAdmission(req, res, metrics, (manager, event) => forwarder.forward(sender, manager, event), config.ignoredFieldManagers),
   );
   const metricsServer = createHttpServer((req, res) => {
     if ((req.url ?? '').split('?')[0] === '/metrics') {

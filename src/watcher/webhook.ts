@@ -4,6 +4,10 @@
 //   UPDATE: an event when `spec` changed (`status` for the status subresource); objects without
 //           that field always give one. So the lifecycle manager's own status and label writes
 //           do not echo back.
+//   A write made under one of the `ignoredFieldManagers` (the lifecycle manager's own managers,
+//   which the KCP puts into the Deployment as IGNORED_FIELD_MANAGERS) gives no event at all: the
+//   lifecycle manager knows what it wrote, and a fleet being installed would otherwise send an
+//   event for every object it creates. (Upstream's image forwards these; the KCP copes with both.)
 import { jsonEqual, isPlainObject } from '../kube/json.js';
 import type { WatchEvent } from './event.js';
 
@@ -18,6 +22,8 @@ export interface AdmissionRequest {
   operation: string;
   object?: Record<string, unknown> | null;
   oldObject?: Record<string, unknown> | null;
+  /** The request's CreateOptions, UpdateOptions (a patch's too) or DeleteOptions. */
+  options?: { fieldManager?: string } | null;
 }
 
 export interface Decision {
@@ -55,9 +61,16 @@ export function admissionRequestOf(body: unknown): AdmissionRequest {
   return r as unknown as AdmissionRequest;
 }
 
+/** Parses IGNORED_FIELD_MANAGERS (comma-separated; blanks dropped). */
+export function parseFieldManagers(value: string | undefined): ReadonlySet<string> {
+  return new Set((value ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+}
+
 /** Allows the request and says whether the KCP must hear about it. */
-export function decide(req: AdmissionRequest): Decision {
+export function decide(req: AdmissionRequest, ignoredFieldManagers?: ReadonlySet<string>): Decision {
   const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: req.uid, allowed: true } };
+  const manager = isPlainObject(req.options) && typeof req.options.fieldManager === 'string' ? req.options.fieldManager : undefined;
+  if (manager !== undefined && ignoredFieldManagers?.has(manager)) return { review };
   const forward = req.operation === 'CREATE' || req.operation === 'DELETE' || (req.operation === 'UPDATE' && watchedPartChanged(req));
   if (!forward) return { review };
   const meta = metaOf(req.object ?? req.oldObject);

@@ -172,12 +172,13 @@ describe('with the runtime watcher: periodic passes are cheap', () => {
   const env = new Env();
   const ids = ['evt-a', 'evt-b'];
   let remoteA: HttpClient;
+  let remoteB: HttpClient;
 
   before(async () => {
     // Short fallback passes; the runtime and drift checks by time are hours apart.
     await env.start({ ...SHORT_PASSES, kymaRuntimeCheckMs: HOUR, manifestDriftCheckMs: HOUR, watcher: watcherConfig() }, { web: '1.0.0', stuck: '1.0.0' });
     remoteA = await env.runtime(ids[0], ['web']);
-    await env.runtime(ids[1], ['web']);
+    remoteB = await env.runtime(ids[1], ['web']);
     for (const id of ids) await env.ready(id);
   });
   after(() => env.stop());
@@ -201,6 +202,21 @@ describe('with the runtime watcher: periodic passes are cheap', () => {
     assert.equal(env.metric('lifecycle_mgr_full_runtime_checks_total', 'reason="interval"'), 0);
     assert.equal(env.metric('lifecycle_mgr_full_runtime_checks_total', 'reason="watcher_off"'), 0);
     assert.equal(env.metric('lifecycle_mgr_drift_checks_total', 'reason="watcher_off"'), 0);
+  });
+
+  it('a status write of a Ready module\'s manager Deployment is answered by reading readiness only, no object read back', async () => {
+    await env.ready(ids[1]);
+    const manifest = (await env.manifests(ids[1]))[0];
+    const key = `${NS}/${manifest?.metadata.name ?? ''}`;
+    const readBacks = () => env.metric('lifecycle_mgr_drift_checks_total');
+    const readiness = () => env.metric('lifecycle_mgr_manifest_readiness_passes_total');
+    const statusEvents = () => env.metric('watcher_events_received_total', 'manager="lifecycle-manager-module-status"');
+    const before = { readBacks: readBacks(), readiness: readiness(), events: statusEvents(), passes: env.reconciles('manifest', key) };
+    // What a kubelet reporting the manager's pod unready writes (the status subresource).
+    await remoteB.patch(DEPLOYMENT, { namespace: RNS, name: 'web-manager' }, 'merge', { status: { readyReplicas: 0, availableReplicas: 0 } }, { subresource: 'status' });
+    await waitFor('the status event received and answered by a readiness pass of the Manifest', () => statusEvents() > before.events && readiness() > before.readiness && env.reconciles('manifest', key) > before.passes, 10_000);
+    assert.equal(readBacks(), before.readBacks, 'no pass read the objects back');
+    await env.ready(ids[1]);
   });
 
   it('a module resource deleted in the runtime is repaired through its watcher event', async () => {

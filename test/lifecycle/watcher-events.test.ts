@@ -71,4 +71,20 @@ describe('watcher event routing', () => {
     r.moduleResourceChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'not-in-any-inventory' }) });
     assert.deepEqual(manifestKeys.sort(), [`${NS}/rt-a-one`, `${NS}/rt-a-two`], 'an object no inventory names yet');
   });
+
+  it('marks the owner of a status change for a readiness read, and the owner of a spec change for a read-back', () => {
+    const { r, manifestKeys } = router();
+    assert.equal(r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'two-manager' }) }), 'enqueued');
+    assert.deepEqual(manifestKeys, [`${NS}/rt-a-two`]);
+    assert.equal(r.driftChecks.take(`${NS}/rt-a-two`), false, 'a status change asks for no read-back');
+    assert.equal(r.readinessChecks.take(`${NS}/rt-a-two`), true, 'it asks for readiness');
+    r.moduleResourceChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'two-manager' }) });
+    assert.equal(r.readinessChecks.take(`${NS}/rt-a-two`), false);
+    assert.equal(r.driftChecks.take(`${NS}/rt-a-two`), true, 'a spec change asks for a read-back');
+    // The runtime Kyma's status (the lifecycle manager's own mirror) is dropped here too.
+    manifestKeys.length = 0;
+    assert.equal(r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('operator.kyma-project.io', 'Kyma') }), 'ignored');
+    assert.equal(r.moduleStatusChanged({ runtimeId: 'rt-x', event: gvk('apps', 'Deployment') }), 'unknown-runtime');
+    assert.deepEqual(manifestKeys, []);
+  });
 });

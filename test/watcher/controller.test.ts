@@ -18,7 +18,9 @@ import {
   DEFAULT_WATCHER_NAME,
   defaultWatchers,
   ensureDefaultWatchers,
+  MODULE_RESOURCE_EVENTS,
   MODULE_RESOURCES_WATCHER_NAME,
+  MODULE_STATUS_EVENTS,
   MODULE_STATUS_WATCHER_NAME,
   setupWatcherController,
   type VirtualServiceObject,
@@ -147,6 +149,17 @@ test('ensureDefaultWatchers creates the three defaults (the API accepts them and
   await land.kcp.delete(Watcher, { namespace: NS, name: MODULE_RESOURCES_WATCHER_NAME });
   await waitFor('the deleted default Watcher is gone', async () => !(await getWatcher(MODULE_RESOURCES_WATCHER_NAME)));
   assert.deepEqual(await ensureDefaultWatchers(kcp, NS, DEFAULT_LISTENER), [MODULE_RESOURCES_WATCHER_NAME]);
+  // klm-module-status as an earlier version created it (its events went to the resources' manager):
+  // only its manager moves to its own; what a user changed in it stays.
+  await land.kcp.patch(Watcher, { namespace: NS, name: MODULE_STATUS_WATCHER_NAME }, 'merge', {
+    metadata: { labels: { 'operator.kyma-project.io/managed-by': MODULE_RESOURCE_EVENTS } },
+    spec: { manager: MODULE_RESOURCE_EVENTS, labelsToWatch: { 'operator.kyma-project.io/managed-by': 'kyma', team: 'a' } },
+  });
+  assert.deepEqual(await ensureDefaultWatchers(kcp, NS, DEFAULT_LISTENER), [], 'nothing to create');
+  const moved = await getWatcher(MODULE_STATUS_WATCHER_NAME);
+  assert.equal(moved?.spec.manager, MODULE_STATUS_EVENTS);
+  assert.equal(moved?.metadata.labels?.['operator.kyma-project.io/managed-by'], MODULE_STATUS_EVENTS);
+  assert.deepEqual(moved?.spec.labelsToWatch, { 'operator.kyma-project.io/managed-by': 'kyma', team: 'a' }, 'the user\'s change stays');
 });
 
 // ---- Istio installed into the KCP while the controller runs --------------------------------------

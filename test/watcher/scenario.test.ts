@@ -15,7 +15,7 @@ import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artif
 import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
 import { isNotFound } from '../../src/runtime/client/errors.js';
 import { silentLogger } from '../../src/runtime/log.js';
-import { LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS } from '../../src/watcher/constants.js';
+import { LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, MODULE_STATUS_EVENTS } from '../../src/watcher/constants.js';
 import type { RouteResult } from '../../src/lifecycle/watcher-events.js';
 import type { DeliveredEvent } from '../../src/watcher/listener.js';
 import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NETWORK_POLICIES, SKR_WEBHOOK_TLS_SECRET } from '../../src/watcher/skr-objects.js';
@@ -108,6 +108,7 @@ describe('runtime watcher: events instead of polling', () => {
     };
     listener.handle(LIFECYCLE_MANAGER_EVENTS, recorded((e) => router.kymaChanged(e)));
     listener.handle(MODULE_RESOURCE_EVENTS, recorded((e) => router.moduleResourceChanged(e)));
+    listener.handle(MODULE_STATUS_EVENTS, recorded((e) => router.moduleStatusChanged(e)));
   });
   after(async () => {
     await cp?.stop();
@@ -122,11 +123,11 @@ describe('runtime watcher: events instead of polling', () => {
       vwc.webhooks.map((w) => [w.name, w.clientConfig.service.path]).sort(),
       [
         [`${NS}.klm-module-resources.operator.kyma-project.io`, '/validate/lifecycle-manager-resources'],
-        [`${NS}.klm-module-status.operator.kyma-project.io`, '/validate/lifecycle-manager-resources'],
+        [`${NS}.klm-module-status.operator.kyma-project.io`, '/validate/lifecycle-manager-module-status'],
         [`${NS}.klm-watcher.operator.kyma-project.io`, '/validate/lifecycle-manager'],
       ],
     );
-    const before = { events: eventsOf('lifecycle-manager'), passes: eventPasses(), fullChecks: fullChecks() };
+    const before = { events: eventsOf('lifecycle-manager'), passes: eventPasses(), fullChecks: fullChecks(), handed: handedFrom('rt-enable').length };
     // What `kubectl edit kyma default -n kyma-system` does in the runtime.
     await remote.patch(Kyma, { namespace: Namespaces.Remote, name: 'default' }, 'merge', { spec: { modules: [{ name: 'web' }] } });
     await waitFor('the module Ready in the KCP Kyma', async () => {
@@ -140,6 +141,11 @@ describe('runtime watcher: events instead of polling', () => {
     assert.equal(fullChecks(), before.fullChecks, 'no full runtime check');
     const mirrored = await remote.get<KymaObject>(Kyma, { namespace: Namespaces.Remote, name: 'default' });
     assert.ok(mirrored.status?.modules?.some((m) => m.name === 'web' && m.state === 'Ready'), 'the status mirrored into the runtime Kyma');
+    // The install's own writes (the module's objects created, the runtime Kyma's status mirrored) sent
+    // no event; the kubelets' status writes of the module Deployment in the same window did.
+    const window = handedFrom('rt-enable').slice(before.handed);
+    assert.ok(window.includes(`${MODULE_STATUS_EVENTS} Deployment web enqueued`), `the Deployment's status writes reported: ${window.join('; ')}`);
+    assert.deepEqual(window.filter((w) => w.startsWith(`${MODULE_RESOURCE_EVENTS} `) || w.endsWith(' ignored')), [], 'no event for the lifecycle manager\'s own writes');
   });
 
   it('a channel switched in the runtime Kyma takes effect through an event pass', async () => {
@@ -164,7 +170,7 @@ describe('runtime watcher: events instead of polling', () => {
     }, 20_000);
     // A status write of the module Deployment (the kubelets reporting it unavailable) is reported by
     // klm-module-status (a subresource write: klm-module-resources does not see it) and wakes the Manifest.
-    const deploymentEvent = `${MODULE_RESOURCE_EVENTS} Deployment web enqueued`;
+    const deploymentEvent = `${MODULE_STATUS_EVENTS} Deployment web enqueued`;
     const statusBefore = handedFrom('rt-drift').filter((w) => w === deploymentEvent).length;
     await remote.patch(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' }, 'merge', { status: { availableReplicas: 0, readyReplicas: 0 } }, { subresource: 'status' });
     await waitFor("the module Deployment's status write reported", () => handedFrom('rt-drift').filter((w) => w === deploymentEvent).length > statusBefore, 10_000);
@@ -210,7 +216,8 @@ describe('runtime watcher: events instead of polling', () => {
     const before = handedFrom('rt-quiet').length;
     const key = { namespace: Namespaces.Remote, name: 'default' };
     await remote.patch(Kyma, key, 'merge', { metadata: { labels: { team: 'a' } } });
-    await remote.patch(Kyma, key, 'merge', { status: { state: 'Ready' } }, { subresource: 'status' });
+    // A status write by someone else (the lifecycle manager's own mirror writes send no event).
+    await remote.patch(Kyma, key, 'merge', { status: { state: 'Warning' } }, { subresource: 'status' });
     // The control: a spec change in the same window is reported. The lifecycle manager then mirrors
     // the KCP Kyma's status into the runtime Kyma (a status write there).
     await remote.patch(Kyma, key, 'merge', { spec: { modules: [{ name: 'ghost' }] } });
@@ -225,14 +232,15 @@ describe('runtime watcher: events instead of polling', () => {
     await waitFor('the second spec change reported', () => handedFrom('rt-quiet').slice(before).filter((w) => w === spec).length >= 2, 10_000);
     const window = handedFrom('rt-quiet').slice(before);
     assert.deepEqual(window.filter((w) => w.startsWith(`${LIFECYCLE_MANAGER_EVENTS} `)), [spec, spec], 'only the spec changes reached the Kyma controller');
-    // klm-module-status reports the runtime Kyma's status writes (it carries managed-by: kyma, as module
-    // resources do); the router drops them: nothing is enqueued for them.
+    // klm-module-status reports the runtime Kyma's status writes made by others (it carries managed-by:
+    // kyma, as module resources do; the lifecycle manager's own mirror writes send nothing); the router
+    // drops them: nothing is enqueued for them.
     // The webhook sends after it answered admission: wait for the status writes' events to land.
     const statusEvents = await waitFor('the status writes reported by klm-module-status', () => {
       const found = handedFrom('rt-quiet').slice(before).filter((w) => !w.startsWith(`${LIFECYCLE_MANAGER_EVENTS} `));
       return found.length > 0 && found;
     }, 10_000);
-    assert.deepEqual([...new Set(statusEvents)], [`${MODULE_RESOURCE_EVENTS} Kyma default ignored`]);
+    assert.deepEqual([...new Set(statusEvents)], [`${MODULE_STATUS_EVENTS} Kyma default ignored`]);
   });
 
   it('names a webhook that does not run in the SKRWebhook condition, puts it back, and clears the condition once it runs', async () => {

@@ -69,11 +69,11 @@ test('Watchers being deleted and Watchers the controller reports invalid get no 
   assert.deepEqual(modules?.objectSelector, { matchLabels: { 'operator.kyma-project.io/managed-by': 'kyma', 'app.kubernetes.io/part-of': 'Kyma' } });
   assert.equal(modules?.clientConfig.service.path, '/validate/lifecycle-manager-resources');
   // The status of everything managed-by kyma (the manager's availability, the module CR's state; the
-  // runtime Kyma too, which the router drops) goes to the same manager.
+  // runtime Kyma too, which the router drops) goes to a manager of its own (readiness only).
   const status = config.webhooks.find((h) => h.name.includes('klm-module-status'));
   assert.deepEqual(status?.rules[0], { operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/status'], scope: '*' });
   assert.deepEqual(status?.objectSelector, { matchLabels: { 'operator.kyma-project.io/managed-by': 'kyma' } });
-  assert.equal(status?.clientConfig.service.path, '/validate/lifecycle-manager-resources');
+  assert.equal(status?.clientConfig.service.path, '/validate/lifecycle-manager-module-status');
 });
 
 test('no Watchers: the configuration has no webhooks', () => {

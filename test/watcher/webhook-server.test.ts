@@ -13,11 +13,21 @@ import { startSkrWebhookServer, webhookConfigFromEnv, type RunningWebhookServer 
 import { waitFor } from '../support/wait.js';
 import { DAY, testCa } from './test-ca.js';
 
-function review(operation: string, object: unknown, oldObject: unknown, subResource?: string) {
+function review(operation: string, object: unknown, oldObject: unknown, subResource?: string, options?: Record<string, unknown>) {
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
-    request: { uid: `uid-${operation}`, kind: { group: 'operator.kyma-project.io', version: 'v1beta2', kind: 'Kyma' }, namespace: 'kyma-system', name: 'default', operation, object, oldObject, ...(subResource ? { subResource } : {}) },
+    request: {
+      uid: `uid-${operation}`,
+      kind: { group: 'operator.kyma-project.io', version: 'v1beta2', kind: 'Kyma' },
+      namespace: 'kyma-system',
+      name: 'default',
+      operation,
+      object,
+      oldObject,
+      ...(subResource ? { subResource } : {}),
+      ...(options ? { options } : {}),
+    },
   };
 }
 
@@ -43,7 +53,7 @@ describe('kcp skr-webhook', () => {
     writeFileSync(join(dir, 'tls.key'), runtime.keyPem);
     writeFileSync(join(dir, 'ca.crt'), runtime.caPem);
     const config = webhookConfigFromEnv(
-      { WEBHOOK_PORT: '0', METRICS_PORT: '0', KCP_ADDR: `127.0.0.1:${listener.address.port}`, KCP_CONTRACT: 'v2', TLS_CERT: join(dir, 'tls.crt'), TLS_KEY: join(dir, 'tls.key'), CA_CERT: join(dir, 'ca.crt') },
+      { WEBHOOK_PORT: '0', METRICS_PORT: '0', KCP_ADDR: `127.0.0.1:${listener.address.port}`, KCP_CONTRACT: 'v2', TLS_CERT: join(dir, 'tls.crt'), TLS_KEY: join(dir, 'tls.key'), CA_CERT: join(dir, 'ca.crt'), IGNORED_FIELD_MANAGERS: 'lifecycle-manager, declarative.kyma-project.io/applier,' },
       '127.0.0.1',
     );
     server = await startSkrWebhookServer(config);
@@ -69,6 +79,9 @@ describe('kcp skr-webhook', () => {
   it('refuses an environment it cannot run with, naming what is wrong', () => {
     assert.throws(() => webhookConfigFromEnv({ KCP_CONTRACT: 'v2' }), /missing environment variables KCP_ADDR, TLS_CERT, TLS_KEY, CA_CERT/);
     assert.throws(() => webhookConfigFromEnv({ KCP_CONTRACT: 'v1', KCP_ADDR: 'x', TLS_CERT: 'a', TLS_KEY: 'b', CA_CERT: 'c' }), /KCP_CONTRACT=v1 is not supported/);
+    const env = { KCP_ADDR: 'x', TLS_CERT: 'a', TLS_KEY: 'b', CA_CERT: 'c' };
+    assert.deepEqual([...webhookConfigFromEnv({ ...env, IGNORED_FIELD_MANAGERS: ' a ,b,,' }).ignoredFieldManagers], ['a', 'b']);
+    assert.equal(webhookConfigFromEnv(env).ignoredFieldManagers.size, 0);
   });
 
   it('allows everything and reports spec changes, creates and deletes, not status or label updates', async () => {
@@ -87,5 +100,21 @@ describe('kcp skr-webhook', () => {
     assert.match(metrics, /^watcher_webhook_requests_total\{manager="lifecycle-manager",event="true"\} 2$/m);
     await waitFor('the two events at the listener', () => delivered.length === 2);
     assert.ok(delivered.every((e) => e.runtimeId === 'rt-1' && e.event.watched.name === 'default' && e.event.watchedGvk.kind === 'Kyma'));
+  });
+
+  it('sends no event for a write under an ignored field manager (the lifecycle manager\'s own), and one for the same write by anyone else', async () => {
+    const kyma = (channel: string) => ({ metadata: { name: 'default', namespace: 'kyma-system' }, spec: { channel } });
+    const before = delivered.length;
+    const answers = [
+      await admit(review('CREATE', kyma('regular'), null, undefined, { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'lifecycle-manager' })),
+      await admit(review('UPDATE', kyma('fast'), kyma('regular'), undefined, { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'declarative.kyma-project.io/applier' })),
+      await admit(review('UPDATE', kyma('fast'), kyma('regular'), undefined, { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'kubectl-edit' })),
+    ];
+    assert.ok(answers.every((a) => a.response.allowed), 'every request is allowed');
+    // The kubectl edit's event arrives; the two ignored writes were answered before it and sent nothing.
+    await waitFor('the kubectl edit\'s event at the listener', () => delivered.length === before + 1);
+    const metrics = await (await fetch(server.metricsUrl)).text();
+    assert.match(metrics, /^watcher_webhook_requests_total\{manager="lifecycle-manager",event="false"\} 4$/m);
+    assert.match(metrics, /^watcher_webhook_requests_total\{manager="lifecycle-manager",event="true"\} 3$/m);
   });
 });

@@ -46,6 +46,8 @@ export interface ManifestControllerOptions {
   driftCheckMs?: number;
   /** Manifests the runtime watcher asks a drift check for (marked before their key is enqueued). */
   driftChecks?: { take(key: string): boolean };
+  /** Manifests whose resources' status the runtime watcher reported changed: a Ready one reads its readiness again. */
+  readinessChecks?: { take(key: string): boolean };
   /** The KCP Secret with the credentials of private registries (upstream `--oci-registry-cred-secret`). */
   registryCredentialsSecret?: { namespace: string; name: string };
   /** The runtime image-pull Secret module Deployments and StatefulSets are pointed at (upstream `--skr-image-pull-secret`). */
@@ -91,6 +93,7 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
     crdEstablishTimeoutMs: opts.crdEstablishTimeoutMs ?? 10_000,
     driftCheckMs: opts.driftCheckMs,
     driftChecks: opts.driftChecks,
+    readinessChecks: opts.readinessChecks,
     webhookHealthy,
     registryCredentials: opts.registryCredentialsSecret ? credentialsFromKcpSecret(opts.kcp, opts.registryCredentialsSecret) : undefined,
     skrImagePullSecret: opts.skrImagePullSecret,

@@ -101,6 +101,8 @@ export interface ManifestReconcilerDeps {
   driftCheckMs?: number;
   /** Manifests whose resources the runtime watcher reported changed (marked before their key is enqueued). */
   driftChecks?: { take(key: string): boolean };
+  /** Manifests whose resources' status the runtime watcher reported changed (marked before their key is enqueued). */
+  readinessChecks?: { take(key: string): boolean };
   /** Whether the watcher's webhook in a Kyma's runtime works, so its events can be relied on (key `namespace/kyma`). */
   webhookHealthy?: (kymaKey: string) => boolean;
   /** Credentials for private registries (undefined: artifacts are pulled anonymously). */
@@ -130,6 +132,8 @@ interface Context {
   signal: AbortSignal;
   /** The runtime watcher reported a change of the module's resources. */
   driftRequested: boolean;
+  /** The runtime watcher reported a status change of the module's resources (its readiness may have changed). */
+  readinessRequested: boolean;
 }
 
 const OUR_FINALIZERS: readonly string[] = [Finalizers.Manifest, Finalizers.LabelRemoval, Finalizers.CustomResourceManager];
@@ -145,6 +149,7 @@ export class ManifestReconciler {
   async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
     const key = namespacedName(req);
     const driftRequested = this.d.driftChecks?.take(key) ?? false;
+    const readinessRequested = this.d.readinessChecks?.take(key) ?? false;
     const cached = this.d.manifests.get(key);
     if (!cached) {
       this.forget(key);
@@ -152,7 +157,7 @@ export class ManifestReconciler {
     }
     const manifest = structuredClone(cached);
     if (isEnabled(manifest.metadata.labels?.[Labels.SkipReconciliation])) return { requeueAfterMs: this.intervalFor(States.Ready) };
-    const ctx: Context = { manifest, status: new StatusDraft(manifest), signal, driftRequested };
+    const ctx: Context = { manifest, status: new StatusDraft(manifest), signal, driftRequested, readinessRequested };
     const deleting = !!manifest.metadata.deletionTimestamp;
 
     if (isEnabled(manifest.metadata.annotations?.[Annotations.Unmanaged])) return this.unmanage(ctx);
@@ -284,7 +289,13 @@ export class ManifestReconciler {
       return new Map();
     }
     const reason = this.driftCheckReason(ctx, known, watchedFromHere);
-    if (!reason) return 'clean';
+    if (!reason) {
+      if (!ctx.readinessRequested) return 'clean';
+      // A status change reported in the runtime (the manager Deployment, the module CR): only
+      // readiness is read again; a change of the objects themselves comes as its own event.
+      this.d.metrics.readinessPass();
+      return new Map();
+    }
     if (reason === 'not_ready' && known.watched && watchedFromHere) {
       // Installing: nothing changed the objects since they were applied (an event would have marked
       // the Manifest, `watcher_event`), so only readiness is read (the manager, the module CR).
