@@ -61,15 +61,32 @@ export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
 }
 
 /** What the benchmark keeps of each object: its state, and the module states of a Kyma. */
-type Slim = KubeObject & { status?: { state?: string; modules?: { name: string; version?: string; state?: string }[] } };
+type Slim = KubeObject & { status?: { state?: string; modules?: { name: string; version?: string; state?: string }[]; lastOperation?: { operation?: string } } };
 function slim(o: KubeObject): Slim {
   const status = (o as Slim).status;
+  // What a Manifest that is not Ready says it waits for (numbers blanked, so that alike messages group).
+  const waiting = o.kind === 'Manifest' && status?.state !== 'Ready' ? status?.lastOperation?.operation?.replace(/\d+/g, 'N').slice(0, 80) : undefined;
   return {
     apiVersion: o.apiVersion,
     kind: o.kind,
     metadata: { name: o.metadata.name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion },
-    status: { state: status?.state, ...(status?.modules ? { modules: status.modules.map((m) => ({ name: m.name, version: m.version, state: m.state })) } : {}) },
+    status: {
+      state: status?.state,
+      ...(status?.modules ? { modules: status.modules.map((m) => ({ name: m.name, version: m.version, state: m.state })) } : {}),
+      ...(waiting !== undefined ? { lastOperation: { operation: waiting } } : {}),
+    },
   };
+}
+
+/** Manifests not Ready, by what their status says (the three largest groups). */
+function waitingManifests(manifests: Slim[]): string {
+  const counts = new Map<string, number>();
+  for (const m of manifests) {
+    if (m.status?.state === 'Ready') continue;
+    const what = `${m.status?.state ?? 'no state'}: ${m.status?.lastOperation?.operation ?? '-'}`;
+    counts.set(what, (counts.get(what) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([w, n]) => `${n} ${w}`).join(' | ');
 }
 
 /** The request of runtime `i` of a benchmark fleet (`rt-00042`), as `kcp runtime create` takes it. */
@@ -179,6 +196,8 @@ export class FleetWatch {
         console.log(
           `  ${seconds.toFixed(0)} s: Runtimes ${statesOf(this.informers.runtimes.store.list())}; Kymas Ready ${s.readyKymas}/${this.runtimes}; Manifests Ready ${s.readyManifests}/${this.runtimes * MODULES.length}; RSS ${memory()}`,
         );
+        const waiting = waitingManifests(this.informers.manifests.store.list());
+        if (waiting) console.log(`    Manifests waiting: ${waiting}`);
       }
       await sleep(250);
     }

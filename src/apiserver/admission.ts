@@ -9,6 +9,7 @@ import { BUILTIN_TYPES, type ResourceType } from './resources.js';
 import { labelSelectorFromObject, matchesLabels } from '../kube/labels.js';
 import { isPlainObject, sortKeys } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
+import type { StoredObject } from './store.js';
 import { type ServiceResolver, type WebhookClientConfig, WebhookClient, webhookTarget } from './webhook-client.js';
 
 export type { ResolvedService, ServiceResolver } from './webhook-client.js';
@@ -77,10 +78,34 @@ function ruleMatches(rule: Rule, a: AdmissionAttributes): boolean {
   return true;
 }
 
+/** Parsed selectors, per selector object of a parsed configuration (below). */
+const parsedSelectors = new WeakMap<object, ReturnType<typeof labelSelectorFromObject>>();
+
 function selectorMatches(selector: unknown, labels: Record<string, string> | undefined): boolean {
-  const sel = labelSelectorFromObject(selector);
+  if (selector === null || typeof selector !== 'object') return true;
+  let sel = parsedSelectors.get(selector);
+  if (sel === undefined && !parsedSelectors.has(selector)) {
+    sel = labelSelectorFromObject(selector);
+    parsedSelectors.set(selector, sel);
+  }
   if (!sel) return true;
   return matchesLabels(sel, labels ?? {});
+}
+
+/**
+ * The webhooks of a stored configuration, parsed once per stored version: every write in a cluster
+ * with webhooks looks at them, and a configuration (with its CA bundles) is kilobytes of JSON.
+ * Treated as read-only.
+ */
+const parsedConfigs = new WeakMap<StoredObject, readonly Webhook[]>();
+
+function webhooksOf(stored: StoredObject): readonly Webhook[] {
+  let webhooks = parsedConfigs.get(stored);
+  if (!webhooks) {
+    webhooks = ((JSON.parse(stored.json) as ObjectWithMeta).webhooks as Webhook[] | undefined) ?? [];
+    parsedConfigs.set(stored, webhooks);
+  }
+  return webhooks;
 }
 
 export class WebhookAdmitter implements Admitter {
@@ -104,8 +129,7 @@ export class WebhookAdmitter implements Admitter {
     if (a.type.group === 'admissionregistration.k8s.io') return;
     const calls: Promise<void>[] = [];
     for (const c of configs) {
-      const cfg = JSON.parse(c.json) as ObjectWithMeta;
-      for (const wh of (cfg.webhooks as Webhook[] | undefined) ?? []) {
+      for (const wh of webhooksOf(c)) {
         if (!(wh.rules ?? []).some((r) => ruleMatches(r, a))) continue;
         if (!this.namespaceMatches(cluster, wh, a)) continue;
         const objOk = selectorMatches(wh.objectSelector, a.object?.metadata.labels) || (a.oldObject !== undefined && selectorMatches(wh.objectSelector, a.oldObject.metadata.labels));

@@ -48,12 +48,24 @@ export interface WebhookTarget {
   verifyHost: string;
 }
 
+/** Decoded CA bundles per client configuration object (the admitter keeps those parsed per stored version). */
+const decodedCas = new WeakMap<WebhookClientConfig, string>();
+
+function caOf(cc: WebhookClientConfig): string {
+  let ca = decodedCas.get(cc);
+  if (ca === undefined) {
+    ca = Buffer.from(cc.caBundle ?? '', 'base64').toString('utf8');
+    decodedCas.set(cc, ca);
+  }
+  return ca;
+}
+
 /**
  * The destination of a webhook call, as kube-apiserver computes it. Throws an Error with
  * kube-apiserver's text (`Post "<url>": service "<name>" not found`) when a service is not resolved.
  */
 export function webhookTarget(cluster: string, cc: WebhookClientConfig | undefined, timeoutSeconds: number, resolver: ServiceResolver | undefined): WebhookTarget {
-  const ca = cc?.caBundle ? Buffer.from(cc.caBundle, 'base64').toString('utf8') : undefined;
+  const ca = cc?.caBundle ? caOf(cc) : undefined;
   const svc = cc?.service;
   if (cc?.url === undefined && svc === undefined) throw new Error('webhook has neither a URL nor a service reference');
   if (svc === undefined) {

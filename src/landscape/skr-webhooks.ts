@@ -25,7 +25,7 @@ import { secureContexts, type SecureContextLease } from '../util/tls-contexts.js
 import { KcpEventSender } from '../watcher/sender.js';
 import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_TLS_SECRET, webhookEnvOf } from '../watcher/skr-objects.js';
 import { answerAdmission, EventForwarder, WebhookMetrics } from '../watcher/webhook-server.js';
-import { parseFieldManagers } from '../watcher/webhook.js';
+import { type IgnoredWrites, parseIgnoredWrites } from '../watcher/webhook.js';
 import { SIMULATOR_DOMAIN } from './constants.js';
 
 /** SNI names of the runtimes' webhooks end in this. */
@@ -36,8 +36,8 @@ interface RuntimeWebhook {
   version: string;
   context: SecureContextLease;
   sender: KcpEventSender;
-  /** The Deployment's IGNORED_FIELD_MANAGERS. */
-  ignoredFieldManagers: ReadonlySet<string>;
+  /** The Deployment's IGNORED_FIELD_MANAGERS and IGNORED_FIELD_MANAGERS_FOR. */
+  ignoredWrites: IgnoredWrites;
 }
 
 export interface SkrWebhookHostOptions {
@@ -49,6 +49,8 @@ export interface SkrWebhookHostOptions {
 
 export class SkrWebhookHost {
   private server: Server | undefined;
+  /** The server's URL, kept: the resolver answers it for every admission call. */
+  private serverUrl: string | undefined;
   private readonly states = new Map<string, RuntimeWebhook>();
   private readonly sniToCluster = new Map<string, string>();
   private readonly metrics: WebhookMetrics | undefined;
@@ -80,19 +82,19 @@ export class SkrWebhookHost {
           res.end(JSON.stringify({ message: 'the skr-webhook of this runtime does not run' }));
           return;
         }
-        answerAdmission(req, res, this.metrics, (manager, event) => this.forwarder.forward(state.sender, manager, event, cluster), state.ignoredFieldManagers);
+        answerAdmission(req, res, this.metrics, (manager, event) => this.forwarder.forward(state.sender, manager, event, cluster), state.ignoredWrites);
       },
     );
     server.keepAliveTimeout = 30_000;
     await listen(server, 0, '127.0.0.1');
     this.server = server;
+    this.serverUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
     this.api.setServiceResolver(this.resolver);
   }
 
   get url(): string {
-    const a = this.server?.address() as AddressInfo | null | undefined;
-    if (!a) throw new Error('the skr-webhook host is not started');
-    return `https://127.0.0.1:${a.port}`;
+    if (!this.server || !this.serverUrl) throw new Error('the skr-webhook host is not started');
+    return this.serverUrl;
   }
 
   /** For the embedded API server: where a cluster's `skr-webhook.kyma-system` is served. */
@@ -113,6 +115,7 @@ export class SkrWebhookHost {
     this.states.clear();
     const server = this.server;
     this.server = undefined;
+    this.serverUrl = undefined;
     if (server) await closeServer(server);
   }
 
@@ -158,17 +161,17 @@ export class SkrWebhookHost {
     const text = (k: string): string => Buffer.from(data[k] ?? '', 'base64').toString('utf8');
     const credentials = { certPem: text('tls.crt'), keyPem: text('tls.key'), caPem: text('ca.crt') };
     if (!credentials.certPem || !credentials.keyPem || !env.KCP_ADDR) return undefined;
-    const ignoredFieldManagers = parseFieldManagers(env.IGNORED_FIELD_MANAGERS);
+    const ignoredWrites = parseIgnoredWrites(env.IGNORED_FIELD_MANAGERS, env.IGNORED_FIELD_MANAGERS_FOR);
     let context: SecureContextLease | undefined;
     try {
       context = secureContexts.acquire({ cert: credentials.certPem, key: credentials.keyPem });
       previous?.context.release();
       if (previous && previous.sender.address === env.KCP_ADDR) {
         previous.sender.updateCredentials(credentials);
-        return { version, context, sender: previous.sender, ignoredFieldManagers };
+        return { version, context, sender: previous.sender, ignoredWrites };
       }
       previous?.sender.close();
-      return { version, context, sender: new KcpEventSender({ kcpAddress: env.KCP_ADDR, credentials }), ignoredFieldManagers };
+      return { version, context, sender: new KcpEventSender({ kcpAddress: env.KCP_ADDR, credentials }), ignoredWrites };
     } catch (e) {
       this.opts.log?.warn('skr-webhook certificate unusable', { error: e });
       context?.release();

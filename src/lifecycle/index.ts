@@ -29,6 +29,7 @@ import { setupPurgeController } from './purge/controller.js';
 import { RuntimeAccess, type Secret } from './remote/access.js';
 import { DEFAULT_MODULE_CONFIG_POLL_MS, DEFAULT_RESYNC_MS as DEFAULT_SYNC_RESYNC_MS, ModuleConfigWatchers, setupModuleConfigController, setupSyncResourceController, SyncMetrics } from './sync/index.js';
 import type { ListenerService } from '../watcher/defaults.js';
+import { LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, MODULE_STATUS_EVENTS } from '../watcher/constants.js';
 
 export { DEFAULT_INTERVALS, DEFAULT_RUNTIME_CHECK_MS, type RequeueIntervals } from './kyma/options.js';
 export { DEFAULT_DRIFT_CHECK_MS, DEFAULT_INTERVALS as DEFAULT_MANIFEST_INTERVALS, DEFAULT_MANIFEST_WORKERS, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
@@ -136,7 +137,9 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
       image: w.image,
       command: w.command,
       kcpAddress: w.kcpAddress,
-      ignoredFieldManagers: RUNTIME_FIELD_MANAGERS,
+      // Not for ModuleConfig Watchers: a default CR the lifecycle manager created, or a module CR it
+      // synchronized, wakes the module's ModuleConfig (and other Watchers see everything).
+      ignoredWrites: { fieldManagers: RUNTIME_FIELD_MANAGERS, forManagers: [LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, MODULE_STATUS_EVENTS] },
       ca: w.ca,
       pki: w.pki,
       watchers: manager.cache<WatcherObject>(Watcher, { namespace }),

@@ -44,6 +44,32 @@ export class PendingChecks {
   }
 }
 
+/** An object a status event named: `group/kind/namespace/name` (the Manifest inventory's key form). */
+export function objectKeyOf(e: DeliveredWatchEvent): string | undefined {
+  const watched = e.event?.watched;
+  if (!e.event || !watched?.name) return undefined;
+  return `${e.event.watchedGvk.group}/${e.event.watchedGvk.kind}/${watched.namespace}/${watched.name}`;
+}
+
+/** Keys marked with the objects that changed (ANY_OBJECT: an event that named none). */
+export class PendingObjects {
+  static readonly ANY_OBJECT = '*';
+  private readonly keys = new Map<string, Set<string>>();
+
+  mark(key: string, object: string | undefined): void {
+    let objects = this.keys.get(key);
+    if (!objects) this.keys.set(key, (objects = new Set()));
+    objects.add(object ?? PendingObjects.ANY_OBJECT);
+  }
+
+  /** The objects marked for the key (undefined: not marked); clears the mark. */
+  take(key: string): ReadonlySet<string> | undefined {
+    const objects = this.keys.get(key);
+    this.keys.delete(key);
+    return objects;
+  }
+}
+
 /**
  * The Manifests an object belongs to: those whose inventory (`status.synced`) or default CR
  * (`spec.resource`) names it. None known (an install whose inventory is not written yet, an event
@@ -72,8 +98,8 @@ export class WatcherEventRouter {
   readonly runtimeChecks = new PendingChecks();
   /** Manifests whose resources changed in their runtime. */
   readonly driftChecks = new PendingChecks();
-  /** Manifests whose resources' status changed in their runtime. */
-  readonly readinessChecks = new PendingChecks();
+  /** Manifests whose resources' status changed in their runtime, with those resources. */
+  readonly readinessChecks = new PendingObjects();
   /** Called with the Kyma key of every routed event (e.g. to time event -> reconcile). */
   onRouted?: (kymaKey: string, e: DeliveredWatchEvent) => void;
 
@@ -132,7 +158,8 @@ export class WatcherEventRouter {
     // the lifecycle manager writes that one itself (its webhook does not send its own writes, upstream's
     // image does), and no Manifest needs to look again for it.
     if (isRuntimeKyma(e)) return this.kymaOf(e.runtimeId) ? 'ignored' : 'unknown-runtime';
-    return this.toManifests(e, this.manifestKeys, this.readinessChecks, owners);
+    const object = objectKeyOf(e);
+    return this.toManifests(e, this.manifestKeys, { mark: (key) => this.readinessChecks.mark(key, object) }, owners);
   }
 
   /** A module's custom resource changed: the ModuleConfig controller looks at that Kyma's modules (cheap for those that do not opt in). */
@@ -140,7 +167,7 @@ export class WatcherEventRouter {
     return this.toManifests(e, this.moduleConfigKeys);
   }
 
-  private toManifests(e: DeliveredWatchEvent, keys: EventEmitter, checks?: PendingChecks, pick?: (manifests: ManifestObject[], e: DeliveredWatchEvent) => ManifestObject[]): RouteResult {
+  private toManifests(e: DeliveredWatchEvent, keys: EventEmitter, checks?: Pick<PendingChecks, 'mark'>, pick?: (manifests: ManifestObject[], e: DeliveredWatchEvent) => ManifestObject[]): RouteResult {
     const kyma = this.kymaOf(e.runtimeId);
     if (!kyma) return 'unknown-runtime';
     const name = kyma.metadata.name ?? '';

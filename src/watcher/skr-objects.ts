@@ -31,8 +31,11 @@ export interface SkrWebhookSpec {
   /** The KCP listener's address as runtimes reach it (`host:port`). */
   kcpAddress: string;
   tls: { caPem: string; certPem: string; keyPem: string };
-  /** Field managers whose writes give no event (the lifecycle manager's own): env IGNORED_FIELD_MANAGERS. */
-  ignoredFieldManagers?: readonly string[];
+  /**
+   * Writes that give no event (the lifecycle manager's own): their field managers (env
+   * IGNORED_FIELD_MANAGERS), on the webhook paths of these event managers (IGNORED_FIELD_MANAGERS_FOR).
+   */
+  ignoredWrites?: { fieldManagers: readonly string[]; forManagers: readonly string[] };
 }
 
 const labels = { [Labels.ManagedBy]: LabelValues.Kyma };
@@ -77,7 +80,12 @@ export function skrWebhookObjects(spec: SkrWebhookSpec): KubeObject[] {
     { name: 'CA_CERT', value: `${CERT_DIR}/ca.crt` },
     { name: 'KCP_ADDR', value: spec.kcpAddress },
     { name: 'KCP_CONTRACT', value: CONTRACT_VERSION },
-    ...(spec.ignoredFieldManagers?.length ? [{ name: 'IGNORED_FIELD_MANAGERS', value: [...spec.ignoredFieldManagers].sort().join(',') }] : []),
+    ...(spec.ignoredWrites?.fieldManagers.length
+      ? [
+          { name: 'IGNORED_FIELD_MANAGERS', value: [...spec.ignoredWrites.fieldManagers].sort().join(',') },
+          { name: 'IGNORED_FIELD_MANAGERS_FOR', value: [...spec.ignoredWrites.forManagers].sort().join(',') },
+        ]
+      : []),
   ];
   const deployment: KubeObject = {
     apiVersion: 'apps/v1',

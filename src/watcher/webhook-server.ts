@@ -13,7 +13,7 @@ import { closeServer, listen } from '../util/servers.js';
 import { PROMETHEUS_CONTENT_TYPE, Registry, type Counter } from '../runtime/metrics.js';
 import { CONTRACT_VERSION, type WatchEvent } from './event.js';
 import { KcpEventSender } from './sender.js';
-import { admissionRequestOf, decide, managerOfWebhookPath, parseFieldManagers } from './webhook.js';
+import { admissionRequestOf, decide, type IgnoredWrites, managerOfWebhookPath, parseIgnoredWrites } from './webhook.js';
 
 /** The environment upstream's skr-webhook Deployment sets (values are upstream's defaults). */
 export interface WebhookEnvironment {
@@ -24,8 +24,10 @@ export interface WebhookEnvironment {
   TLS_CERT?: string;
   TLS_KEY?: string;
   CA_CERT?: string;
-  /** The project's own: writes under these field managers (comma-separated) give no event. */
+  /** The project's own: writes under these field managers (comma-separated) give no event... */
   IGNORED_FIELD_MANAGERS?: string;
+  /** ...on the webhook paths of these event managers (comma-separated; unset: all). */
+  IGNORED_FIELD_MANAGERS_FOR?: string;
 }
 
 export interface WebhookServerConfig {
@@ -36,7 +38,7 @@ export interface WebhookServerConfig {
   tlsCertPath: string;
   tlsKeyPath: string;
   caCertPath: string;
-  ignoredFieldManagers: ReadonlySet<string>;
+  ignoredWrites: IgnoredWrites;
 }
 
 function port(name: string, value: string | undefined, fallback: number): number {
@@ -60,7 +62,7 @@ export function webhookConfigFromEnv(env: WebhookEnvironment, host = '0.0.0.0'):
     tlsCertPath: env.TLS_CERT ?? '',
     tlsKeyPath: env.TLS_KEY ?? '',
     caCertPath: env.CA_CERT ?? '',
-    ignoredFieldManagers: parseFieldManagers(env.IGNORED_FIELD_MANAGERS),
+    ignoredWrites: parseIgnoredWrites(env.IGNORED_FIELD_MANAGERS, env.IGNORED_FIELD_MANAGERS_FOR),
   };
 }
 
@@ -127,7 +129,7 @@ export function answerAdmission(
   res: ServerResponse,
   metrics: WebhookMetrics | undefined,
   then: (manager: string, event: WatchEvent) => void,
-  ignoredFieldManagers?: ReadonlySet<string>,
+  ignoredWrites?: IgnoredWrites,
 ): void {
   const path = (req.url ?? '/').split('?')[0];
   const manager = managerOfWebhookPath(path);
@@ -143,7 +145,7 @@ export function answerAdmission(
   req.on('end', () => {
     let decision;
     try {
-      decision = decide(admissionRequestOf(JSON.parse(Buffer.concat(chunks).toString('utf8'))), ignoredFieldManagers);
+      decision = decide(admissionRequestOf(JSON.parse(Buffer.concat(chunks).toString('utf8'))), ignoredWrites, manager);
     } catch (e) {
       return reply(400, { message: (e as Error).message });
     }
@@ -174,7 +176,7 @@ export async function startSkrWebhookServer(config: WebhookServerConfig, log?: L
   const sender = new KcpEventSender({ kcpAddress: config.kcpAddress, credentials });
   const forwarder = new EventForwarder(metrics, log);
   const webhook = createHttpsServer({ cert: credentials.certPem, key: credentials.keyPem, minVersion: 'TLSv1.2' }, (req, res) =>
-    answerAdmission(req, res, metrics, (manager, event) => forwarder.forward(sender, manager, event), config.ignoredFieldManagers),
+    answerAdmission(req, res, metrics, (manager, event) => forwarder.forward(sender, manager, event), config.ignoredWrites),
   );
   const metricsServer = createHttpServer((req, res) => {
     if ((req.url ?? '').split('?')[0] === '/metrics') {

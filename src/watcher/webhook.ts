@@ -4,10 +4,11 @@
 //   UPDATE: an event when `spec` changed (`status` for the status subresource); objects without
 //           that field always give one. So the lifecycle manager's own status and label writes
 //           do not echo back.
-//   A write made under one of the `ignoredFieldManagers` (the lifecycle manager's own managers,
-//   which the KCP puts into the Deployment as IGNORED_FIELD_MANAGERS) gives no event at all: the
-//   lifecycle manager knows what it wrote, and a fleet being installed would otherwise send an
-//   event for every object it creates. (Upstream's image forwards these; the KCP copes with both.)
+//   A write made under one of the ignored field managers (the lifecycle manager's own, which the
+//   KCP puts into the Deployment as IGNORED_FIELD_MANAGERS) gives no event on the webhook paths of
+//   the managers they are ignored for (IGNORED_FIELD_MANAGERS_FOR; all when unset): the lifecycle
+//   manager knows what it wrote, and a fleet being installed would otherwise send an event for
+//   every object it creates. (Upstream's image forwards these; the KCP copes with both.)
 import { jsonEqual, isPlainObject } from '../kube/json.js';
 import type { WatchEvent } from './event.js';
 
@@ -61,16 +62,29 @@ export function admissionRequestOf(body: unknown): AdmissionRequest {
   return r as unknown as AdmissionRequest;
 }
 
-/** Parses IGNORED_FIELD_MANAGERS (comma-separated; blanks dropped). */
-export function parseFieldManagers(value: string | undefined): ReadonlySet<string> {
-  return new Set((value ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+/** Writes that give no event: their field managers, on the webhook paths of which event managers. */
+export interface IgnoredWrites {
+  fieldManagers: ReadonlySet<string>;
+  /** Event managers (`/validate/<manager>`) the field managers are ignored for; undefined: all. */
+  forManagers?: ReadonlySet<string>;
 }
 
-/** Allows the request and says whether the KCP must hear about it. */
-export function decide(req: AdmissionRequest, ignoredFieldManagers?: ReadonlySet<string>): Decision {
+function commaList(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/** Reads IGNORED_FIELD_MANAGERS and IGNORED_FIELD_MANAGERS_FOR (comma-separated; blanks dropped). */
+export function parseIgnoredWrites(fieldManagers: string | undefined, forManagers: string | undefined): IgnoredWrites {
+  const only = commaList(forManagers);
+  return { fieldManagers: new Set(commaList(fieldManagers)), ...(only.length > 0 ? { forManagers: new Set(only) } : {}) };
+}
+
+/** Allows the request (on the webhook path of `eventManager`) and says whether the KCP must hear about it. */
+export function decide(req: AdmissionRequest, ignored?: IgnoredWrites, eventManager?: string): Decision {
   const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: req.uid, allowed: true } };
-  const manager = isPlainObject(req.options) && typeof req.options.fieldManager === 'string' ? req.options.fieldManager : undefined;
-  if (manager !== undefined && ignoredFieldManagers?.has(manager)) return { review };
+  const fieldManager = isPlainObject(req.options) && typeof req.options.fieldManager === 'string' ? req.options.fieldManager : undefined;
+  const applies = ignored !== undefined && (ignored.forManagers === undefined || (eventManager !== undefined && ignored.forManagers.has(eventManager)));
+  if (applies && fieldManager !== undefined && ignored.fieldManagers.has(fieldManager)) return { review };
   const forward = req.operation === 'CREATE' || req.operation === 'DELETE' || (req.operation === 'UPDATE' && watchedPartChanged(req));
   if (!forward) return { review };
   const meta = metaOf(req.object ?? req.oldObject);

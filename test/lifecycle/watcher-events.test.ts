@@ -77,9 +77,13 @@ describe('watcher event routing', () => {
     assert.equal(r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'two-manager' }) }), 'enqueued');
     assert.deepEqual(manifestKeys, [`${NS}/rt-a-two`]);
     assert.equal(r.driftChecks.take(`${NS}/rt-a-two`), false, 'a status change asks for no read-back');
-    assert.equal(r.readinessChecks.take(`${NS}/rt-a-two`), true, 'it asks for readiness');
+    assert.deepEqual([...(r.readinessChecks.take(`${NS}/rt-a-two`) ?? [])], ['apps/Deployment/kyma-system/two-manager'], 'it asks for readiness, naming the object');
+    // An event without an object asks for every object (the reconciler reads them all back).
+    r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment') });
+    assert.deepEqual([...(r.readinessChecks.take(`${NS}/rt-a-one`) ?? [])], ['*']);
+    r.readinessChecks.take(`${NS}/rt-a-two`);
     r.moduleResourceChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'two-manager' }) });
-    assert.equal(r.readinessChecks.take(`${NS}/rt-a-two`), false);
+    assert.equal(r.readinessChecks.take(`${NS}/rt-a-two`), undefined);
     assert.equal(r.driftChecks.take(`${NS}/rt-a-two`), true, 'a spec change asks for a read-back');
     // The runtime Kyma's status (the lifecycle manager's own mirror) is dropped here too.
     manifestKeys.length = 0;

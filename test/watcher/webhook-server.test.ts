@@ -53,7 +53,7 @@ describe('kcp skr-webhook', () => {
     writeFileSync(join(dir, 'tls.key'), runtime.keyPem);
     writeFileSync(join(dir, 'ca.crt'), runtime.caPem);
     const config = webhookConfigFromEnv(
-      { WEBHOOK_PORT: '0', METRICS_PORT: '0', KCP_ADDR: `127.0.0.1:${listener.address.port}`, KCP_CONTRACT: 'v2', TLS_CERT: join(dir, 'tls.crt'), TLS_KEY: join(dir, 'tls.key'), CA_CERT: join(dir, 'ca.crt'), IGNORED_FIELD_MANAGERS: 'lifecycle-manager, declarative.kyma-project.io/applier,' },
+      { WEBHOOK_PORT: '0', METRICS_PORT: '0', KCP_ADDR: `127.0.0.1:${listener.address.port}`, KCP_CONTRACT: 'v2', TLS_CERT: join(dir, 'tls.crt'), TLS_KEY: join(dir, 'tls.key'), CA_CERT: join(dir, 'ca.crt'), IGNORED_FIELD_MANAGERS: 'lifecycle-manager, declarative.kyma-project.io/applier,', IGNORED_FIELD_MANAGERS_FOR: 'lifecycle-manager' },
       '127.0.0.1',
     );
     server = await startSkrWebhookServer(config);
@@ -64,9 +64,9 @@ describe('kcp skr-webhook', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function admit(body: unknown): Promise<{ response: { uid: string; allowed: boolean } }> {
+  function admit(body: unknown, manager = 'lifecycle-manager'): Promise<{ response: { uid: string; allowed: boolean } }> {
     return new Promise((resolve, reject) => {
-      const req = request(new URL('/validate/lifecycle-manager', server.url), { method: 'POST', ca: ca.trustedPem, servername: 'skr-webhook.kyma-system.svc', headers: { 'content-type': 'application/json' } }, (res) => {
+      const req = request(new URL(`/validate/${manager}`, server.url), { method: 'POST', ca: ca.trustedPem, servername: 'skr-webhook.kyma-system.svc', headers: { 'content-type': 'application/json' } }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { response: { uid: string; allowed: boolean } }));
@@ -80,8 +80,11 @@ describe('kcp skr-webhook', () => {
     assert.throws(() => webhookConfigFromEnv({ KCP_CONTRACT: 'v2' }), /missing environment variables KCP_ADDR, TLS_CERT, TLS_KEY, CA_CERT/);
     assert.throws(() => webhookConfigFromEnv({ KCP_CONTRACT: 'v1', KCP_ADDR: 'x', TLS_CERT: 'a', TLS_KEY: 'b', CA_CERT: 'c' }), /KCP_CONTRACT=v1 is not supported/);
     const env = { KCP_ADDR: 'x', TLS_CERT: 'a', TLS_KEY: 'b', CA_CERT: 'c' };
-    assert.deepEqual([...webhookConfigFromEnv({ ...env, IGNORED_FIELD_MANAGERS: ' a ,b,,' }).ignoredFieldManagers], ['a', 'b']);
-    assert.equal(webhookConfigFromEnv(env).ignoredFieldManagers.size, 0);
+    const ignored = webhookConfigFromEnv({ ...env, IGNORED_FIELD_MANAGERS: ' a ,b,,', IGNORED_FIELD_MANAGERS_FOR: 'm' }).ignoredWrites;
+    assert.deepEqual([...ignored.fieldManagers], ['a', 'b']);
+    assert.deepEqual([...(ignored.forManagers ?? [])], ['m']);
+    assert.equal(webhookConfigFromEnv(env).ignoredWrites.fieldManagers.size, 0);
+    assert.equal(webhookConfigFromEnv({ ...env, IGNORED_FIELD_MANAGERS: 'a' }).ignoredWrites.forManagers, undefined, 'unset: ignored on every path');
   });
 
   it('allows everything and reports spec changes, creates and deletes, not status or label updates', async () => {
@@ -102,13 +105,15 @@ describe('kcp skr-webhook', () => {
     assert.ok(delivered.every((e) => e.runtimeId === 'rt-1' && e.event.watched.name === 'default' && e.event.watchedGvk.kind === 'Kyma'));
   });
 
-  it('sends no event for a write under an ignored field manager (the lifecycle manager\'s own), and one for the same write by anyone else', async () => {
+  it('sends no event for a write under an ignored field manager (the lifecycle manager\'s own) on the paths it is ignored for, and one for the same write by anyone else or on another path', async () => {
     const kyma = (channel: string) => ({ metadata: { name: 'default', namespace: 'kyma-system' }, spec: { channel } });
     const before = delivered.length;
     const answers = [
       await admit(review('CREATE', kyma('regular'), null, undefined, { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'lifecycle-manager' })),
       await admit(review('UPDATE', kyma('fast'), kyma('regular'), undefined, { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'declarative.kyma-project.io/applier' })),
       await admit(review('UPDATE', kyma('fast'), kyma('regular'), undefined, { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'kubectl-edit' })),
+      // Another Watcher's path (a module's ModuleConfig watcher, say): the lifecycle manager's write is reported there.
+      await admit(review('CREATE', kyma('regular'), null, undefined, { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'lifecycle-manager' }), 'module-config'),
     ];
     assert.ok(answers.every((a) => a.response.allowed), 'every request is allowed');
     // The kubectl edit's event arrives; the two ignored writes were answered before it and sent nothing.
@@ -116,5 +121,6 @@ describe('kcp skr-webhook', () => {
     const metrics = await (await fetch(server.metricsUrl)).text();
     assert.match(metrics, /^watcher_webhook_requests_total\{manager="lifecycle-manager",event="false"\} 4$/m);
     assert.match(metrics, /^watcher_webhook_requests_total\{manager="lifecycle-manager",event="true"\} 3$/m);
+    assert.match(metrics, /^watcher_webhook_requests_total\{manager="module-config",event="true"\} 1$/m);
   });
 });

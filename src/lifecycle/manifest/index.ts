@@ -46,8 +46,8 @@ export interface ManifestControllerOptions {
   driftCheckMs?: number;
   /** Manifests the runtime watcher asks a drift check for (marked before their key is enqueued). */
   driftChecks?: { take(key: string): boolean };
-  /** Manifests whose resources' status the runtime watcher reported changed: a Ready one reads its readiness again. */
-  readinessChecks?: { take(key: string): boolean };
+  /** Manifests whose resources' status the runtime watcher reported changed, with those resources (`group/kind/namespace/name`, `*` for any). */
+  readinessChecks?: { take(key: string): ReadonlySet<string> | undefined };
   /** The KCP Secret with the credentials of private registries (upstream `--oci-registry-cred-secret`). */
   registryCredentialsSecret?: { namespace: string; name: string };
   /** The runtime image-pull Secret module Deployments and StatefulSets are pointed at (upstream `--skr-image-pull-secret`). */

@@ -101,8 +101,11 @@ export interface ManifestReconcilerDeps {
   driftCheckMs?: number;
   /** Manifests whose resources the runtime watcher reported changed (marked before their key is enqueued). */
   driftChecks?: { take(key: string): boolean };
-  /** Manifests whose resources' status the runtime watcher reported changed (marked before their key is enqueued). */
-  readinessChecks?: { take(key: string): boolean };
+  /**
+   * Manifests whose resources' status the runtime watcher reported changed (marked before their key
+   * is enqueued), with those resources (`group/kind/namespace/name`; `*`: the event named none).
+   */
+  readinessChecks?: { take(key: string): ReadonlySet<string> | undefined };
   /** Whether the watcher's webhook in a Kyma's runtime works, so its events can be relied on (key `namespace/kyma`). */
   webhookHealthy?: (kymaKey: string) => boolean;
   /** Credentials for private registries (undefined: artifacts are pulled anonymously). */
@@ -132,8 +135,11 @@ interface Context {
   signal: AbortSignal;
   /** The runtime watcher reported a change of the module's resources. */
   driftRequested: boolean;
-  /** The runtime watcher reported a status change of the module's resources (its readiness may have changed). */
-  readinessRequested: boolean;
+  /**
+   * The runtime watcher reported a status change of these of the module's resources: its readiness
+   * may have changed, and so may their spec through a subresource no event reports (`kubectl scale`).
+   */
+  statusChanged: ReadonlySet<string> | undefined;
 }
 
 const OUR_FINALIZERS: readonly string[] = [Finalizers.Manifest, Finalizers.LabelRemoval, Finalizers.CustomResourceManager];
@@ -148,8 +154,9 @@ export class ManifestReconciler {
 
   async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
     const key = namespacedName(req);
-    const driftRequested = this.d.driftChecks?.take(key) ?? false;
-    const readinessRequested = this.d.readinessChecks?.take(key) ?? false;
+    const statusChanged = this.d.readinessChecks?.take(key);
+    // A status event that named no object: every object is read back, as for a spec event.
+    const driftRequested = (this.d.driftChecks?.take(key) ?? false) || (statusChanged?.has('*') ?? false);
     const cached = this.d.manifests.get(key);
     if (!cached) {
       this.forget(key);
@@ -157,7 +164,7 @@ export class ManifestReconciler {
     }
     const manifest = structuredClone(cached);
     if (isEnabled(manifest.metadata.labels?.[Labels.SkipReconciliation])) return { requeueAfterMs: this.intervalFor(States.Ready) };
-    const ctx: Context = { manifest, status: new StatusDraft(manifest), signal, driftRequested, readinessRequested };
+    const ctx: Context = { manifest, status: new StatusDraft(manifest), signal, driftRequested, statusChanged };
     const deleting = !!manifest.metadata.deletionTimestamp;
 
     if (isEnabled(manifest.metadata.annotations?.[Annotations.Unmanaged])) return this.unmanage(ctx);
@@ -289,23 +296,26 @@ export class ManifestReconciler {
       return new Map();
     }
     const reason = this.driftCheckReason(ctx, known, watchedFromHere);
-    if (!reason) {
-      if (!ctx.readinessRequested) return 'clean';
-      // A status change reported in the runtime (the manager Deployment, the module CR): only
-      // readiness is read again; a change of the objects themselves comes as its own event.
+    // A status change reported in the runtime (a Ready Manifest), or an installing Manifest none of
+    // whose objects changed since they were applied (an event would have marked it,
+    // `watcher_event`): readiness is read (the manager, the module CR), and the objects whose
+    // status changed are read back. Their spec may have changed through a subresource that no spec
+    // event reports (`kubectl scale` writes deployments/scale), which the new generation shows.
+    if (!reason && !ctx.statusChanged) return 'clean';
+    if (!reason || (reason === 'not_ready' && known.watched && watchedFromHere)) {
       this.d.metrics.readinessPass();
-      return new Map();
-    }
-    if (reason === 'not_ready' && known.watched && watchedFromHere) {
-      // Installing: nothing changed the objects since they were applied (an event would have marked
-      // the Manifest, `watcher_event`), so only readiness is read (the manager, the module CR).
-      this.d.metrics.readinessPass();
-      return new Map();
+      const named = ctx.statusChanged ? objects.filter((o) => ctx.statusChanged?.has(refKey(refOf(o)))) : [];
+      return named.length > 0 ? this.restoreDrift(ctx, target, named, known, opts) : new Map();
     }
     this.d.metrics.driftCheck(reason);
     known.generation = generation;
     known.driftDueAt = this.nextDriftCheck();
     known.watched = watchedFromHere;
+    return this.restoreDrift(ctx, target, objects, known, opts);
+  }
+
+  /** Reads `objects` back and applies again those that changed or went; returns the live copies of the others. */
+  private async restoreDrift(ctx: Context, target: Client, objects: KubeObject[], known: AppliedState, opts: Parameters<typeof applyAll>[2]): Promise<Map<string, KubeObject>> {
     const drift = await checkDrift(target, objects, known.records, this.d.requestConcurrency, ctx.signal);
     if (drift.drifted.length > 0) {
       const records = await applyAll(target, drift.drifted, opts);

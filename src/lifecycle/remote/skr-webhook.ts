@@ -37,8 +37,8 @@ export interface SkrWebhookOptions {
   command?: string[];
   /** The KCP listener's address as runtimes reach it. */
   kcpAddress: string;
-  /** The lifecycle manager's field managers in runtimes: the webhook sends no event for their writes. */
-  ignoredFieldManagers?: readonly string[];
+  /** The lifecycle manager's field managers in runtimes, and the event managers its webhook sends no event for their writes to. */
+  ignoredWrites?: { fieldManagers: readonly string[]; forManagers: readonly string[] };
   /** The current watcher CA (undefined until loaded). */
   ca: () => CaState | undefined;
   pki: WatcherPkiSettings;
@@ -125,7 +125,7 @@ export class SkrWebhookInstaller {
     const tls = { caPem: secretText(secret, 'ca.crt'), certPem: secretText(secret, 'tls.crt'), keyPem: secretText(secret, 'tls.key') };
     const watchers = this.opts.watchers.list({ namespace: this.opts.namespace });
     const objects = [
-      ...skrWebhookObjects({ image: this.opts.image, command: this.opts.command, kcpAddress: this.opts.kcpAddress, tls, ignoredFieldManagers: this.opts.ignoredFieldManagers }),
+      ...skrWebhookObjects({ image: this.opts.image, command: this.opts.command, kcpAddress: this.opts.kcpAddress, tls, ignoredWrites: this.opts.ignoredWrites }),
       webhookConfigurationFor(watchers, ca.trustedPem) as unknown as KubeObject,
     ];
     // Canonical text: the webhook configuration carries Watcher fields in the key order the server sent them.

@@ -256,7 +256,7 @@ export class HttpClient implements Client {
     });
   }
 
-  async patch<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: 'status' }): Promise<T> {
+  async patch<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: 'status' | 'scale' }): Promise<T> {
     return this.withResource(kind, async (info) => {
       return this.sendJson<T>({
         method: 'PATCH',

@@ -81,7 +81,7 @@ export interface Client {
   /** PUT with the object's resourceVersion (optimistic concurrency). */
   update<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T>;
   updateStatus<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T>;
-  patch<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: 'status' }): Promise<T>;
+  patch<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: 'status' | 'scale' }): Promise<T>;
   /** Server-side apply of a (partial) object. */
   apply<T extends KubeObject>(obj: T, opts: ApplyOptions): Promise<T>;
   delete(kind: KindRef, key: ObjectKey, opts?: DeleteOptions): Promise<void>;

@@ -13,7 +13,7 @@ export interface TypedClient<T extends KubeObject> {
   create(obj: Unkinded<T>, opts?: WriteOptions): Promise<T>;
   update(obj: Unkinded<T>, opts?: WriteOptions): Promise<T>;
   updateStatus(obj: Unkinded<T>, opts?: WriteOptions): Promise<T>;
-  patch(key: ObjectKey, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: 'status' }): Promise<T>;
+  patch(key: ObjectKey, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: 'status' | 'scale' }): Promise<T>;
   apply(obj: Unkinded<T>, opts: ApplyOptions): Promise<T>;
   delete(key: ObjectKey, opts?: DeleteOptions): Promise<void>;
   watch(opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;

@@ -67,7 +67,7 @@ export class RemoteClusterClient implements Client {
     return this.call(opts?.signal, (c) => c.updateStatus(obj, opts));
   }
 
-  patch<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: 'status' }): Promise<T> {
+  patch<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: 'status' | 'scale' }): Promise<T> {
     return this.call(opts?.signal, (c) => c.patch<T>(kind, key, type, patch, opts));
   }
 
