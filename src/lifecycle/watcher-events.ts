@@ -3,11 +3,11 @@
 // changed. So an event can only ever wake the Kyma of the runtime that sent it, or its Manifests.
 //   lifecycle-manager            (Watcher klm-watcher: the runtime's Kyma)  -> that Kyma
 //   lifecycle-manager-resources  (module resources changed or deleted)      -> the Manifest that owns it (else that Kyma's Manifests)
-//   lifecycle-manager-module-status (their status changed)                  -> the same Manifests, for their readiness only
+//   lifecycle-manager-module-status (their status changed)                  -> the same Manifests: readiness, and that object
 //   lifecycle-manager-module-config (a module's custom resource changed)    -> that Kyma's ModuleConfigs (keyed by Manifest)
 // Before a key is enqueued it is marked: a marked Kyma reads its runtime Kyma at its next reconcile
 // (an event pass), a Manifest marked for drift reads its objects back, one marked for readiness
-// reads only its readiness, where an unmarked periodic pass works from the caches.
+// reads its readiness and the objects the events named, where an unmarked periodic pass works from the caches.
 import { EventEmitter } from 'node:events';
 import { Kyma, Labels, type KymaObject, type ManifestObject } from '../api/operator/index.js';
 import type { Store } from '../runtime/cache/store.js';

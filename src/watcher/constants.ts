@@ -19,7 +19,7 @@ export const LIFECYCLE_MANAGER_EVENTS = 'lifecycle-manager';
 /** Manager of klm-module-resources: its events go to the Manifest controller, which reads the objects back. */
 export const MODULE_RESOURCE_EVENTS = 'lifecycle-manager-resources';
 /**
- * Manager of klm-module-status: its events go to the Manifest controller, which reads only readiness.
+ * Manager of klm-module-status: its events go to the Manifest controller, which reads readiness and the object named.
  * (Before, klm-module-status had MODULE_RESOURCE_EVENTS; ensureDefaultWatchers moves it over.)
  */
 export const MODULE_STATUS_EVENTS = 'lifecycle-manager-module-status';

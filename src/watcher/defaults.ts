@@ -48,7 +48,7 @@ function watcher(name: string, namespace: string, manager: string, listener: Lis
  *   controller (manager `lifecycle-manager-resources`), so drift is repaired without polling;
  * - `klm-module-status` (the project's own): status changes of everything labelled `managed-by:
  *   kyma` (the manager Deployment's availability, the state the module CR reports), for the Manifest
- *   controller too (manager `lifecycle-manager-module-status`: it reads only readiness for them),
+ *   controller too (manager `lifecycle-manager-module-status`: it reads readiness and the object named),
  *   so that a Ready module's readiness is not polled either. Its events about the runtime
  *   Kyma itself (whose status the lifecycle manager mirrors) are dropped by the router.
  */
@@ -98,8 +98,8 @@ export async function ensureDefaultWatchers(client: Client, namespace: string, l
     const existing = await findObject<WatcherObject>(client, Watcher, { namespace, name }, { signal });
     if (existing) {
       if (name === MODULE_STATUS_WATCHER_NAME && existing.spec?.manager === MODULE_RESOURCE_EVENTS) {
-        // The one default changed since: status events got a manager of their own (readiness only,
-        // no read-back of every object). Only the manager moves; the rest stays as it is.
+        // The one default changed since: status events got a manager of their own (readiness and
+        // the object named, no read-back of every object). Only the manager moves; the rest stays as it is.
         const manager = { spec: { manager: MODULE_STATUS_EVENTS }, metadata: { labels: { [Labels.ManagedBy]: MODULE_STATUS_EVENTS } } };
         await client.patch(Watcher, { namespace, name }, 'merge', manager, { fieldManager: WATCHER_FIELD_MANAGER, signal });
       }

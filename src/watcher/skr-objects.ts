@@ -80,7 +80,8 @@ export function skrWebhookObjects(spec: SkrWebhookSpec): KubeObject[] {
     { name: 'CA_CERT', value: `${CERT_DIR}/ca.crt` },
     { name: 'KCP_ADDR', value: spec.kcpAddress },
     { name: 'KCP_CONTRACT', value: CONTRACT_VERSION },
-    ...(spec.ignoredWrites?.fieldManagers.length
+    // Both or neither: the second unset would mean every path.
+    ...(spec.ignoredWrites?.fieldManagers.length && spec.ignoredWrites.forManagers.length
       ? [
           { name: 'IGNORED_FIELD_MANAGERS', value: [...spec.ignoredWrites.fieldManagers].sort().join(',') },
           { name: 'IGNORED_FIELD_MANAGERS_FOR', value: [...spec.ignoredWrites.forManagers].sort().join(',') },

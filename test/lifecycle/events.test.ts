@@ -22,8 +22,9 @@ const RNS = Namespaces.Remote;
 const HOUR = 3_600_000;
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' };
+const SERVICE = { apiVersion: 'v1', kind: 'Service' };
 
-/** Each module: a ConfigMap naming its version and a Deployment (its manager), in kyma-system. Module `slow` takes a second to download. */
+/** Each module: a ConfigMap naming its version, a Deployment (its manager) and a Service, in kyma-system. Module `slow` takes a second to download. */
 class ModuleFetcher implements ArtifactFetcher {
   async fetchManifest(link: string): Promise<FetchedManifest> {
     const [, module, version] = /^https:\/\/modules\.test\/([a-z]+)\/([^/]+)\.yaml$/.exec(link) ?? [];
@@ -38,6 +39,7 @@ class ModuleFetcher implements ArtifactFetcher {
         metadata: { name: `${module}-manager`, namespace: RNS },
         spec: { replicas: 1, selector: { matchLabels: { app: module } }, template: { metadata: { labels: { app: module } }, spec: { nodeSelector, containers: [{ name: 'm', image: `${module}:${version}` }] } } },
       },
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: `${module}-api`, namespace: RNS }, spec: { selector: { app: module }, ports: [{ port: 80 }] } },
     ] as KubeObject[];
     return { objects, digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` };
   }
@@ -220,6 +222,25 @@ describe('with the runtime watcher: periodic passes are cheap', () => {
     assert.ok(readiness() > before.readiness, 'answered by readiness passes');
     assert.equal(readBacks(), before.readBacks, 'no pass read every object back');
     await env.ready(ids[1]);
+  });
+
+  it('a status write of a module Service (a kind without a generation) is answered by a readiness pass that leaves the Service alone', async () => {
+    await env.ready(ids[1]);
+    const readiness = () => env.metric('lifecycle_mgr_manifest_readiness_passes_total');
+    const statusEvents = () => env.metric('watcher_events_received_total', 'manager="lifecycle-manager-module-status"');
+    const manifest = (await env.manifests(ids[1]))[0]?.metadata.name;
+    const before = { readiness: readiness(), events: statusEvents() };
+    // What a cloud controller writes once the load balancer exists.
+    const written = await remoteB.patch(SERVICE, { namespace: RNS, name: 'web-api' }, 'merge', { status: { loadBalancer: { ingress: [{ ip: '10.0.0.7' }] } } }, { subresource: 'status' });
+    await waitFor('the status event answered by a readiness pass', () => statusEvents() > before.events && readiness() > before.readiness, 10_000);
+    // The counter moves when the pass starts reading; a re-apply (and its Event) would follow within a second.
+    await sleep(1_000);
+    const now = await remoteB.get(SERVICE, { namespace: RNS, name: 'web-api' });
+    assert.equal(now.metadata.resourceVersion, written.metadata.resourceVersion, 'the Service was not changed');
+    // A re-apply of the Service (its resourceVersion moved with the status write) would be reported as restored drift.
+    const events = (await env.land.kcp.list<KubeObject & { regarding?: { name?: string }; reason?: string; note?: string }>({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: NS })).items;
+    const restored = events.filter((e) => e.regarding?.name === manifest && e.reason === 'DriftRestored').map((e) => e.note ?? '');
+    assert.ok(restored.every((note) => !note.includes('web-api')), `no drift restored for the Service's status write: ${restored.join('; ')}`);
   });
 
   it('a module resource deleted in the runtime is repaired through its watcher event', async () => {

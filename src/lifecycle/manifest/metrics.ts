@@ -47,7 +47,7 @@ export class ManifestMetrics {
     });
     this.readinessPasses = registry.counter({
       name: 'lifecycle_mgr_manifest_readiness_passes_total',
-      help: 'Passes of an installing, unchanged Manifest that read only its readiness (the manager, the module CR): the runtime watcher reports every change of its objects since they were applied or read back.',
+      help: 'Passes of an unchanged Manifest that read its readiness (the manager, the module CR) and only the objects whose status change the runtime watcher reported: an installing one whose objects were applied or read back under a healthy webhook, or a Ready one with such an event.',
     });
   }
 

@@ -179,10 +179,16 @@ export class ManifestReconciler {
         return;
       }
     }
+    // A pass that took event marks and failed has not looked at what they named: the next pass
+    // of the (now not Ready) Manifest reads every object back instead of readiness alone.
+    const marked = driftRequested || statusChanged !== undefined;
     try {
       const target = this.targetClient(manifest);
-      return deleting ? await this.remove(ctx, target) : await this.install(ctx, target);
+      const result = deleting ? await this.remove(ctx, target) : await this.install(ctx, target);
+      if (marked && ctx.status.state === States.Error) this.unverified(key);
+      return result;
     } catch (e) {
+      if (marked) this.unverified(key);
       if (signal.aborted) throw e;
       if (deleting && e instanceof KubeconfigSecretError && e.reason === 'SecretNotFound') {
         // The runtime is gone with its kubeconfig: nothing left to clean up there.
@@ -300,11 +306,17 @@ export class ManifestReconciler {
     // whose objects changed since they were applied (an event would have marked it,
     // `watcher_event`): readiness is read (the manager, the module CR), and the objects whose
     // status changed are read back. Their spec may have changed through a subresource that no spec
-    // event reports (`kubectl scale` writes deployments/scale), which the new generation shows.
+    // event reports (`kubectl scale` writes deployments/scale), which the new generation shows;
+    // kinds without a generation are left out (a status write alone moves their resourceVersion).
     if (!reason && !ctx.statusChanged) return 'clean';
     if (!reason || (reason === 'not_ready' && known.watched && watchedFromHere)) {
       this.d.metrics.readinessPass();
-      const named = ctx.statusChanged ? objects.filter((o) => ctx.statusChanged?.has(refKey(refOf(o)))) : [];
+      const named = ctx.statusChanged
+        ? objects.filter((o) => {
+            const k = refKey(refOf(o));
+            return ctx.statusChanged?.has(k) && known.records.get(k)?.generation !== undefined;
+          })
+        : [];
       return named.length > 0 ? this.restoreDrift(ctx, target, named, known, opts) : new Map();
     }
     this.d.metrics.driftCheck(reason);
@@ -325,6 +337,12 @@ export class ManifestReconciler {
       this.d.events.event(ctx.manifest, 'Normal', 'DriftRestored', `restored ${what.slice(0, 10).join(', ')}${what.length > 10 ? ` and ${what.length - 10} more` : ''}`);
     }
     return drift.live;
+  }
+
+  /** The objects' state since the last apply or read-back is not known (an event's check failed). */
+  private unverified(key: string): void {
+    const known = this.applied.get(key);
+    if (known) known.watched = false;
   }
 
   /** Whether the runtime's watcher reports changes of this Manifest's objects now (its Kyma's webhook is healthy). */
