@@ -7,7 +7,8 @@
 //   lifecycle-manager-module-config (a module's custom resource changed)    -> that Kyma's ModuleConfigs (keyed by Manifest)
 // Before a key is enqueued it is marked: a marked Kyma reads its runtime Kyma at its next reconcile
 // (an event pass), a Manifest marked for drift reads its objects back, one marked for readiness
-// reads its readiness and the objects the events named, where an unmarked periodic pass works from the caches.
+// reads its readiness and the objects the events named, where an unmarked periodic pass works from
+// the caches.
 import { EventEmitter } from 'node:events';
 import { Kyma, Labels, type KymaObject, type ManifestObject } from '../api/operator/index.js';
 import type { Store } from '../runtime/cache/store.js';
