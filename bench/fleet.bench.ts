@@ -105,9 +105,7 @@ async function main(): Promise<void> {
   const requests0 = (await stats()) - ownRequests();
   const routes0 = await routeCounts();
   const convergeReconciles0 = reconciles();
-  const requeueReasons = () => series(up.controlPlane.manager.registry.render(), 'lifecycle_mgr_requeue_reason_total');
-  const convergeRequeues0 = requeueReasons();
-  const passMetrics0 = up.controlPlane.manager.registry.render();
+  const convergeMetrics0 = up.controlPlane.manager.registry.render();
   const cpu = new CpuWindow();
   const t0 = performance.now();
   await fleet.createFleet();
@@ -118,13 +116,9 @@ async function main(): Promise<void> {
   console.log(`converged: ${runtimes} x ${MODULES.length} modules Ready in ${convergeSeconds.toFixed(1)} s; ${convergeRequests} API requests (${requestsPerModule.toFixed(1)} per module, ${(convergeRequests / runtimes).toFixed(1)} per runtime, provisioning included); ${cpu.text()}`);
   console.log(`  reconciles while converging: ${reconcileDelta(convergeReconciles0, reconciles())}`);
   console.log(`  requests while converging by cluster, verb and resource (this benchmark's own included):\n${routeDeltaLines(routes0, await routeCounts(), 30).join('\n')}`);
-  const requeues = [...requeueReasons()]
-    .map(([labels, v]) => [/requeue_reason="([^"]*)"/.exec(labels)?.[1] ?? labels, v - (convergeRequeues0.get(labels) ?? 0)] as const)
-    .filter(([, n]) => n > 0)
-    .sort((a, b) => b[1] - a[1]);
-  console.log(`  requeues while converging (Kyma and Manifest controllers), by reason: ${requeues.map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}`);
-  const passMetrics = up.controlPlane.manager.registry.render();
-  const counted = (name: string, label?: string) => labelledDelta(passMetrics0, passMetrics, name, label);
+  const convergeMetrics = up.controlPlane.manager.registry.render();
+  const counted = (name: string, label?: string) => labelledDelta(convergeMetrics0, convergeMetrics, name, label);
+  console.log(`  requeues while converging (Kyma and Manifest controllers), by reason: ${counted('lifecycle_mgr_requeue_reason_total', 'requeue_reason')}`);
   console.log(`  Manifest passes while converging: object read-backs by reason: ${counted('lifecycle_mgr_drift_checks_total', 'reason')}; readiness only ${counted('lifecycle_mgr_manifest_readiness_passes_total')}; clean ${counted('lifecycle_mgr_manifest_clean_passes_total')}`);
   console.log(`  watcher events while converging: received by manager ${counted('watcher_events_received_total', 'manager')}; rejected ${counted('watcher_events_rejected_total', 'reason')}`);
   console.log(`memory once converged: RSS ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB, heap after a full GC ${liveHeapMiB().toFixed(0)} MiB`);
