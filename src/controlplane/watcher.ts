@@ -106,25 +106,36 @@ export async function startWatcherRuntime(opts: { kcp: Client; namespace: string
     metrics.serverCertificate(ends - now().getTime() < (config.serverCertExpiryWindowMs ?? DEFAULT_SERVER_CERT_EXPIRY_WINDOW_MS));
   };
   reportServerCertificate();
+  let refreshing: Promise<void> = Promise.resolve();
+  const refreshOnce = async (signal?: AbortSignal): Promise<void> => {
+    const next = await authority.ensure(signal);
+    const caChanged = next.resourceVersion !== ca.resourceVersion;
+    const renew = serving.notAfter.getTime() - now().getTime() < pki.certRenewBeforeMs;
+    if (!caChanged && !renew) return reportServerCertificate();
+    // The listener trusts the new bundle before anyone is handed the new CA (`ca()`): the
+    // installer issues runtime certificates from it, and a runtime sending with one of those to a
+    // listener that does not trust it yet would be refused (401, not retried).
+    const nextServing = await issue(next);
+    listener.updateTls(tlsOf(next, nextServing));
+    ca = next;
+    serving = nextServing;
+    reportServerCertificate();
+    if (caChanged) {
+      log.info('watcher CA changed', { trustedCAs: ca.trustedPem.split('BEGIN CERTIFICATE').length - 1, rotationStartedAt: ca.caAddedToBundleAt?.toISOString() });
+      runtime.onCaChanged?.(ca);
+    }
+  };
   const runtime: WatcherRuntime = {
     listener,
     authority,
     pki,
     kcpAddress,
     ca: () => ca,
-    async refresh(signal) {
-      const next = await authority.ensure(signal);
-      const caChanged = next.resourceVersion !== ca.resourceVersion;
-      const renew = serving.notAfter.getTime() - now().getTime() < pki.certRenewBeforeMs;
-      if (!caChanged && !renew) return reportServerCertificate();
-      ca = next;
-      serving = await issue(ca);
-      listener.updateTls(tlsOf(ca, serving));
-      reportServerCertificate();
-      if (caChanged) {
-        log.info('watcher CA changed', { trustedCAs: ca.trustedPem.split('BEGIN CERTIFICATE').length - 1, rotationStartedAt: ca.caAddedToBundleAt?.toISOString() });
-        runtime.onCaChanged?.(ca);
-      }
+    refresh(signal) {
+      // One at a time (the timer's and a caller's), each seeing what the one before installed.
+      const run = refreshing.then(() => refreshOnce(signal));
+      refreshing = run.catch(() => undefined);
+      return run;
     },
     async stop() {
       clearInterval(timer);

@@ -141,8 +141,12 @@ export class SkrWebhookInstaller {
     // deleted there, is put back now, not at the next resync: the Deployment's generation moved past
     // the one this process applied, or the Secret is gone.
     if (due || !deployment || !secretPresent || deployment.metadata.generation !== state?.deploymentGeneration) {
-      // The webhook configuration goes last: the webhook it calls exists before any call.
-      for (const o of objects) {
+      // The webhook configuration goes last: the webhook it calls exists before any call. During a CA
+      // rotation it goes first: its bundle then holds both CAs and trusts the serving certificate the
+      // webhook has as well as the one the Secret brings. After the Secret, an admission call on a new
+      // connection in between fails verification and, failing open (Ignore), sends no event.
+      const order = ca.rotating ? [objects[objects.length - 1], ...objects.slice(0, -1)] : objects;
+      for (const o of order) {
         const applied = await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
         if (o.kind === 'Deployment') deployment = applied;
       }
