@@ -12,6 +12,7 @@ import { Informer } from '../src/runtime/cache/informer.js';
 import { type Client, clientFromKubeconfig, loadKubeconfig } from '../src/runtime/client/index.js';
 import type { KubeObject } from '../src/kube/object.js';
 import { processRss } from '../src/landscape/process.js';
+import { internStrings, sharedStrings } from '../src/util/intern.js';
 import { sleep } from '../src/util/sleep.js';
 import { statesOf } from './stats.js';
 
@@ -63,6 +64,9 @@ export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
 /** What the benchmark keeps of each object: its state, and the module states of a Kyma. */
 type Slim = KubeObject & { status?: { state?: string; modules?: { name: string; version?: string; state?: string }[]; lastOperation?: { operation?: string } } };
 function slim(o: KubeObject): Slim {
+  return internStrings(slimmed(o), sharedStrings);
+}
+function slimmed(o: KubeObject): Slim {
   const status = (o as Slim).status;
   // What a Manifest that is not Ready says it waits for (numbers blanked, so that alike messages group).
   const waiting = o.kind === 'Manifest' && status?.state !== 'Ready' ? status?.lastOperation?.operation?.replace(/\d+/g, 'N').slice(0, 80) : undefined;

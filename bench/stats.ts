@@ -97,6 +97,9 @@ export class CpuWindow {
   }
 }
 
+/** The metrics reconcilesByController reads (to render only those: a full rendering of a large fleet's metrics is tens of MiB). */
+export const RECONCILE_METRICS = ['controller_runtime_reconcile_total', 'controller_runtime_reconcile_errors_total'];
+
 /** Reconciles per controller (all results, and those that failed) in a metrics rendering. */
 export function reconcilesByController(text: string): Map<string, { all: number; errors: number }> {
   const out = new Map<string, { all: number; errors: number }>();

@@ -2,7 +2,7 @@
 // Kyma and state (1 for the current state, 0 for the others), the same per module, and the
 // requeue reasons upstream counts (requeue-reasons.ts).
 import { stateValues } from '../api/operator/index.js';
-import type { Gauge, Counter, Registry } from '../runtime/metrics.js';
+import type { Counter, Registry, StateGauge } from '../runtime/metrics.js';
 import { RequeueReasons, type RequeueType } from './requeue-reasons.js';
 import { getFips } from 'node:crypto';
 
@@ -27,8 +27,8 @@ export function fipsMode(probe: { enabled: boolean; forced: boolean } = { enable
 export type RuntimeCheckReason = 'watcher_off' | 'first' | 'ca_changed' | 'unhealthy' | 'changed' | 'catalog_changed' | 'watchers_changed' | 'shard_gained' | 'interval';
 
 export class LifecycleMetrics {
-  private readonly kymaState: Gauge;
-  private readonly moduleState: Gauge;
+  private readonly kymaState: StateGauge;
+  private readonly moduleState: StateGauge;
   private readonly requeues: RequeueReasons;
   private readonly runtimeChecks: Counter;
   private readonly cachedPasses: Counter;
@@ -36,8 +36,14 @@ export class LifecycleMetrics {
   private readonly modulesByKyma = new Map<string, Set<string>>();
 
   constructor(registry: Registry) {
-    this.kymaState = registry.gauge({ name: 'lifecycle_mgr_kyma_state', help: 'The state of a Kyma: 1 for its current state, 0 for the others.', labelNames: ['kyma_name', 'state', 'shoot', 'instance_id'] });
-    this.moduleState = registry.gauge({ name: 'lifecycle_mgr_module_state', help: 'The state of a module of a Kyma: 1 for its current state, 0 for the others.', labelNames: ['module_name', 'kyma_name', 'state', 'shoot', 'instance_id'] });
+    this.kymaState = registry.stateGauge({ name: 'lifecycle_mgr_kyma_state', help: 'The state of a Kyma: 1 for its current state, 0 for the others.', labelNames: ['kyma_name', 'state', 'shoot', 'instance_id'], stateLabel: 'state', states: STATES });
+    this.moduleState = registry.stateGauge({
+      name: 'lifecycle_mgr_module_state',
+      help: 'The state of a module of a Kyma: 1 for its current state, 0 for the others.',
+      labelNames: ['module_name', 'kyma_name', 'state', 'shoot', 'instance_id'],
+      stateLabel: 'state',
+      states: STATES,
+    });
     this.requeues = new RequeueReasons(registry, 'kyma');
     this.runtimeChecks = registry.counter({ name: 'lifecycle_mgr_full_runtime_checks_total', help: 'Kyma reconciles that looked at the runtime (namespace, CRDs, runtime Kyma, catalog, webhook), by why.', labelNames: ['reason'] });
     registry.gauge({ name: 'lifecycle_mgr_fips_mode', help: 'current FIPS mode (0=off/1=on/2=only)' }).set(undefined, fipsMode());
@@ -62,16 +68,14 @@ export class LifecycleMetrics {
   }
 
   kyma(name: string, state: string, ids: { shoot?: string; instanceId?: string }): void {
-    for (const s of STATES) this.kymaState.set({ kyma_name: name, state: s, shoot: ids.shoot ?? '', instance_id: ids.instanceId ?? '' }, s === state ? 1 : 0);
+    this.kymaState.set({ kyma_name: name, shoot: ids.shoot ?? '', instance_id: ids.instanceId ?? '' }, state);
   }
 
   modules(kymaName: string, modules: { name: string; state: string }[], ids: { shoot?: string; instanceId?: string }): void {
     const seen = new Set(modules.map((m) => m.name));
     for (const gone of this.modulesByKyma.get(kymaName) ?? []) if (!seen.has(gone)) this.removeModule(kymaName, gone, ids);
     this.modulesByKyma.set(kymaName, seen);
-    for (const m of modules) {
-      for (const s of STATES) this.moduleState.set({ module_name: m.name, kyma_name: kymaName, state: s, shoot: ids.shoot ?? '', instance_id: ids.instanceId ?? '' }, s === m.state ? 1 : 0);
-    }
+    for (const m of modules) this.moduleState.set({ module_name: m.name, kyma_name: kymaName, shoot: ids.shoot ?? '', instance_id: ids.instanceId ?? '' }, m.state);
   }
 
   /** Counts a requeue under upstream's reason for this outcome (requeue-reasons.ts). */
@@ -81,12 +85,12 @@ export class LifecycleMetrics {
 
   /** Drops every series of a Kyma that is gone. */
   forget(kymaName: string, ids: { shoot?: string; instanceId?: string }): void {
-    for (const s of STATES) this.kymaState.remove({ kyma_name: kymaName, state: s, shoot: ids.shoot ?? '', instance_id: ids.instanceId ?? '' });
+    this.kymaState.remove({ kyma_name: kymaName, shoot: ids.shoot ?? '', instance_id: ids.instanceId ?? '' });
     for (const m of this.modulesByKyma.get(kymaName) ?? []) this.removeModule(kymaName, m, ids);
     this.modulesByKyma.delete(kymaName);
   }
 
   private removeModule(kymaName: string, module: string, ids: { shoot?: string; instanceId?: string }): void {
-    for (const s of STATES) this.moduleState.remove({ module_name: module, kyma_name: kymaName, state: s, shoot: ids.shoot ?? '', instance_id: ids.instanceId ?? '' });
+    this.moduleState.remove({ module_name: module, kyma_name: kymaName, shoot: ids.shoot ?? '', instance_id: ids.instanceId ?? '' });
   }
 }

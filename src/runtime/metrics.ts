@@ -2,7 +2,7 @@
 // uses, so that existing dashboards and alerts keep working (registry and text format: util/prometheus.ts).
 import { exponentialBuckets, type Registry } from '../util/prometheus.js';
 
-export { Counter, DEFAULT_BUCKETS, exponentialBuckets, Gauge, Histogram, type Labels, type MetricOptions, PROMETHEUS_CONTENT_TYPE, Registry } from '../util/prometheus.js';
+export { Counter, DEFAULT_BUCKETS, exponentialBuckets, Gauge, Histogram, type Labels, type MetricOptions, PROMETHEUS_CONTENT_TYPE, Registry, StateGauge } from '../util/prometheus.js';
 
 /** What a work queue reports; `WorkQueue` calls these, `workQueueMetrics` implements them. */
 export interface WorkQueueMetricsHooks {

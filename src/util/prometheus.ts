@@ -118,6 +118,57 @@ export class Gauge extends BaseMetric {
   }
 }
 
+/**
+ * A gauge over a closed set of states, as upstream's state gauges are: for each labelled object, 1
+ * for its current state and 0 for every other. It keeps one entry per object (the state's index)
+ * instead of one series per state, which matters at tens of thousands of modules.
+ */
+export class StateGauge extends BaseMetric {
+  readonly type = 'gauge' as const;
+  /** Labels without the state label -> index of the current state in `states` (-1: none of them). */
+  private readonly current = new Map<string, number>();
+  private readonly objectLabels: readonly string[];
+  private readonly statePosition: number;
+
+  constructor(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    readonly stateLabel: string,
+    readonly states: readonly string[],
+  ) {
+    super(name, help, labelNames);
+    this.statePosition = labelNames.indexOf(stateLabel);
+    if (this.statePosition < 0) throw new Error(`metric ${name}: the state label ${stateLabel} is not among its labels`);
+    this.objectLabels = labelNames.filter((n) => n !== stateLabel);
+  }
+
+  /** The object's current state (a state outside `states` renders 0 for all). */
+  set(labels: Labels, state: string): void {
+    this.current.set(seriesKey(this.objectLabels, labels), this.states.indexOf(state));
+  }
+
+  remove(labels: Labels): void {
+    this.current.delete(seriesKey(this.objectLabels, labels));
+  }
+
+  /** The value of one series: `labels` includes the state label. */
+  get(labels: Labels): number {
+    const i = this.current.get(seriesKey(this.objectLabels, labels));
+    return i !== undefined && i >= 0 && this.states[i] === labels[this.stateLabel] ? 1 : 0;
+  }
+
+  render(out: string[]): void {
+    for (const [k, i] of this.current) {
+      const values = k.split(SERIES_SEPARATOR);
+      this.states.forEach((state, j) => {
+        const all = [...values.slice(0, this.statePosition), state, ...values.slice(this.statePosition)];
+        out.push(`${this.name}${labelText(this.labelNames, all.join(SERIES_SEPARATOR))} ${i === j ? 1 : 0}`);
+      });
+    }
+  }
+}
+
 interface HistogramSeries {
   counts: number[];
   sum: number;
@@ -177,21 +228,27 @@ export class Registry {
 
   /** Registering the same name twice returns the first metric (shared by several queues or controllers). */
   counter(o: MetricOptions): Counter {
-    return this.register(o.name, 'counter', () => new Counter(o.name, o.help, o.labelNames ?? []));
+    return this.register(o.name, Counter, () => new Counter(o.name, o.help, o.labelNames ?? []));
   }
 
   gauge(o: MetricOptions): Gauge {
-    return this.register(o.name, 'gauge', () => new Gauge(o.name, o.help, o.labelNames ?? []));
+    return this.register(o.name, Gauge, () => new Gauge(o.name, o.help, o.labelNames ?? []));
+  }
+
+  /** A state gauge (StateGauge): `labelNames` includes `stateLabel`. */
+  stateGauge(o: MetricOptions & { stateLabel: string; states: readonly string[] }): StateGauge {
+    return this.register(o.name, StateGauge, () => new StateGauge(o.name, o.help, o.labelNames ?? [], o.stateLabel, o.states));
   }
 
   histogram(o: MetricOptions & { buckets?: readonly number[] }): Histogram {
-    return this.register(o.name, 'histogram', () => new Histogram(o.name, o.help, o.labelNames ?? [], o.buckets ?? DEFAULT_BUCKETS));
+    return this.register(o.name, Histogram, () => new Histogram(o.name, o.help, o.labelNames ?? [], o.buckets ?? DEFAULT_BUCKETS));
   }
 
-  /** The Prometheus text format of every metric. */
-  render(): string {
+  /** The Prometheus text format of every metric, or of the metrics named. */
+  render(names?: readonly string[]): string {
     const out: string[] = [];
-    for (const m of this.metrics.values()) {
+    const chosen = names ? names.flatMap((n) => this.metrics.get(n) ?? []) : this.metrics.values();
+    for (const m of chosen) {
       out.push(`# HELP ${m.name} ${m.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`);
       out.push(`# TYPE ${m.name} ${m.type}`);
       m.render(out);
@@ -199,16 +256,17 @@ export class Registry {
     return out.join('\n') + '\n';
   }
 
-  private register<M extends Metric>(name: string, type: Metric['type'], make: () => M): M {
+  private register<M extends Metric>(name: string, kind: abstract new (...args: never[]) => M, make: () => M): M {
     const existing = this.metrics.get(name);
     if (existing) {
-      if (existing.type !== type) throw new Error(`metric ${name} is already registered as a ${existing.type}`);
-      return existing as M;
+      if (!(existing instanceof kind)) throw new Error(`metric ${name} is already registered as a ${existing.constructor.name}`);
+      return existing;
     }
     const m = make();
     this.metrics.set(name, m);
     return m;
   }
+
 }
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';

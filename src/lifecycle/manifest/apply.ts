@@ -6,6 +6,7 @@ import type { KubeObject } from '../../kube/object.js';
 import { CRD_KIND } from './constants.js';
 import { applyPhases, type ResourceRef, refKey, refOf } from './inventory.js';
 import { pause } from '../../util/sleep.js';
+import { sharedStrings } from '../../util/intern.js';
 import { mapLimit } from './util.js';
 
 /** What the cluster answered for an applied object: enough to notice a later change cheaply. */
@@ -75,7 +76,8 @@ export async function applyAll(client: Client, objects: readonly KubeObject[], o
     for (const phase of applyPhases(objects)) {
       await mapLimit(phase, opts.concurrency, async (obj) => {
         const stored = await applyOne(client, obj, opts);
-        const key = refKey(refOf(obj));
+        // Kept per Manifest for as long as it lives; the same keys recur in every runtime.
+        const key = sharedStrings.intern(refKey(refOf(obj)));
         records.set(key, recordOf(stored));
         applied.set(key, stored);
       });

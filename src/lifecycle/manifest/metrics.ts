@@ -29,10 +29,12 @@ export class ManifestMetrics {
     registry: Registry,
     private readonly hook?: ModuleStateHook,
   ) {
-    this.stateGauge = registry.gauge({
+    this.stateGauge = registry.stateGauge({
       name: 'lifecycle_mgr_manifest_state',
       help: '1 for the current state of a Manifest (one module in one runtime), 0 for the other states.',
       labelNames: ['manifest', 'kyma_name', 'module_name', 'state'],
+      stateLabel: 'state',
+      states: ALL_STATES,
     });
     // Upstream's counter, shared with the Kyma controller.
     this.requeues = new RequeueReasons(registry, 'manifest');
@@ -65,12 +67,12 @@ export class ManifestMetrics {
 
   recordState(change: ModuleStateChange): void {
     const base = { manifest: change.manifest, kyma_name: change.kymaName, module_name: change.moduleName };
-    for (const s of ALL_STATES) this.stateGauge.set({ ...base, state: s }, s === change.state ? 1 : 0);
+    this.stateGauge.set(base, change.state);
     if (change.previous !== change.state) this.hook?.(change);
   }
 
   forget(manifest: string, kymaName: string, moduleName: string): void {
-    for (const s of ALL_STATES) this.stateGauge.remove({ manifest, kyma_name: kymaName, module_name: moduleName, state: s });
+    this.stateGauge.remove({ manifest, kyma_name: kymaName, module_name: moduleName });
   }
 
   /** Counts a requeue under upstream's reason for this outcome; `stateChanged`: the pass moved the state. */

@@ -2,10 +2,12 @@
 // memory, and indexes (by namespace, by label `key=value`, and custom ones) kept up to date on
 // every write. Objects are shared, not copied: callers must treat what they read as read-only.
 // To keep memory per object low, the store drops `metadata.managedFields` by default (as
-// controller-runtime's default transform does).
+// controller-runtime's default transform does) and keeps one copy of strings that recur across
+// objects (util/intern.ts).
 import { parseLabelSelector, matchesLabels } from '../../kube/labels.js';
 import { namespacedName } from '../../kube/keys.js';
 import type { KubeObject } from '../../kube/object.js';
+import { internStrings, sharedStrings } from '../../util/intern.js';
 
 export type IndexFn<T extends KubeObject = KubeObject> = (obj: T) => string[];
 
@@ -15,7 +17,7 @@ export interface StoreListOptions {
 }
 
 export interface StoreOptions<T extends KubeObject> {
-  /** Applied to every object before it is stored; default drops `metadata.managedFields`. */
+  /** Applied to every object before it is stored; default: cacheTransform. */
   transform?: (obj: T) => T;
 }
 
@@ -29,6 +31,11 @@ export function dropManagedFields<T extends KubeObject>(obj: T): T {
   return { ...obj, metadata } as T;
 }
 
+/** The default transform: managedFields dropped, recurring strings shared (the object is changed in place). */
+export function cacheTransform<T extends KubeObject>(obj: T): T {
+  return internStrings(dropManagedFields(obj), sharedStrings);
+}
+
 /** index value -> keys of the objects with that value. */
 type Index = Map<string, Set<string>>;
 
@@ -39,7 +46,7 @@ export class Store<T extends KubeObject = KubeObject> {
   private readonly transform: (obj: T) => T;
 
   constructor(opts: StoreOptions<T> = {}) {
-    this.transform = opts.transform ?? dropManagedFields;
+    this.transform = opts.transform ?? cacheTransform;
     this.addIndex(NAMESPACE_INDEX, (o) => [o.metadata.namespace ?? '']);
     this.addIndex(LABEL_INDEX, (o) => {
       const labels = o.metadata.labels;
