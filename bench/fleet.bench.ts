@@ -11,8 +11,11 @@
 //
 // It ends with one JSON line. Options: --runtimes N (1,000), --steady SECONDS (300), --changes K (100),
 // --change-rate PER_SECOND (2), --converge-timeout SECONDS (3,600), --heap-snapshot PATH (a V8 heap
-// snapshot of the controllers' process once converged, for scripts/heap-summary.mjs); any other
-// `--flag value` is a controller flag of `kcp up` (printed as a deviation from production).
+// snapshot of the controllers' process once converged, for scripts/heap-summary.mjs), --landscape-heap
+// MiB (the landscape process's heap limit; default 1.3 MiB per runtime, at least 4,096); any other
+// `--flag value` is a controller flag of `kcp up` (printed as a deviation from production). The
+// controllers run in this process, under the heap limit node is given (`node --max-old-space-size=N`,
+// as deploy/manifests sets it through NODE_OPTIONS).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import v8 from 'node:v8';
@@ -30,13 +33,16 @@ import { OBJECTS_PER_MODULE, writeFleetModules } from './fleet-modules.js';
 import { printSettings } from './settings.js';
 import { CpuWindow, labelledDelta, option, quantilesOf, RECONCILE_METRICS, reconcileDelta, reconcilesByController, series, summary } from './stats.js';
 
-const BENCH_OPTIONS = new Set(['--runtimes', '--steady', '--changes', '--change-rate', '--converge-timeout', '--heap-snapshot']);
+const BENCH_OPTIONS = new Set(['--runtimes', '--steady', '--changes', '--change-rate', '--converge-timeout', '--heap-snapshot', '--landscape-heap']);
 
 const runtimes = option('--runtimes', 'FLEET_BENCH_RUNTIMES', 1000);
 const steadySeconds = option('--steady', 'FLEET_BENCH_STEADY', 300);
 const changes = option('--changes', 'FLEET_BENCH_CHANGES', 100);
 const changeRate = option('--change-rate', 'FLEET_BENCH_CHANGE_RATE', 2);
 const convergeTimeoutSeconds = option('--converge-timeout', 'FLEET_BENCH_CONVERGE_TIMEOUT', 3600);
+// The landscape stands in for the fleet's own clusters; its heap is not the controllers' and has no
+// production value. It holds about 1 MiB per runtime.
+const landscapeHeapMiB = option('--landscape-heap', 'FLEET_BENCH_LANDSCAPE_HEAP', Math.max(4096, Math.ceil(runtimes * 1.3)));
 const heapSnapshotPath = process.argv.includes('--heap-snapshot') ? process.argv[process.argv.indexOf('--heap-snapshot') + 1] : undefined;
 
 v8.setFlagsFromString('--expose-gc');
@@ -71,6 +77,7 @@ async function main(): Promise<void> {
   console.log(`fleet: ${runtimes} runtimes x ${MODULES.length} modules of ${OBJECTS_PER_MODULE} objects (and a default CR); steady window ${steadySeconds} s; ${changes} module enables at ${changeRate}/s`);
   printSettings({ ...Object.fromEntries(Object.entries(deviations).map(([k, v]) => [`--${k}`, v])) });
   console.log('production settings kept: kcp up\'s controller flags otherwise (watcher on, 5 min fallback passes), the embedded Gardener simulator\'s timing, module operators at their default delay');
+  console.log(`heap limits: controllers (this process) ${(v8.getHeapStatistics().heap_size_limit / 2 ** 20).toFixed(0)} MiB; the landscape's process ${landscapeHeapMiB} MiB (--landscape-heap)`);
 
   const work = mkdtempSync(join(os.tmpdir(), 'kcp-bench-fleet-'));
   const modulesDir = join(work, 'modules');
@@ -80,6 +87,7 @@ async function main(): Promise<void> {
     port: 0,
     catalogDir: modulesDir,
     landscapeMode: 'process',
+    landscapeExecArgv: [`--max-old-space-size=${landscapeHeapMiB}`],
     logLevel: flags.level(),
     controlPlane: config,
     ...clientLimits,

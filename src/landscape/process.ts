@@ -123,15 +123,17 @@ export interface StartLandscapeProcessOptions extends LandscapeProcessOptions {
   /** Aborts the start (the child stops what it started and exits). */
   signal?: AbortSignal;
   stopTimeoutMs?: number;
+  /** Node flags for the landscape process, after those it inherits (e.g. a heap limit of its own). */
+  execArgv?: readonly string[];
 }
 
 /** Forks the landscape process; resolves once it runs, rejects with the child's error when it did not start. */
 export function startLandscapeProcess(opts: StartLandscapeProcessOptions): Promise<LandscapeProcess> {
-  const { echoLog, signal, stopTimeoutMs = STOP_TIMEOUT_MS, ...options } = opts;
+  const { echoLog, signal, stopTimeoutMs = STOP_TIMEOUT_MS, execArgv = [], ...options } = opts;
   if (signal?.aborted) return Promise.reject(new Error('the landscape start was aborted'));
   const child = fork(ENTRY, [], {
     // The child must not open a second inspector on the parent's port, nor run as a test file.
-    execArgv: childExecArgv(process.execArgv),
+    execArgv: [...childExecArgv(process.execArgv), ...execArgv],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'json',
     detached: true,

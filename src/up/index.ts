@@ -39,6 +39,8 @@ export interface UpOptions extends EmbeddedLandscapeOptions {
    * `<data-dir>/kcp.log`, and hands its lines to `echoLog`), and the kubelet options take no functions.
    */
   landscapeMode?: LandscapeMode;
+  /** In `process` mode: Node flags for the landscape's process (e.g. its own heap limit). */
+  landscapeExecArgv?: readonly string[];
   /** The controllers' settings over the defaults (upstream's; no metrics or health endpoints). */
   controlPlane?: Partial<ControlPlaneConfig>;
   /** The Runtime-to-Shoot converter configuration (default config/converter-config.json). */
@@ -149,9 +151,9 @@ async function landscapeInThisProcess(opts: UpOptions): Promise<RunningLandscape
 }
 
 async function landscapeInProcessOfItsOwn(opts: UpOptions): Promise<RunningLandscape> {
-  const { logger: given, echoLog, signal, landscapeMode: _mode, controlPlane: _cp, converterConfigPath: _cc, fetcher: _f, kcpClient: _k, gardenClient: _g, kubelet, ...options } = opts;
+  const { logger: given, echoLog, signal, landscapeMode: _mode, landscapeExecArgv, controlPlane: _cp, converterConfigPath: _cc, fetcher: _f, kcpClient: _k, gardenClient: _g, kubelet, ...options } = opts;
   if (kubelet?.clusters || kubelet?.onError || kubelet?.registerNodes) throw new Error('the kubelet options clusters, onError and registerNodes cannot cross to the landscape process');
-  const child = await startLandscapeProcess({ ...options, ...(kubelet ? { kubelet } : {}), echoLog, signal });
+  const child = await startLandscapeProcess({ ...options, ...(kubelet ? { kubelet } : {}), echoLog, signal, ...(landscapeExecArgv ? { execArgv: landscapeExecArgv } : {}) });
   // The controllers log into the same file as the landscape, unless given a logger.
   const dataDir = path.resolve(opts.dataDir);
   mkdirSync(dataDir, { recursive: true });
