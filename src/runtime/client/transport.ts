@@ -105,7 +105,8 @@ export class Transport {
   private readonly prefix: string;
   private readonly secure: boolean;
   private readonly requestAgent: http.Agent;
-  private readonly watchAgent: http.Agent;
+  /** Made on the first watch: most remote clients never open one, and an Agent is about 2 KiB. */
+  private watchAgentIfAny: http.Agent | undefined;
   private readonly requestTimeoutMs: number;
   private readonly tlsContext: SecureContextLease | undefined;
   /** Why no TLS context could be built (a malformed certificate or key): every request fails with it. */
@@ -138,7 +139,6 @@ export class Transport {
     }
     const maxSockets = opts.maxSockets ?? 8;
     this.requestAgent = this.newAgent({ keepAlive: true, maxSockets, maxFreeSockets: Math.min(maxSockets, opts.maxIdleSockets ?? maxSockets) });
-    this.watchAgent = this.newAgent({ keepAlive: false });
   }
 
   private newAgent(o: http.AgentOptions): http.Agent {
@@ -227,7 +227,7 @@ export class Transport {
    * connection is cut, or the signal aborts. A non-200 answer is read whole into `body`.
    */
   async stream(init: RequestInit): Promise<StreamResponse> {
-    const res = await this.open(init, this.watchAgent, init.timeoutMs ?? this.requestTimeoutMs);
+    const res = await this.open(init, (this.watchAgentIfAny ??= this.newAgent({ keepAlive: false })), init.timeoutMs ?? this.requestTimeoutMs);
     const status = res.statusCode ?? 0;
     if (status !== 200) {
       const body = await readBody(res, init, this.config.server);
@@ -238,7 +238,8 @@ export class Transport {
 
   /** Closes keep-alive connections nobody uses right now (e.g. for a cluster that went quiet). */
   destroyIdleSockets(): void {
-    for (const agent of [this.requestAgent, this.watchAgent]) {
+    for (const agent of [this.requestAgent, this.watchAgentIfAny]) {
+      if (!agent) continue;
       for (const sockets of Object.values(agent.freeSockets)) for (const s of sockets ?? []) s.destroy();
     }
   }
@@ -246,7 +247,7 @@ export class Transport {
   /** Open connections, for metrics and tests: requests in flight or idle, and watches. */
   socketCounts(): { active: number; idle: number; watches: number } {
     const count = (m: NodeJS.ReadOnlyDict<unknown[]>) => Object.values(m).reduce((n, l) => n + (l?.length ?? 0), 0);
-    return { active: count(this.requestAgent.sockets), idle: count(this.requestAgent.freeSockets), watches: count(this.watchAgent.sockets) };
+    return { active: count(this.requestAgent.sockets), idle: count(this.requestAgent.freeSockets), watches: this.watchAgentIfAny ? count(this.watchAgentIfAny.sockets) : 0 };
   }
 
   /** Open request connections (in use or idle; not watches), kept up to date as they open and close. */
@@ -264,7 +265,7 @@ export class Transport {
     if (this.closed) return;
     this.closed = true;
     this.requestAgent.destroy();
-    this.watchAgent.destroy();
+    this.watchAgentIfAny?.destroy();
     this.tlsContext?.release();
   }
 }
