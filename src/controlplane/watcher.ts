@@ -46,6 +46,9 @@ export interface WatcherConfig {
   serverCertExpiryWindowMs?: number;
 }
 
+/** The longest a timed CA refresh may take (requests of a stalled connection are given up). */
+const REFRESH_TIMEOUT_MS = 60_000;
+
 /** Upstream's default server certificate expiry window. */
 export const DEFAULT_SERVER_CERT_EXPIRY_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;
 
@@ -132,8 +135,12 @@ export async function startWatcherRuntime(opts: { kcp: Client; namespace: string
     kcpAddress,
     ca: () => ca,
     refresh(signal) {
-      // One at a time (the timer's and a caller's), each seeing what the one before installed.
-      const run = refreshing.then(() => refreshOnce(signal));
+      // One at a time (the timer's and a caller's), each seeing what the one before installed; the
+      // timer's are bounded in time, so a stalled request cannot hold up every later refresh.
+      const run = refreshing.then(() => {
+        signal?.throwIfAborted();
+        return refreshOnce(signal);
+      });
       refreshing = run.catch(() => undefined);
       return run;
     },
@@ -142,9 +149,10 @@ export async function startWatcherRuntime(opts: { kcp: Client; namespace: string
       await listener.close();
     },
   };
+  const refreshEveryMs = config.caRefreshMs ?? 60_000;
   const timer = setInterval(() => {
-    runtime.refresh().catch((e: unknown) => log.warn('watcher CA refresh failed', { error: e }));
-  }, config.caRefreshMs ?? 60_000);
+    runtime.refresh(AbortSignal.timeout(Math.max(refreshEveryMs, REFRESH_TIMEOUT_MS))).catch((e: unknown) => log.warn('watcher CA refresh failed', { error: e }));
+  }, refreshEveryMs);
   timer.unref();
   log.info('watcher listener serving', { url: listener.url, kcpAddress, mode: config.trustGateway ? 'behind a gateway (X-Forwarded-Client-Cert)' : 'mutual TLS' });
   return runtime;

@@ -4,26 +4,33 @@
 // informers select the same Secrets): at 1,000 runtimes duplicate strings were about 30% of the
 // controllers' heap.
 //
-// The pool has two generations of a bounded size: a string seen in the last two generations is
-// shared; one not seen for two generations is let go (the objects that hold it keep their copy),
-// so strings that stopped recurring (old resource versions, names of deleted objects) do not pile up.
+// The pool has two generations, each bounded in strings and in characters: a string seen in the
+// last two generations is shared; one not seen for two generations is let go (the objects that hold
+// it keep their copy), so strings that stopped recurring (a rotated kubeconfig, names of deleted
+// objects) do not pile up beyond two generations.
 
 export class StringPool {
   private young = new Map<string, string>();
   private old = new Map<string, string>();
+  private youngChars = 0;
 
-  constructor(private readonly generationSize = 1 << 17) {}
+  constructor(
+    private readonly generationSize = 1 << 17,
+    private readonly generationChars = 16 << 20,
+  ) {}
 
   /** The pool's copy of `s` (`s` itself when it is new). */
   intern(s: string): string {
     const hit = this.young.get(s);
     if (hit !== undefined) return hit;
     const kept = this.old.get(s) ?? s;
-    if (this.young.size >= this.generationSize) {
+    if (this.young.size >= this.generationSize || this.youngChars >= this.generationChars) {
       this.old = this.young;
       this.young = new Map();
+      this.youngChars = 0;
     }
     this.young.set(kept, kept);
+    this.youngChars += kept.length;
     return kept;
   }
 

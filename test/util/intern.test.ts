@@ -19,6 +19,16 @@ describe('string pool', () => {
     assert.ok(pool.size <= 6, `bounded by two generations: ${pool.size}`);
   });
 
+  it('a generation also ends at its size in characters', () => {
+    const pool = new StringPool(1000, 10);
+    pool.intern('aaaaaa');
+    pool.intern('bbbbbb'); // 12 characters: the next new string starts a generation
+    pool.intern('c');
+    pool.intern('dddddddddd'); // young: c, d (11 characters); old: a, b
+    pool.intern('e'); // rotates: a and b are let go
+    assert.equal(pool.size, 3, 'c and d in the old generation, e in the young');
+  });
+
   it('interns the string values of an object in place, leaving values equal, skipping per-write fields, long strings and frozen objects', () => {
     const pool = new StringPool();
     const long = 'x'.repeat(20_000);

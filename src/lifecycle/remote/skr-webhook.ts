@@ -144,7 +144,9 @@ export class SkrWebhookInstaller {
       // The webhook configuration goes last: the webhook it calls exists before any call. During a CA
       // rotation it goes first: its bundle then holds both CAs and trusts the serving certificate the
       // webhook has as well as the one the Secret brings. After the Secret, an admission call on a new
-      // connection in between fails verification and, failing open (Ignore), sends no event.
+      // connection in between fails verification and, failing open (Ignore), sends no event. (A first
+      // install during a rotation then has calls fail open until the webhook runs: no event is lost,
+      // as there was no webhook before.)
       const order = ca.rotating ? [objects[objects.length - 1], ...objects.slice(0, -1)] : objects;
       for (const o of order) {
         const applied = await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
