@@ -10,6 +10,7 @@ import { type ServiceResolver, WebhookAdmitter } from './admission.js';
 import { asksImpersonation, impersonated } from './auth/impersonation.js';
 import { looksLikeJwt, ServiceAccountTokens } from './auth/service-account-tokens.js';
 import { tokenRequestSubresource } from './auth/token-request.js';
+import { TokenFile, type TokenSecrets } from './auth/token-file.js';
 import { LogicalCluster, type UserInfo } from './cluster.js';
 import { ClusterControllers } from './controllers.js';
 import type { NamespaceDefaultsController } from './namespace-defaults.js';
@@ -129,13 +130,6 @@ interface ClusterEntry {
   faults: FaultInjector;
 }
 
-interface Secrets {
-  adminToken: string;
-  tokens: Record<string, string>;
-  /** Short-lived tokens: token -> cluster and expiry (epoch milliseconds). */
-  expiring?: Record<string, { cluster: string; expiresAt: number }>;
-}
-
 /** The store's reports without a logger: warnings and errors on stderr. */
 const logToStderr: StoreLog = (level, message, fields) => {
   if (level !== 'info') process.stderr.write(`apiserver: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`);
@@ -161,7 +155,7 @@ class EmbeddedApiServer implements RunningApiServer {
   private readonly metrics = new ApiServerMetrics(() => [...this.clusters.values()].map((e) => e.cluster));
   private readonly requestObservers = new Set<RequestObserver>();
   private persistence: Persistence | undefined;
-  private secrets: Secrets = { adminToken: '', tokens: {} };
+  private tokenFile: TokenFile | undefined;
   private serviceAccountTokens: ServiceAccountTokens | undefined;
 
   constructor(private readonly opts: ApiServerOptions) {
@@ -172,7 +166,7 @@ class EmbeddedApiServer implements RunningApiServer {
     const host = this.opts.host ?? '127.0.0.1';
     const { ca, serving } = await this.loadOrCreatePki(host);
     this.caPem = ca.certPem;
-    this.loadSecrets();
+    this.tokenFile = new TokenFile(this.opts.dataDir);
     this.adminToken = this.secrets.adminToken;
     const saTokens = ServiceAccountTokens.load(this.opts.dataDir);
     this.serviceAccountTokens = saTokens;
@@ -232,19 +226,9 @@ class EmbeddedApiServer implements RunningApiServer {
     return { ca, serving };
   }
 
-  private secretsFile(): string | undefined {
-    return this.opts.dataDir ? join(this.opts.dataDir, 'tokens.json') : undefined;
-  }
-
-  private loadSecrets(): void {
-    const file = this.secretsFile();
-    if (file && existsSync(file)) this.secrets = JSON.parse(readFileSync(file, 'utf8')) as Secrets;
-    if (!this.secrets.adminToken) this.secrets.adminToken = randomBytes(24).toString('hex');
-  }
-
-  private saveSecrets(): void {
-    const file = this.secretsFile();
-    if (file) writeFileSync(file, JSON.stringify(this.secrets, null, 2), { mode: 0o600 });
+  private get secrets(): TokenSecrets {
+    if (!this.tokenFile) throw new Error('the API server has not started');
+    return this.tokenFile.secrets;
   }
 
   private newCluster(name: string, initialRv?: number): LogicalCluster {
@@ -276,8 +260,7 @@ class EmbeddedApiServer implements RunningApiServer {
     let token = this.secrets.tokens[name];
     if (!token) {
       token = name === DEFAULT_CLUSTER ? this.secrets.adminToken : randomBytes(24).toString('hex');
-      this.secrets.tokens[name] = token;
-      this.saveSecrets();
+      this.tokenFile?.setClusterToken(name, token);
     }
     const user: UserInfo = { username: 'admin', uid: newUid(), groups: ['system:masters', 'system:authenticated'] };
     const entry: ClusterEntry = { cluster, controllers, token, user, faults: new FaultInjector() };
@@ -362,9 +345,7 @@ class EmbeddedApiServer implements RunningApiServer {
     this.clusters.delete(name);
     this.clusterSetVersion++;
     this.byToken.delete(e.token);
-    delete this.secrets.tokens[name];
-    for (const [t, x] of Object.entries(this.secrets.expiring ?? {})) if (x.cluster === name) delete this.secrets.expiring![t];
-    this.saveSecrets();
+    this.tokenFile?.clusterGone(name);
     this.persistence?.clusterDeleted(e.cluster);
     // Open connections to the deleted cluster (watches) end as if the host went away.
     e.faults.dropAll();
@@ -374,11 +355,8 @@ class EmbeddedApiServer implements RunningApiServer {
     if (!this.clusters.has(name)) throw new Error(`logical cluster ${name} does not exist`);
     const token = randomBytes(24).toString('hex');
     const expiresAt = Date.now() + ttlSeconds * 1000;
-    const expiring = (this.secrets.expiring ??= {});
-    // Forget tokens that expired long ago, so the file does not grow without bound.
-    for (const [t, e] of Object.entries(expiring)) if (e.expiresAt < Date.now() - 3_600_000) delete expiring[t];
-    expiring[token] = { cluster: name, expiresAt };
-    this.saveSecrets();
+    // Tokens that expired long ago are forgotten when the token file is folded.
+    this.tokenFile?.addExpiring(token, name, expiresAt);
     return { token, expirationTimestamp: new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z') };
   }
 
@@ -448,6 +426,7 @@ class EmbeddedApiServer implements RunningApiServer {
       await closed;
     }
     this.admitter.close();
+    this.tokenFile?.close();
     await this.persistence?.close();
   }
 
