@@ -60,6 +60,18 @@ describe('the API server token file', () => {
     again.close();
   });
 
+  it('counts its tokens as they come and go (a cluster may be called constructor)', () => {
+    const dir = fresh();
+    const t = new TokenFile(dir);
+    for (let i = 0; i < 1000; i++) t.setClusterToken(`rt-${i}`, 'x');
+    t.setClusterToken('constructor', 'y');
+    for (let i = 0; i < 1000; i++) t.clusterGone(`rt-${i}`);
+    // 2,001 changes, 1 token left: folded once the log passed 1,024 lines and the tokens.
+    assert.ok(lines(dir) < 1000, `folded: ${lines(dir)} lines left`);
+    t.close();
+    assert.deepEqual(new TokenFile(dir).secrets.tokens, { constructor: 'y' });
+  });
+
   it('drops a last line torn by a crash, and refuses to start on a damaged line before it', () => {
     const dir = fresh();
     const t = new TokenFile(dir);

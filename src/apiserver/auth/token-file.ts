@@ -28,6 +28,8 @@ export class TokenFile {
   private readonly logPath: string | undefined;
   private logFd: number | undefined;
   private logLines = 0;
+  /** Tokens in `secrets` (cluster and short-lived), kept as they change: counting them per change would cost O(n). */
+  private entries = 0;
 
   /** Without a directory the tokens live in memory only. */
   constructor(dir: string | undefined) {
@@ -46,18 +48,15 @@ export class TokenFile {
   }
 
   setClusterToken(name: string, token: string): void {
-    this.secrets.tokens[name] = token;
-    this.append({ op: 'cluster', name, token });
+    this.change({ op: 'cluster', name, token });
   }
 
   clusterGone(name: string): void {
-    this.apply({ op: 'clusterGone', name });
-    this.append({ op: 'clusterGone', name });
+    this.change({ op: 'clusterGone', name });
   }
 
   addExpiring(token: string, cluster: string, expiresAt: number): void {
-    (this.secrets.expiring ??= {})[token] = { cluster, expiresAt };
-    this.append({ op: 'expiring', token, cluster, expiresAt });
+    this.change({ op: 'expiring', token, cluster, expiresAt });
   }
 
   close(): void {
@@ -65,17 +64,30 @@ export class TokenFile {
     this.logFd = undefined;
   }
 
+  private change(c: Change): void {
+    this.apply(c);
+    this.append(c);
+  }
+
   private apply(c: Change): void {
+    const expiring = (this.secrets.expiring ??= {});
     switch (c.op) {
       case 'cluster':
+        if (!Object.hasOwn(this.secrets.tokens, c.name)) this.entries++;
         this.secrets.tokens[c.name] = c.token;
         break;
       case 'clusterGone':
+        if (Object.hasOwn(this.secrets.tokens, c.name)) this.entries--;
         delete this.secrets.tokens[c.name];
-        for (const [t, x] of Object.entries(this.secrets.expiring ?? {})) if (x.cluster === c.name) delete this.secrets.expiring?.[t];
+        for (const [t, x] of Object.entries(expiring)) {
+          if (x.cluster !== c.name) continue;
+          delete expiring[t];
+          this.entries--;
+        }
         break;
       case 'expiring':
-        (this.secrets.expiring ??= {})[c.token] = { cluster: c.cluster, expiresAt: c.expiresAt };
+        if (!Object.hasOwn(expiring, c.token)) this.entries++;
+        expiring[c.token] = { cluster: c.cluster, expiresAt: c.expiresAt };
         break;
     }
   }
@@ -98,8 +110,7 @@ export class TokenFile {
     this.logFd ??= openSync(this.logPath, 'a', 0o600);
     writeSync(this.logFd, `${JSON.stringify(c)}\n`);
     this.logLines++;
-    const entries = Object.keys(this.secrets.tokens).length + Object.keys(this.secrets.expiring ?? {}).length;
-    if (this.logLines > MIN_FOLD_LINES && this.logLines > entries) this.fold();
+    if (this.logLines > MIN_FOLD_LINES && this.logLines > this.entries) this.fold();
   }
 
   /** Writes the snapshot (long-expired tokens dropped) and empties the log. */
@@ -107,6 +118,7 @@ export class TokenFile {
     if (!this.snapshotPath || !this.logPath) return;
     const forgetBefore = Date.now() - FORGET_AFTER_MS;
     for (const [t, e] of Object.entries(this.secrets.expiring ?? {})) if (e.expiresAt < forgetBefore) delete this.secrets.expiring?.[t];
+    this.entries = Object.keys(this.secrets.tokens).length + Object.keys(this.secrets.expiring ?? {}).length;
     // Written aside and renamed: a crash leaves the old snapshot or the new one, never half of one.
     // A crash before the log is emptied replays changes the snapshot already has, which changes nothing.
     const next = `${this.snapshotPath}.next`;
