@@ -129,6 +129,8 @@ export class StateGauge extends BaseMetric {
   private readonly current = new Map<string, number>();
   private readonly objectLabels: readonly string[];
   private readonly statePosition: number;
+  /** `state="Ready"` and so on, escaped once. */
+  private readonly statePairs: readonly string[];
 
   constructor(
     name: string,
@@ -141,6 +143,7 @@ export class StateGauge extends BaseMetric {
     this.statePosition = labelNames.indexOf(stateLabel);
     if (this.statePosition < 0) throw new Error(`metric ${name}: the state label ${stateLabel} is not among its labels`);
     this.objectLabels = labelNames.filter((n) => n !== stateLabel);
+    this.statePairs = states.map((s) => `${stateLabel}="${escapeLabel(s)}"`);
   }
 
   /** The object's current state (a state outside `states` renders 0 for all). */
@@ -159,12 +162,14 @@ export class StateGauge extends BaseMetric {
   }
 
   render(out: string[]): void {
+    // An object's labels are escaped once for all of its lines (a scrape at 10,000 runtimes renders
+    // hundreds of thousands of them).
     for (const [k, i] of this.current) {
       const values = k.split(SERIES_SEPARATOR);
-      this.states.forEach((state, j) => {
-        const all = [...values.slice(0, this.statePosition), state, ...values.slice(this.statePosition)];
-        out.push(`${this.name}${labelText(this.labelNames, all.join(SERIES_SEPARATOR))} ${i === j ? 1 : 0}`);
-      });
+      const pairs = this.objectLabels.map((n, j) => `${n}="${escapeLabel(values[j] ?? '')}"`);
+      const before = pairs.slice(0, this.statePosition);
+      const after = pairs.slice(this.statePosition);
+      this.statePairs.forEach((statePair, j) => out.push(`${this.name}{${[...before, statePair, ...after].join(',')}} ${i === j ? 1 : 0}`));
     }
   }
 }
