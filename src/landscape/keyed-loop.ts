@@ -1,6 +1,10 @@
 // A small level-triggered work loop for the simulators: keys are queued (deduplicated), worked on
 // by a bounded number of workers, and a key's work may ask to be looked at again after a delay.
 // A key is never worked on twice at once; a key queued while running is worked on once more after.
+// Keys are taken in the order they were queued, or, with `oldestFirst`, in the order they first
+// came and stayed busy (queued, running or waiting for a wake-up): a simulator whose objects each
+// take several paced steps then finishes them one after another instead of moving all of them a
+// step at a time and finishing them together.
 
 /** What a work function returns: a delay in ms after which the key is looked at again, or nothing. */
 export type WorkResult = number | undefined | void;
@@ -11,6 +15,56 @@ export interface KeyedLoopOptions {
   /** Called with errors thrown by the work function; the key is retried after `retryAfterMs`. */
   onError?: (key: string, err: unknown) => void;
   retryAfterMs?: number;
+  /**
+   * Takes the key that has been busy longest first. A key stays busy from its first enqueue until
+   * its work returns with nothing pending (no delay asked for, not queued again meanwhile).
+   */
+  oldestFirst?: boolean;
+}
+
+/** Queued keys by age: a binary min-heap of (age, key); each queued key has exactly one entry. */
+class AgeHeap {
+  private readonly entries: { age: number; key: string }[] = [];
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  push(age: number, key: string): void {
+    const e = this.entries;
+    e.push({ age, key });
+    for (let i = e.length - 1; i > 0; ) {
+      const up = (i - 1) >> 1;
+      if (e[up].age <= e[i].age) break;
+      [e[up], e[i]] = [e[i], e[up]];
+      i = up;
+    }
+  }
+
+  pop(): string | undefined {
+    const e = this.entries;
+    if (e.length === 0) return undefined;
+    const top = e[0];
+    const last = e.pop()!;
+    if (e.length > 0) {
+      e[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let min = i;
+        if (l < e.length && e[l].age < e[min].age) min = l;
+        if (r < e.length && e[r].age < e[min].age) min = r;
+        if (min === i) break;
+        [e[min], e[i]] = [e[i], e[min]];
+        i = min;
+      }
+    }
+    return top.key;
+  }
+
+  clear(): void {
+    this.entries.length = 0;
+  }
 }
 
 export class KeyedLoop {
@@ -19,6 +73,10 @@ export class KeyedLoop {
   private readonly dirty = new Set<string>();
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly idleWaiters: (() => void)[] = [];
+  /** With `oldestFirst`: when each busy key first came (a counter), and the queued keys by it. */
+  private readonly ages = new Map<string, number>();
+  private readonly byAge = new AgeHeap();
+  private nextAge = 0;
   private active = 0;
   private stopped = false;
   private readonly concurrency: number;
@@ -36,7 +94,7 @@ export class KeyedLoop {
       this.dirty.add(key);
       return;
     }
-    this.queued.add(key);
+    this.queue(key);
     this.pump();
   }
 
@@ -60,6 +118,7 @@ export class KeyedLoop {
     const t = this.timers.get(key);
     if (t) clearTimeout(t.timer);
     this.timers.delete(key);
+    if (!this.queued.has(key) && !this.running.has(key)) this.ages.delete(key);
   }
 
   /** Stops taking work, clears timers and waits for running work to finish. */
@@ -69,6 +128,8 @@ export class KeyedLoop {
     this.timers.clear();
     this.queued.clear();
     this.dirty.clear();
+    this.byAge.clear();
+    this.ages.clear();
     if (this.active > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -83,7 +144,25 @@ export class KeyedLoop {
     }
   }
 
+  private queue(key: string): void {
+    if (this.queued.has(key)) return;
+    this.queued.add(key);
+    if (!this.opts.oldestFirst) return;
+    let age = this.ages.get(key);
+    if (age === undefined) {
+      age = this.nextAge++;
+      this.ages.set(key, age);
+    }
+    this.byAge.push(age, key);
+  }
+
   private takeNext(): string | undefined {
+    if (this.opts.oldestFirst) {
+      // A queued key is never running (enqueue marks a running key dirty instead), so the top is free.
+      const key = this.byAge.pop();
+      if (key !== undefined) this.queued.delete(key);
+      return key;
+    }
     for (const key of this.queued) {
       if (this.running.has(key)) continue;
       this.queued.delete(key);
@@ -103,8 +182,9 @@ export class KeyedLoop {
     this.running.delete(key);
     this.active--;
     if (!this.stopped) {
-      if (this.dirty.delete(key)) this.queued.add(key);
+      if (this.dirty.delete(key)) this.queue(key);
       else if (typeof again === 'number') this.enqueueAfter(key, again);
+      else if (!this.timers.has(key)) this.ages.delete(key);
     }
     if (this.active === 0 && this.stopped) for (const w of this.idleWaiters.splice(0)) w();
     this.pump();

@@ -66,6 +66,8 @@ export function injectedFailure(shoot: ShootObject, type: LastOperationType): In
 export class ShootOperator {
   /** When the step after a given status is due: key -> (status signature, due time). */
   private readonly pace = new Map<string, { signature: string; dueAt: number }>();
+  /** The Shoot as this reconcile last wrote it, by key (a key is never reconciled twice at once). */
+  private readonly written = new Map<string, ShootObject>();
 
   constructor(
     private readonly server: RunningApiServer,
@@ -81,6 +83,7 @@ export class ShootOperator {
     const slash = key.indexOf('/');
     const namespace = key.slice(0, slash);
     const name = key.slice(slash + 1);
+    this.written.delete(key);
     const shoot = this.garden.tryGet(this.shoots, namespace, name) as ShootObject | undefined;
     if (!shoot) {
       this.pace.delete(key);
@@ -97,7 +100,8 @@ export class ShootOperator {
     const requested = shoot.metadata.annotations?.[AnnotationGardenerOperation];
     if (requested === GardenerOperationReconcile || requested === GardenerOperationRetry) return this.onOperationAnnotation(shoot, requested);
     const result = await this.step(key, shoot);
-    await this.syncHealthLabel(key, shoot);
+    await this.syncHealthLabel(key, this.written.get(key) ?? shoot);
+    this.written.delete(key);
     return result;
   }
 
@@ -331,11 +335,12 @@ export class ShootOperator {
 
   /** Writes the status subresource (as gardenlet does). The commit re-queues the Shoot. */
   private async write(shoot: ShootObject, status: ShootStatus): Promise<WorkResult> {
-    await this.garden.update(this.shoots, shoot.metadata.namespace ?? '', shoot.metadata.name ?? '', { ...shoot, status } as ObjectWithMeta, {
+    const { object } = await this.garden.update(this.shoots, shoot.metadata.namespace ?? '', shoot.metadata.name ?? '', { ...shoot, status } as ObjectWithMeta, {
       subresource: 'status',
       internal: true,
       fieldManager: SIMULATOR_FIELD_MANAGER,
     });
+    this.written.set(keyOf(shoot), object as ShootObject);
     return undefined;
   }
 
@@ -345,10 +350,8 @@ export class ShootOperator {
     await this.garden.update(this.shoots, shoot.metadata.namespace ?? '', shoot.metadata.name ?? '', next as ObjectWithMeta, { internal: true, fieldManager: SIMULATOR_FIELD_MANAGER });
   }
 
-  /** Keeps the `shoot.gardener.cloud/status` label in line with the last operation. */
-  private async syncHealthLabel(key: string, before: ShootObject): Promise<void> {
-    const slash = key.indexOf('/');
-    const shoot = (this.garden.tryGet(this.shoots, key.slice(0, slash), key.slice(slash + 1)) as ShootObject | undefined) ?? before;
+  /** Keeps the `shoot.gardener.cloud/status` label in line with the last operation (of the Shoot as it is now). */
+  private async syncHealthLabel(key: string, shoot: ShootObject): Promise<void> {
     if (shoot.metadata.deletionTimestamp) return;
     const want = healthLabel(shoot.status?.lastOperation);
     if (shoot.metadata.labels?.[LabelShootStatus] === want) return;

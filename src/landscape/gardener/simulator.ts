@@ -74,6 +74,9 @@ export class GardenerSimulator {
       concurrency: this.options.concurrency,
       onError: (_key, err) => this.onError(err),
       retryAfterMs: 500,
+      // Each Shoot is paced by the clock; when the simulator falls behind, the Shoots that came first
+      // go on first, so clusters become ready one after another rather than all at the end.
+      oldestFirst: true,
     });
     this.loop = loop;
     this.unsubscribe = garden.store.onCommit((ev) => {
