@@ -23,6 +23,8 @@ const HOUR = 3_600_000;
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' };
 const SERVICE = { apiVersion: 'v1', kind: 'Service' };
+/** Runtimes whose id ends so get no kubelet: no pod starts there, so neither their webhook nor their modules become available. */
+const NO_KUBELET = '-nokubelet';
 
 /** Each module: a ConfigMap naming its version, a Deployment (its manager) and a Service, in kyma-system. Module `slow` takes a second to download. */
 class ModuleFetcher implements ArtifactFetcher {
@@ -58,7 +60,7 @@ class Env {
   private readonly starts = new Map<string, number>();
 
   async start(config: Partial<ControlPlaneConfig>, modules: Record<string, string>): Promise<void> {
-    this.land = await startInMemoryLandscape({ extraKubeletClusters: (n) => n.startsWith('skr-'), kubelet: { readyDelayMs: 50, scanIntervalMs: 100 } });
+    this.land = await startInMemoryLandscape({ extraKubeletClusters: (n) => n.startsWith('skr-') && !n.endsWith(NO_KUBELET), kubelet: { readyDelayMs: 50, scanIntervalMs: 100 } });
     this.stopObserving = this.land.server.observeRequests(({ cluster, method }) => {
       this.requests.set(cluster, (this.requests.get(cluster) ?? 0) + 1);
       if (cluster === 'default' && method !== 'GET' && method !== 'HEAD') this.kcpWrites++;
@@ -259,6 +261,32 @@ describe('with the runtime watcher: periodic passes are cheap', () => {
     // The other runtime reported nothing: its Manifest was not checked.
     const other = (await env.manifests(ids[1]))[0];
     assert.equal(other?.status?.state, 'Ready');
+  });
+
+  it('an installing Manifest whose runtime\'s webhook is not up reads its objects back at most once per success interval, its other busy passes only readiness', async () => {
+    const id = `unwatched${NO_KUBELET}`;
+    const remote = await env.runtime(id, ['web']);
+    const installing = await waitFor('the Manifest installed and Processing', async () => (await env.manifests(id)).find((m) => m.status?.state === 'Processing'), 10_000);
+    const key = `${NS}/${installing.metadata.name ?? ''}`;
+    const readiness = () => env.metric('lifecycle_mgr_manifest_readiness_passes_total');
+    const fullReads = () => env.metric('lifecycle_mgr_drift_checks_total', 'reason="not_ready"');
+    const before = { readiness: readiness(), fullReads: fullReads(), passes: env.reconciles('manifest', key) };
+    const windowMs = 3_000;
+    await sleep(windowMs);
+    const passes = env.reconciles('manifest', key) - before.passes;
+    const reads = fullReads() - before.fullReads;
+    const kyma = await env.kyma(id);
+    assert.ok(!(kyma.status?.conditions ?? []).some((c) => c.type === 'SKRWebhook' && c.status === 'True'), `the runtime's webhook is not up: ${JSON.stringify(kyma.status?.conditions)}`);
+    assert.equal((await env.manifests(id))[0]?.status?.state, 'Processing');
+    assert.ok(passes >= 5, `busy passes in the window: ${passes}`);
+    // Success interval 250 ms, busy passes every 100 ms: a read-back on about every third pass, and at least one.
+    assert.ok(reads >= 1, `the objects were still read back: ${reads} in ${passes} passes`);
+    assert.ok(reads <= Math.ceil(windowMs / 250) + 1, `read back at most once per success interval: ${reads} in ${passes} passes`);
+    assert.ok(readiness() - before.readiness >= passes - reads - 1, `the other passes read only readiness: ${readiness() - before.readiness} of ${passes}`);
+    // A module resource deleted meanwhile (no event can report it) is put back by the next read-back.
+    await remote.delete(CM, { namespace: RNS, name: 'web-info' });
+    await waitFor('the ConfigMap back in the runtime', () => remote.get(CM, { namespace: RNS, name: 'web-info' }).catch(() => undefined), 10_000);
+    await env.land.kcp.delete(Kyma, { namespace: NS, name: id });
   });
 
   it('an installing Manifest whose objects were applied under a healthy webhook reads only its readiness, and a change in the runtime still brings a drift check', async () => {

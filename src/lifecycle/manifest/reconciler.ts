@@ -122,6 +122,8 @@ interface AppliedState {
   generation: number | undefined;
   /** When the next drift check is due anyway (with the runtime watcher). */
   driftDueAt: number;
+  /** When the objects were last applied or read back (Date.now()). */
+  readAt: number;
   /**
    * The objects were applied or read back while the runtime's webhook was healthy, so every change
    * since then is reported by an event: an installing Manifest's pass needs only its readiness.
@@ -297,7 +299,7 @@ export class ManifestReconciler {
     if (!known || known.hash !== hash || known.uid !== uid) {
       this.applied.delete(key);
       const records = await applyAll(target, objects, opts);
-      this.applied.set(key, { uid, hash, records, generation, driftDueAt: this.nextDriftCheck(), watched: watchedFromHere });
+      this.applied.set(key, { uid, hash, records, generation, driftDueAt: this.nextDriftCheck(), readAt: Date.now(), watched: watchedFromHere });
       if (known) this.d.events.event(ctx.manifest, 'Normal', 'ResourcesApplied', `applied ${objects.length} resources of the new module manifest`);
       return new Map();
     }
@@ -309,7 +311,10 @@ export class ManifestReconciler {
     // event reports (`kubectl scale` writes deployments/scale), which the new generation shows;
     // kinds without a generation are left out (a status write alone moves their resourceVersion).
     if (!reason && !ctx.statusChanged) return 'clean';
-    if (!reason || (reason === 'not_ready' && known.watched && watchedFromHere)) {
+    if (!reason || (reason === 'not_ready' && this.unchangedSinceRead(known, watchedFromHere))) {
+      // Changes from now on go unreported until the webhook is healthy again: the next pass under a
+      // healthy webhook reads everything back once.
+      if (reason && !watchedFromHere) known.watched = false;
       this.d.metrics.readinessPass();
       const named = ctx.statusChanged
         ? objects.filter((o) => {
@@ -322,6 +327,7 @@ export class ManifestReconciler {
     this.d.metrics.driftCheck(reason);
     known.generation = generation;
     known.driftDueAt = this.nextDriftCheck();
+    known.readAt = Date.now();
     known.watched = watchedFromHere;
     return this.restoreDrift(ctx, target, objects, known, opts);
   }
@@ -337,6 +343,18 @@ export class ManifestReconciler {
       this.d.events.event(ctx.manifest, 'Normal', 'DriftRestored', `restored ${what.slice(0, 10).join(', ')}${what.length > 10 ? ` and ${what.length - 10} more` : ''}`);
     }
     return drift.live;
+  }
+
+  /**
+   * Whether an installing Manifest's pass may skip reading its objects back. Under a healthy webhook:
+   * when they were applied or read back under it too (every change since was reported). Without one
+   * (a new runtime's webhook is not up yet, or is broken): when they were read at most a success
+   * interval ago, so that busy passes every few seconds do not each read every object back while a
+   * fleet's webhooks come up; a change meanwhile is put back within that interval.
+   */
+  private unchangedSinceRead(known: AppliedState, watchedFromHere: boolean): boolean {
+    if (watchedFromHere) return known.watched;
+    return Date.now() < known.readAt + this.d.intervals.successMs;
   }
 
   /** The objects' state since the last apply or read-back is not known (an event's check failed). */
