@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RuntimeFinalizer } from '../../src/api/infrastructuremanager/index.js';
-import { condition, type Harness, NAMESPACE, startHarness, testRuntime, waitFor, waitForRuntime } from './runtime-harness.js';
+import { condition, fastTiming, type Harness, NAMESPACE, startHarness, testRuntime, waitFor, waitForRuntime } from './runtime-harness.js';
 
 describe('runtime provisioning', () => {
   let h: Harness;
@@ -34,5 +34,48 @@ describe('runtime provisioning', () => {
       return ['Initialised', 'Pending', 'ShootCreationCompleted', 'GardenerClusterCRCreated', 'GardenerClusterCRReady', 'AdministratorsConfigured'].every((r) => reasons.has(r));
     });
     assert.match(h.registry.render(), /im_runtime_state\{runtimeId="rt-provision",runtimeName="rt-provision",shootName="c-rt-provision",state="Ready"\} 1/);
+  });
+});
+
+describe('runtime provisioning, woken by the Shoot', () => {
+  let h: Harness;
+  before(async () => {
+    // Gardener reports its progress 20 times while it creates the Shoot; the Runtime's own poll is an hour away.
+    h = await startHarness({ simulator: { pendingMs: 100, createMs: 2_000, progressSteps: 20 } }, { runtimeTiming: { ...fastTiming, shootCreateRequeueMs: 3_600_000 } });
+  });
+  after(async () => {
+    await h.stop();
+  });
+
+  it('Gardener\'s progress reports do not reconcile the Runtime; the operation\'s state changes do', async () => {
+    const controller = h.im.manager.getControllers().find((c) => c.name === 'runtime');
+    assert.ok(controller, 'the runtime controller');
+    let passes = 0;
+    controller.onReconcileStart = (key) => {
+      if (key === `${NAMESPACE}/rt-woken`) passes++;
+    };
+    let progressWrites = 0;
+    const progress = new Set<number>();
+    const watch = setInterval(() => {
+      h.shoot('c-rt-woken')
+        .then((s) => {
+          const p = s?.status?.lastOperation?.progress;
+          if (p !== undefined && !progress.has(p)) {
+            progress.add(p);
+            progressWrites++;
+          }
+        })
+        .catch(() => undefined);
+    }, 20);
+    try {
+      await h.land.kcp.create(testRuntime('rt-woken'));
+      await waitForRuntime(h, 'rt-woken', 'Ready');
+    } finally {
+      clearInterval(watch);
+    }
+    assert.ok(progressWrites >= 10, `Gardener reported its progress step by step: ${[...progress].sort((a, b) => a - b).join(', ')}`);
+    // Created, Shoot created, Pending, Processing, Succeeded, then the kubeconfig and the cluster's
+    // configuration: about ten passes, however often Gardener reports its progress.
+    assert.ok(passes <= 12, `Runtime passes from creation to Ready: ${passes}`);
   });
 });

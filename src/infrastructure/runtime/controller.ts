@@ -81,12 +81,19 @@ const runtimeChanged: Predicate = or(generationChanged, labelsChanged, annotatio
   update: (o, n) => o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp || (o.metadata.finalizers ?? []).join() !== (n.metadata.finalizers ?? []).join(),
 });
 
-/** Shoot updates that matter: spec, annotations, and Gardener's progress (last operation, errors). */
-function shootProgressed(o: ShootObject, n: ShootObject): boolean {
+/**
+ * Shoot updates that matter: spec, deletion, and where Gardener's operation stands (its type and
+ * state, errors). Gardener writes the operation's progress and description every few seconds while
+ * it works; the steps do not read them, so those writes wake no Runtime.
+ */
+export function shootProgressed(o: ShootObject, n: ShootObject): boolean {
+  const before = o.status?.lastOperation;
+  const after = n.status?.lastOperation;
   return (
     o.metadata.generation !== n.metadata.generation ||
     o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
-    !jsonEqual(o.status?.lastOperation, n.status?.lastOperation) ||
+    before?.type !== after?.type ||
+    before?.state !== after?.state ||
     !jsonEqual(o.status?.lastErrors, n.status?.lastErrors) ||
     o.status?.observedGeneration !== n.status?.observedGeneration
   );
