@@ -3,6 +3,7 @@ import type { ObjectWithMeta, ManagedFieldsEntry } from '../../kube/object.js';
 import { isPlainObject } from '../../kube/json.js';
 import type { Conflict, ManagerIdentity } from './conflicts.js';
 import { applyConflictError, conflictsOf } from './conflicts.js';
+import type { JsonValue } from '../../kube/json.js';
 import type { FieldSet } from './fieldset.js';
 import { difference, fromFieldsV1, intersection, restrictTo, toFieldsV1, union, without } from './fieldset.js';
 import { copyJson, mergeApplied, pruneReleased } from './merge.js';
@@ -28,6 +29,11 @@ export interface UpdateParams {
    * `/status` own only status (custom resources).
    */
   statusMetadataResets?: readonly string[];
+  /**
+   * `previous` is the stored object's managedFields (as the server wrote them), not a client's:
+   * the entries whose fields the write leaves alone are kept as they are instead of written anew.
+   */
+  previousIsStored?: boolean;
 }
 
 /** What a write may own: the endpoint and the kind's reset fields (upstream's GetResetFields). */
@@ -47,6 +53,8 @@ export interface ApplyParams {
   statusSubresource?: boolean;
   /** As in UpdateParams. */
   statusMetadataResets?: readonly string[];
+  /** As in UpdateParams. */
+  previousIsStored?: boolean;
 }
 
 /** The manager that owns the fields of an untracked object when it is first applied to. */
@@ -57,6 +65,8 @@ export interface Owner {
   id: ManagerIdentity;
   time: string | undefined;
   fields: FieldSet;
+  /** The entry's fieldsV1 as read, while `fields` is still the set read from it (a stored entry only). */
+  read?: { fields: FieldSet; fieldsV1: JsonValue };
 }
 
 function sameOwner(a: ManagerIdentity, b: ManagerIdentity): boolean {
@@ -65,13 +75,15 @@ function sameOwner(a: ManagerIdentity, b: ManagerIdentity): boolean {
   return a.operation === 'Apply' || a.apiVersion === b.apiVersion;
 }
 
-export function readOwners(previous: readonly ManagedFieldsEntry[]): Owner[] {
+/** `stored`: the entries are a stored object's, whose fieldsV1 the server wrote (kept for writeOwners). */
+export function readOwners(previous: readonly ManagedFieldsEntry[], stored = false): Owner[] {
   const owners: Owner[] = [];
   for (const e of previous) {
     if (!isPlainObject(e) || typeof e.manager !== 'string') continue;
     const id: ManagerIdentity = { manager: e.manager, operation: e.operation === 'Apply' ? 'Apply' : 'Update', apiVersion: e.apiVersion ?? '' };
     if (e.subresource) id.subresource = e.subresource;
-    owners.push({ id, time: e.time, fields: fromFieldsV1(e.fieldsV1) });
+    const fields = fromFieldsV1(e.fieldsV1);
+    owners.push(stored && e.fieldsV1 !== undefined ? { id, time: e.time, fields, read: { fields, fieldsV1: e.fieldsV1 as JsonValue } } : { id, time: e.time, fields });
   }
   return owners;
 }
@@ -99,7 +111,8 @@ export function writeOwners(owners: Owner[]): ManagedFieldsEntry[] {
     const e: Partial<ManagedFieldsEntry> = { manager: o.id.manager, operation: o.id.operation, apiVersion: o.id.apiVersion };
     if (o.time !== undefined) e.time = o.time;
     e.fieldsType = 'FieldsV1';
-    e.fieldsV1 = toFieldsV1(o.fields);
+    // Rendering a set is the costly part of a write's bookkeeping: an owner the write left alone keeps its entry's.
+    e.fieldsV1 = o.read !== undefined && o.read.fields === o.fields ? (o.read.fieldsV1 as ManagedFieldsEntry['fieldsV1']) : toFieldsV1(o.fields);
     if (o.id.subresource) e.subresource = o.id.subresource;
     out.push(e as ManagedFieldsEntry);
   }
@@ -123,11 +136,30 @@ function scopeComparison(c: Comparison, scope: Scope): Comparison {
   return { added: scopeSet(c.added, scope), modified: scopeSet(c.modified, scope), removed: scopeSet(c.removed, scope) };
 }
 
+/**
+ * What changed, within what a write through this endpoint may own. Top-level fields are compared
+ * independently, so a custom resource's `/status` write compares only `status`, and a main-resource
+ * write of a kind with a status subresource everything but `status`.
+ */
+function scopedCompare(oldObj: Record<string, unknown>, newObj: Record<string, unknown>, schema: SchemaNode, scope: Scope): Comparison {
+  if (scope.subresource === 'status' && scope.statusMetadataResets === undefined) {
+    return scopeComparison(compare(statusOnly(oldObj), statusOnly(newObj), schema), scope);
+  }
+  if (scope.subresource === undefined && scope.statusSubresource) {
+    return scopeComparison(compare({ ...oldObj, status: undefined }, { ...newObj, status: undefined }, schema), scope);
+  }
+  return scopeComparison(compare(oldObj, newObj, schema), scope);
+}
+
+function statusOnly(o: Record<string, unknown>): Record<string, unknown> {
+  return o.status === undefined ? {} : { status: o.status };
+}
+
 /** managedFields after a create/update/patch (operation Update): the manager takes ownership of the fields it changed, others lose them; fields gone from the object leave every set. */
 export function recordUpdate(p: UpdateParams): ManagedFieldsEntry[] {
   const oldObj = (p.oldObject ?? zeroObject(p.schema)) as Record<string, unknown>;
-  const diff = scopeComparison(compare(oldObj, p.newObject as Record<string, unknown>, p.schema), p);
-  const owners = readOwners(p.previous);
+  const diff = scopedCompare(oldObj, p.newObject as Record<string, unknown>, p.schema, p);
+  const owners = readOwners(p.previous, p.previousIsStored);
   if (isSame(diff)) return p.oldObject === undefined ? writeOwners(owners) : p.previous;
 
   const id: ManagerIdentity = { manager: p.manager, operation: 'Update', apiVersion: p.apiVersion };
@@ -157,7 +189,7 @@ export function recordUpdate(p: UpdateParams): ManagedFieldsEntry[] {
 export function applyPatch(p: ApplyParams): ObjectWithMeta {
   const config = scopeConfig(p.applied as Record<string, unknown>, p.subresource, p.statusSubresource);
   const claimed = scopeSet(toFieldSet(config, p.schema), p);
-  const owners = readOwners(p.previous);
+  const owners = readOwners(p.previous, p.previousIsStored);
   if (p.live !== undefined && owners.length === 0) {
     // An object nobody tracked yet (written without managedFields): its fields count as one updater's, as upstream does.
     const before = recordUpdate({ oldObject: undefined, newObject: p.live, previous: [], manager: BEFORE_FIRST_APPLY, apiVersion: p.apiVersion, time: p.time, schema: p.schema, statusSubresource: p.statusSubresource });
@@ -178,7 +210,7 @@ export function applyPatch(p: ApplyParams): ObjectWithMeta {
 
   let objectChanged = p.live === undefined;
   if (p.live !== undefined) {
-    const diff = scopeComparison(compare(live, merged, p.schema), p);
+    const diff = scopedCompare(live, merged, p.schema, p);
     objectChanged = !isSame(diff);
     const changed = union(diff.modified, diff.added);
     const conflicts: Conflict[] = [];
