@@ -187,14 +187,19 @@ export class FleetWatch {
     return { readyKymas, readyManifests, done: readyKymas === this.runtimes && readyManifests === this.runtimes * MODULES.length };
   }
 
-  /** Waits until every Kyma and Manifest is Ready, a progress line every 10 s (`memory()`: its RSS part). */
-  async converge(t0: number, timeoutSeconds: number, memory: () => string): Promise<void> {
+  /**
+   * Waits until every Kyma and Manifest is Ready, a progress line every 10 s (`memory()`: its RSS
+   * part). Throws NotConverged after `timeoutSeconds`, or when `stop` aborts (Ctrl-C).
+   */
+  async converge(t0: number, timeoutSeconds: number, memory: () => string, stop?: AbortSignal): Promise<void> {
     let lastPrint = 0;
     for (;;) {
       const s = this.readiness();
       const seconds = (performance.now() - t0) / 1000;
       if (s.done) return;
-      if (seconds > timeoutSeconds) throw new Error(`not converged after ${timeoutSeconds} s: ${s.readyKymas}/${this.runtimes} Kymas, ${s.readyManifests}/${this.runtimes * MODULES.length} Manifests Ready`);
+      const where = `${s.readyKymas}/${this.runtimes} Kymas, ${s.readyManifests}/${this.runtimes * MODULES.length} Manifests Ready`;
+      if (seconds > timeoutSeconds) throw new NotConverged(`not converged after ${timeoutSeconds} s (--converge-timeout): ${where}`);
+      if (stop?.aborted) throw new NotConverged(`stopped at ${seconds.toFixed(0)} s before converging: ${where}`);
       if (performance.now() - lastPrint >= 10_000) {
         lastPrint = performance.now();
         console.log(
@@ -207,6 +212,9 @@ export class FleetWatch {
     }
   }
 }
+
+/** The fleet did not converge: the timeout passed or the run was stopped. */
+export class NotConverged extends Error {}
 
 /** What `GET /_kcp/stats` answers (docs/apiserver.md), read with the KCP kubeconfig: its token is the server's admin token. */
 interface AdminStats {

@@ -15,7 +15,9 @@
 // MiB (the landscape process's heap limit; default 1.3 MiB per runtime, at least 4,096); any other
 // `--flag value` is a controller flag of `kcp up` (printed as a deviation from production). The
 // controllers run in this process, under the heap limit node is given (`node --max-old-space-size=N`,
-// as deploy/manifests sets it through NODE_OPTIONS).
+// as deploy/manifests sets it through NODE_OPTIONS). A run that does not converge (--converge-timeout,
+// or Ctrl-C while converging) still prints what it counted so far, then stops the landscape and
+// removes its data; a second Ctrl-C leaves at once.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import v8 from 'node:v8';
@@ -28,7 +30,7 @@ import { type Client, clientFromKubeconfig } from '../src/runtime/client/index.j
 import { sleep } from '../src/util/sleep.js';
 import { startUp } from '../src/up/index.js';
 import { secureContexts } from '../src/util/tls-contexts.js';
-import { controllerFlags, enableInRuntime, EXTRA_MODULE, FleetWatch, machineLine, memoryOf, MODULES, NS, routeCountsReader, routeDeltaLines, statsReader } from './fleet-common.js';
+import { controllerFlags, enableInRuntime, EXTRA_MODULE, FleetWatch, machineLine, memoryOf, MODULES, NotConverged, NS, routeCountsReader, routeDeltaLines, statsReader } from './fleet-common.js';
 import { OBJECTS_PER_MODULE, writeFleetModules } from './fleet-modules.js';
 import { printSettings } from './settings.js';
 import { CpuWindow, labelledDelta, option, quantilesOf, RECONCILE_METRICS, reconcileDelta, reconcilesByController, series, summary } from './stats.js';
@@ -80,6 +82,23 @@ async function main(): Promise<void> {
   console.log(`heap limits: controllers (this process) ${(v8.getHeapStatistics().heap_size_limit / 2 ** 20).toFixed(0)} MiB; the landscape's process ${landscapeHeapMiB} MiB (--landscape-heap)`);
 
   const work = mkdtempSync(join(os.tmpdir(), 'kcp-bench-fleet-'));
+  // Ctrl-C: the convergence stops and reports; in the later phases the run ends (the data removed either way).
+  const interrupted = new AbortController();
+  const running: { up?: Awaited<ReturnType<typeof startUp>> } = {};
+  const cleanup = async (): Promise<void> => {
+    await running.up?.stop();
+    rmSync(work, { recursive: true, force: true });
+  };
+  let converged = false;
+  process.on('SIGINT', () => {
+    if (interrupted.signal.aborted) process.exit(130);
+    interrupted.abort();
+    console.log('interrupted (Ctrl-C again to leave at once)');
+    if (converged) cleanup().then(() => process.exit(130), (e: unknown) => {
+      console.error(e);
+      process.exit(130);
+    });
+  });
   const modulesDir = join(work, 'modules');
   writeFleetModules(modulesDir, [...MODULES, EXTRA_MODULE]);
   const up = await startUp({
@@ -92,6 +111,7 @@ async function main(): Promise<void> {
     controlPlane: config,
     ...clientLimits,
   });
+  running.up = up;
   const info = up.landscapeInfo;
   console.log(`landscape: pid ${info.pid} (API server and simulators), registry ${info.registry.kind} at ${info.registry.host}; controllers: pid ${process.pid}; started in ${up.startupMs} ms`);
 
@@ -120,15 +140,29 @@ async function main(): Promise<void> {
   const cpu = new CpuWindow();
   const t0 = performance.now();
   await fleet.createFleet();
-  await fleet.converge(t0, convergeTimeoutSeconds, () => {
-    // The controllers' V8 heap beside their RSS: what is heap (live and garbage) and what is not.
-    const m = process.memoryUsage();
-    return `controllers ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB (V8 heap ${(m.heapTotal / 2 ** 20).toFixed(0)} MiB, ${(m.heapUsed / 2 ** 20).toFixed(0)} used; external ${(m.external / 2 ** 20).toFixed(0)} MiB), API server ${memoryOf(info.pid).rssMiB.toFixed(0)} MiB`;
-  });
+  let notConverged: NotConverged | undefined;
+  try {
+    await fleet.converge(
+      t0,
+      convergeTimeoutSeconds,
+      () => {
+        // The controllers' V8 heap beside their RSS: what is heap (live and garbage) and what is not.
+        const m = process.memoryUsage();
+        return `controllers ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB (V8 heap ${(m.heapTotal / 2 ** 20).toFixed(0)} MiB, ${(m.heapUsed / 2 ** 20).toFixed(0)} used; external ${(m.external / 2 ** 20).toFixed(0)} MiB), API server ${memoryOf(info.pid).rssMiB.toFixed(0)} MiB`;
+      },
+      interrupted.signal,
+    );
+    converged = true;
+  } catch (e) {
+    if (!(e instanceof NotConverged)) throw e;
+    notConverged = e;
+  }
   const convergeSeconds = (performance.now() - t0) / 1000;
   const convergeRequests = (await stats()) - ownRequests() - requests0;
   const requestsPerModule = convergeRequests / (runtimes * MODULES.length);
-  console.log(`converged: ${runtimes} x ${MODULES.length} modules Ready in ${convergeSeconds.toFixed(1)} s; ${convergeRequests} API requests (${requestsPerModule.toFixed(1)} per module, ${(convergeRequests / runtimes).toFixed(1)} per runtime, provisioning included); ${cpu.text()}`);
+  const requestsText = `${convergeRequests} API requests (${requestsPerModule.toFixed(1)} per module, ${(convergeRequests / runtimes).toFixed(1)} per runtime, provisioning included); ${cpu.text()}`;
+  if (notConverged) console.log(`${notConverged.message}; so far ${requestsText}`);
+  else console.log(`converged: ${runtimes} x ${MODULES.length} modules Ready in ${convergeSeconds.toFixed(1)} s; ${requestsText}`);
   console.log(`  reconciles while converging: ${reconcileDelta(convergeReconciles0, reconciles())}`);
   console.log(`  requests while converging by cluster, verb and resource (this benchmark's own included):\n${routeDeltaLines(routes0, await routeCounts(), 30).join('\n')}`);
   const convergeMetrics = up.controlPlane.manager.registry.render(convergeFamilies);
@@ -136,6 +170,15 @@ async function main(): Promise<void> {
   console.log(`  requeues while converging (Kyma and Manifest controllers), by reason: ${counted('lifecycle_mgr_requeue_reason_total', 'requeue_reason')}`);
   console.log(`  Manifest passes while converging: object read-backs by reason: ${counted('lifecycle_mgr_drift_checks_total', 'reason')}; readiness only ${counted('lifecycle_mgr_manifest_readiness_passes_total')}; clean ${counted('lifecycle_mgr_manifest_clean_passes_total')}`);
   console.log(`  watcher events while converging: received by manager ${counted('watcher_events_received_total', 'manager')}; rejected ${counted('watcher_events_rejected_total', 'reason')}`);
+  if (notConverged) {
+    console.log(`memory at the stop: RSS ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB, heap after a full GC ${liveHeapMiB().toFixed(0)} MiB; peak RSS: controllers ${Math.max(peak.controllers, memoryOf(process.pid).peakMiB).toFixed(0)} MiB, API server and simulators ${Math.max(peak.apiserver, memoryOf(info.pid).peakMiB).toFixed(0)} MiB`);
+    clearInterval(sampler);
+    fleet.stop();
+    kcp.close();
+    await cleanup();
+    process.exitCode = interrupted.signal.aborted ? 130 : 1;
+    return;
+  }
   console.log(`memory once converged: RSS ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB, heap after a full GC ${liveHeapMiB().toFixed(0)} MiB`);
   if (heapSnapshotPath) {
     const t = performance.now();
@@ -178,8 +221,7 @@ async function main(): Promise<void> {
   console.log(`controllers now: heap after a full GC ${live.toFixed(0)} MiB, external ${(heap.external / 2 ** 20).toFixed(0)} MiB, array buffers ${(heap.arrayBuffers / 2 ** 20).toFixed(0)} MiB; remote clients ${JSON.stringify(up.controlPlane.remoteClusters.stats())}`);
   fleet.stop();
   kcp.close();
-  await up.stop();
-  rmSync(work, { recursive: true, force: true });
+  await cleanup();
   console.log(
     JSON.stringify({
       runtimes,
