@@ -20,6 +20,12 @@ export interface ReconcileResult {
   /** Look again after this long (wins over `requeue`). */
   requeueAfterMs?: number;
   /**
+   * The look after `requeueAfterMs` is a fallback for changes that events report anyway (a periodic
+   * pass, a poll of something watched): it waits behind the keys events added, so that with a
+   * backlog (thousands of objects created at once) what changed goes first.
+   */
+  fallback?: boolean;
+  /**
    * The reconcile failed, and the reconciler recorded why (an Error state in the object's status)
    * and chose when to look again: counted as an error (`controller_runtime_reconcile_errors_total`,
    * result `error`) like a thrown one, requeued as asked. The reconciler logs it; the controller
@@ -293,7 +299,7 @@ export class Controller {
       if (failed) this.log.debug('reconcile ended in an error state', { ...req, error: result?.error });
       if (result && result.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
         this.queue.forget(key);
-        this.queue.addAfter(key, result.requeueAfterMs);
+        this.queue.addAfter(key, result.requeueAfterMs, { low: result.fallback === true });
         this.metrics.reconciled(failed ? 'error' : 'requeue_after', seconds);
       } else if (result?.requeue) {
         this.queue.addRateLimited(key);

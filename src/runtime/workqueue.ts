@@ -1,7 +1,8 @@
 // A rate-limited, de-duplicating work queue of string keys (client-go's workqueue, in TypeScript):
 // - a key is queued at most once; a key added while a worker processes it is processed once more
 //   after that worker is done (never by two workers at once);
-// - `addAfter(key, ms)` delays an add (a key waiting twice keeps the earlier time);
+// - `addAfter(key, ms)` delays an add (a key waiting twice keeps the earlier time); with `low`, the
+//   add is `addLow` when due (a periodic look behind the keys changes brought);
 // - `addRateLimited(key)` delays by the larger of a per-key exponential backoff and a global
 //   token bucket; `forget(key)` resets the key's backoff;
 // - `run(workers, fn)` processes keys with bounded concurrency; `shutDown()` stops intake, lets
@@ -92,16 +93,23 @@ export interface WorkQueueOptions {
   metrics?: WorkQueueMetricsHooks;
 }
 
+interface Delayed {
+  at: number;
+  key: string;
+  /** Added with addLow when due. */
+  low?: boolean;
+}
+
 /** A binary min-heap of delayed keys ordered by due time. */
 class DelayHeap {
-  private readonly items: { at: number; key: string }[] = [];
+  private readonly items: Delayed[] = [];
   get size(): number {
     return this.items.length;
   }
-  peek(): { at: number; key: string } | undefined {
+  peek(): Delayed | undefined {
     return this.items[0];
   }
-  push(item: { at: number; key: string }): void {
+  push(item: Delayed): void {
     const a = this.items;
     a.push(item);
     let i = a.length - 1;
@@ -112,7 +120,7 @@ class DelayHeap {
       i = p;
     }
   }
-  pop(): { at: number; key: string } | undefined {
+  pop(): Delayed | undefined {
     const a = this.items;
     const top = a[0];
     const last = a.pop();
@@ -160,6 +168,8 @@ export class WorkQueue {
   private readonly processing = new Map<string, number>();
   /** Delayed keys and their due time (the heap may hold stale entries; this map is the truth). */
   private readonly waiting = new Map<string, number>();
+  /** Delayed keys to be added at low priority, and their due time (apart from `waiting`: a key may be in both). */
+  private readonly waitingLow = new Map<string, number>();
   private readonly heap = new DelayHeap();
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
@@ -186,7 +196,9 @@ export class WorkQueue {
 
   /** Keys delayed by addAfter / addRateLimited. */
   get delayed(): number {
-    return this.waiting.size;
+    let n = this.waiting.size;
+    for (const key of this.waitingLow.keys()) if (!this.waiting.has(key)) n++;
+    return n;
   }
 
   get inFlight(): number {
@@ -227,17 +239,24 @@ export class WorkQueue {
     this.scheduleDispatch();
   }
 
-  addAfter(key: string, ms: number): void {
+  /**
+   * Adds the key after `ms`. `low`: then with addLow, behind the keys added otherwise (a periodic
+   * look that events make up for, so that a backlog of them does not delay the changes). A key
+   * delayed twice at one priority keeps the earlier time.
+   */
+  addAfter(key: string, ms: number, opts: { low?: boolean } = {}): void {
     if (this.shuttingDown) return;
     if (!(ms > 0)) {
-      this.add(key);
+      if (opts.low) this.addLow(key);
+      else this.add(key);
       return;
     }
     const at = performance.now() + ms;
-    const current = this.waiting.get(key);
+    const waiting = opts.low ? this.waitingLow : this.waiting;
+    const current = waiting.get(key);
     if (current !== undefined && current <= at) return;
-    this.waiting.set(key, at);
-    this.heap.push({ at, key });
+    waiting.set(key, at);
+    this.heap.push({ at, key, low: opts.low === true });
     this.schedule();
   }
 
@@ -302,6 +321,7 @@ export class WorkQueue {
       this.timer = undefined;
       this.heap.clear();
       this.waiting.clear();
+      this.waitingLow.clear();
       this.queue = [];
       this.head = 0;
       this.low = [];
@@ -400,9 +420,11 @@ export class WorkQueue {
     const now = performance.now();
     for (let next = this.heap.peek(); next && next.at <= now + 1; next = this.heap.peek()) {
       this.heap.pop();
-      if (this.waiting.get(next.key) !== next.at) continue; // superseded by an earlier addAfter
-      this.waiting.delete(next.key);
-      this.add(next.key);
+      const waiting = next.low ? this.waitingLow : this.waiting;
+      if (waiting.get(next.key) !== next.at) continue; // superseded by an earlier addAfter
+      waiting.delete(next.key);
+      if (next.low) this.addLow(next.key);
+      else this.add(next.key);
     }
     this.schedule();
   }

@@ -168,6 +168,44 @@ describe('controller', () => {
     await stop();
   });
 
+  it('a requeue marked as a fallback waits behind keys that changes brought, even when it came due first', async () => {
+    const { manager, start, stop } = await fresh();
+    const channel = new KeyChannel();
+    const order: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let blocking!: () => void;
+    const blocked = new Promise<void>((r) => (blocking = r));
+    newControllerManagedBy(manager)
+      .named('fallbacks')
+      .for(CONFIGMAP)
+      .watchesChannel(channel)
+      .withOptions({ maxConcurrentReconciles: 1 })
+      .complete(async (req: Request): Promise<ReconcileResult | void> => {
+        if (req.namespace !== 'x') return;
+        order.push(req.name);
+        if (req.name === 'poll' && order.length === 1) {
+          channel.send('x/block'); // the next change, while poll's pass ends
+          return { requeueAfterMs: 100, fallback: true };
+        }
+        if (req.name === 'block') {
+          blocking();
+          await gate;
+        }
+      });
+    await start();
+    channel.send('x/poll');
+    await blocked;
+    // The only worker is busy: poll comes due meanwhile, then a change brings another key.
+    await new Promise((r) => setTimeout(r, 250));
+    channel.send('x/event');
+    await new Promise((r) => setImmediate(r));
+    release();
+    await waitFor('poll looked at again', () => order.filter((n) => n === 'poll').length === 2);
+    assert.deepEqual(order, ['poll', 'block', 'event', 'poll']);
+    await stop();
+  });
+
   it('asks the gate before reconciling and requeueAll brings refused keys back', async () => {
     const { client, manager, start, stop } = await fresh();
     const rec = new Recorder();

@@ -43,6 +43,34 @@ describe('work queue', () => {
     assert.equal(q.length, 0);
   });
 
+  it('a delayed add at low priority joins the low keys when due; a normal delayed add of the same key still comes', async () => {
+    const q = new WorkQueue();
+    q.addAfter('poll', 5, { low: true });
+    q.addAfter('poll2', 5, { low: true });
+    assert.equal(q.delayed, 2);
+    await waitFor('both due', () => q.length === 2, 2_000);
+    q.add('event'); // a change arriving after the polls came due: served first
+    assert.equal(await q.get(), 'event');
+    q.done('event');
+    assert.equal(await q.get(), 'poll');
+    q.done('poll');
+    // One key delayed at both priorities: the low wait does not swallow the normal one.
+    q.addAfter('k', 5, { low: true });
+    q.addAfter('k', 20);
+    assert.equal(q.delayed, 1, 'k waits at both priorities, counted once');
+    assert.equal(await q.get(), 'poll2');
+    q.done('poll2');
+    assert.equal(await q.get(), 'k'); // the low add
+    q.add('n'); // queued while k runs
+    q.done('k');
+    assert.equal(await q.get(), 'n');
+    q.done('n');
+    assert.equal(await q.get(), 'k', 'the normal add came too');
+    q.done('k');
+    assert.equal(q.delayed, 0);
+    await q.shutDown();
+  });
+
   it('gives a low-priority key to a waiting worker', async () => {
     const q = new WorkQueue();
     const next = q.get();

@@ -228,7 +228,7 @@ export class RuntimeReconciler {
         state: runtime.status.state,
       });
     } else if (runtime.metadata.deletionTimestamp) metrics.runtimeGone(key);
-    return ending.requeueAfterMs !== undefined ? { requeueAfterMs: ending.requeueAfterMs } : {};
+    return ending.requeueAfterMs !== undefined ? { requeueAfterMs: ending.requeueAfterMs, ...(ending.fallback ? { fallback: true } : {}) } : {};
   }
 
   private async getShoot(runtime: RuntimeObject, signal: AbortSignal): Promise<ShootObject | undefined> {

@@ -91,6 +91,8 @@ export interface Ending {
   writeStatus: boolean;
   /** Look again after this long. */
   requeueAfterMs?: number;
+  /** That look is a fallback: the Shoot informer wakes the Runtime when Gardener's operation moves (see ReconcileResult.fallback). */
+  fallback?: boolean;
 }
 
 export type Transition = { next: Step } | { end: Ending };
@@ -112,6 +114,19 @@ export function updateStatusAndRequeueAfter(ms: number): Transition {
 
 export function requeueAfter(ms: number): Transition {
   return { end: { writeStatus: false, requeueAfterMs: ms } };
+}
+
+/**
+ * Waiting for Gardener's operation: the Shoot's informer wakes the Runtime when the operation's
+ * state changes, so the look after `ms` is a fallback (it waits behind Runtimes woken by changes).
+ */
+export function updateStatusAndWaitForGardener(ms: number): Transition {
+  return { end: { writeStatus: true, requeueAfterMs: ms, fallback: true } };
+}
+
+/** As updateStatusAndWaitForGardener, with no status to write. */
+export function waitForGardener(ms: number): Transition {
+  return { end: { writeStatus: false, requeueAfterMs: ms, fallback: true } };
 }
 
 export function stop(): Transition {

@@ -361,7 +361,7 @@ class KymaReconciler {
    * conditions in the status); Manifests, status and the runtime Kyma's status mirror are written
    * only when they changed.
    */
-  private async cachedPass(kyma: KymaObject, signal: AbortSignal): Promise<{ requeueAfterMs: number }> {
+  private async cachedPass(kyma: KymaObject, signal: AbortSignal): Promise<{ requeueAfterMs: number; fallback?: boolean }> {
     const name = kyma.metadata.name ?? '';
     this.opts.metrics.cachedPass();
     const status = await this.settle(kyma, kyma.status?.conditions ?? [], false, signal);
@@ -400,11 +400,12 @@ class KymaReconciler {
     return status;
   }
 
-  private requeue(status: KymaStatus): { requeueAfterMs: number } {
+  /** A Ready Kyma's pass and one waiting only for its Manifests (woken by their changes) are fallbacks (ReconcileResult.fallback). */
+  private requeue(status: KymaStatus): { requeueAfterMs: number; fallback?: boolean } {
     const state = status.state ?? '';
     const waiting = waitingOnlyForModules(status);
     this.opts.metrics.requeue(waiting ? 'kyma_waiting_for_modules' : `kyma_${state.toLowerCase()}`);
-    return { requeueAfterMs: intervalFor(state, this.intervals, waiting) };
+    return { requeueAfterMs: intervalFor(state, this.intervals, waiting), ...(waiting || state === States.Ready ? { fallback: true } : {}) };
   }
 
   /** The watcher's webhook in the runtime; a failure other than runtime access is the condition's message. */

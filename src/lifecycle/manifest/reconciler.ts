@@ -165,7 +165,7 @@ export class ManifestReconciler {
       return;
     }
     const manifest = structuredClone(cached);
-    if (isEnabled(manifest.metadata.labels?.[Labels.SkipReconciliation])) return { requeueAfterMs: this.intervalFor(States.Ready) };
+    if (isEnabled(manifest.metadata.labels?.[Labels.SkipReconciliation])) return { requeueAfterMs: this.intervalFor(States.Ready), fallback: true };
     const ctx: Context = { manifest, status: new StatusDraft(manifest), signal, driftRequested, statusChanged };
     const deleting = !!manifest.metadata.deletionTimestamp;
 
@@ -635,7 +635,17 @@ export class ManifestReconciler {
     });
     this.d.metrics.requeue(reason, status.state === States.Error ? 'unexpected' : 'intended', previous !== status.state);
     const error = status.state === States.Error ? status.operation : undefined;
-    return { ...(backoff ? { requeue: true } : { requeueAfterMs: this.intervalFor(status.state) }), ...(error !== undefined ? { error } : {}) };
+    const fallback = !backoff && this.isFallback(manifest, status.state);
+    return { ...(backoff ? { requeue: true } : { requeueAfterMs: this.intervalFor(status.state) }), ...(fallback ? { fallback } : {}), ...(error !== undefined ? { error } : {}) };
+  }
+
+  /**
+   * A Ready Manifest's periodic pass, and with the runtime watcher an installing one's busy pass,
+   * look for what events report anyway: they wait behind the Manifests woken by changes.
+   */
+  private isFallback(manifest: ManifestObject, state: State): boolean {
+    if (state === States.Ready) return true;
+    return state === States.Processing && this.d.driftCheckMs !== undefined && !this.isLocal(manifest);
   }
 
   /** Error: warn with the reason; Ready (installed, upgraded, repaired) and Warning: info; the rest debug. */
