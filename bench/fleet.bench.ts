@@ -82,23 +82,11 @@ async function main(): Promise<void> {
   console.log(`heap limits: controllers (this process) ${(v8.getHeapStatistics().heap_size_limit / 2 ** 20).toFixed(0)} MiB; the landscape's process ${landscapeHeapMiB} MiB (--landscape-heap)`);
 
   const work = mkdtempSync(join(os.tmpdir(), 'kcp-bench-fleet-'));
-  // Ctrl-C: the convergence stops and reports; in the later phases the run ends (the data removed either way).
-  const interrupted = new AbortController();
   const running: { up?: Awaited<ReturnType<typeof startUp>> } = {};
-  const cleanup = async (): Promise<void> => {
+  cleanupWork = async () => {
     await running.up?.stop();
     rmSync(work, { recursive: true, force: true });
   };
-  let converged = false;
-  process.on('SIGINT', () => {
-    if (interrupted.signal.aborted) process.exit(130);
-    interrupted.abort();
-    console.log('interrupted (Ctrl-C again to leave at once)');
-    if (converged) cleanup().then(() => process.exit(130), (e: unknown) => {
-      console.error(e);
-      process.exit(130);
-    });
-  });
   const modulesDir = join(work, 'modules');
   writeFleetModules(modulesDir, [...MODULES, EXTRA_MODULE]);
   const up = await startUp({
@@ -140,6 +128,7 @@ async function main(): Promise<void> {
   const cpu = new CpuWindow();
   const t0 = performance.now();
   await fleet.createFleet();
+  phase = 'converging';
   let notConverged: NotConverged | undefined;
   try {
     await fleet.converge(
@@ -152,7 +141,7 @@ async function main(): Promise<void> {
       },
       interrupted.signal,
     );
-    converged = true;
+    phase = 'after';
   } catch (e) {
     if (!(e instanceof NotConverged)) throw e;
     notConverged = e;
@@ -261,7 +250,28 @@ async function enableInRuntimes(kcp: Client, kymaNames: string[]): Promise<numbe
   return latencies;
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
+// Ctrl-C while converging: the convergence stops and reports what it counted; at any other time the
+// run ends. Either way the landscape stops and the run's data is removed; a second Ctrl-C leaves at once.
+const interrupted = new AbortController();
+let phase: 'starting' | 'converging' | 'after' = 'starting';
+let cleanupWork: (() => Promise<void>) | undefined;
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (cleanupWork?.() ?? Promise.resolve()).catch((e: unknown) => console.error('cleanup failed:', e));
+  return cleaning;
+}
+process.on('SIGINT', () => {
+  if (interrupted.signal.aborted) process.exit(130);
+  interrupted.abort();
+  console.log('interrupted (Ctrl-C again to leave at once)');
+  if (phase !== 'converging') cleanup().then(
+      () => process.exit(130),
+      () => process.exit(130),
+    );
+});
+
+main().catch(async (e: unknown) => {
+  if (!interrupted.signal.aborted) console.error(e);
+  await cleanup();
+  process.exit(interrupted.signal.aborted ? 130 : 1);
 });

@@ -84,7 +84,8 @@ const runtimeChanged: Predicate = or(generationChanged, labelsChanged, annotatio
 /**
  * Shoot updates that matter: spec, deletion, and where Gardener's operation stands (its type and
  * state, errors). Gardener writes the operation's progress and description every few seconds while
- * it works; the steps do not read them, so those writes wake no Runtime.
+ * it works; no step decides on them, so those writes wake no Runtime (its status mirror of the last
+ * operation, `shootLastOperation`, shows them from its next pass on).
  */
 export function shootProgressed(o: ShootObject, n: ShootObject): boolean {
   const before = o.status?.lastOperation;

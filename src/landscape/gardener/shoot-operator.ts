@@ -83,7 +83,14 @@ export class ShootOperator {
     const slash = key.indexOf('/');
     const namespace = key.slice(0, slash);
     const name = key.slice(slash + 1);
-    this.written.delete(key);
+    try {
+      return await this.reconcileShoot(key, namespace, name);
+    } finally {
+      this.written.delete(key);
+    }
+  }
+
+  private async reconcileShoot(key: string, namespace: string, name: string): Promise<WorkResult> {
     const shoot = this.garden.tryGet(this.shoots, namespace, name) as ShootObject | undefined;
     if (!shoot) {
       this.pace.delete(key);
@@ -101,7 +108,6 @@ export class ShootOperator {
     if (requested === GardenerOperationReconcile || requested === GardenerOperationRetry) return this.onOperationAnnotation(shoot, requested);
     const result = await this.step(key, shoot);
     await this.syncHealthLabel(key, this.written.get(key) ?? shoot);
-    this.written.delete(key);
     return result;
   }
 

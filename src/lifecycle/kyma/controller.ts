@@ -400,12 +400,16 @@ class KymaReconciler {
     return status;
   }
 
-  /** A Ready Kyma's pass and one waiting only for its Manifests (woken by their changes) are fallbacks (ReconcileResult.fallback). */
+  /**
+   * Fallbacks (ReconcileResult.fallback): the pass of a Kyma waiting only for its Manifests (their
+   * changes wake it), and with the runtime watcher a Ready Kyma's (its events report the runtime).
+   */
   private requeue(status: KymaStatus): { requeueAfterMs: number; fallback?: boolean } {
     const state = status.state ?? '';
     const waiting = waitingOnlyForModules(status);
     this.opts.metrics.requeue(waiting ? 'kyma_waiting_for_modules' : `kyma_${state.toLowerCase()}`);
-    return { requeueAfterMs: intervalFor(state, this.intervals, waiting), ...(waiting || state === States.Ready ? { fallback: true } : {}) };
+    const fallback = waiting || (state === States.Ready && this.opts.runtimeCheckMs !== undefined);
+    return { requeueAfterMs: intervalFor(state, this.intervals, waiting), ...(fallback ? { fallback } : {}) };
   }
 
   /** The watcher's webhook in the runtime; a failure other than runtime access is the condition's message. */

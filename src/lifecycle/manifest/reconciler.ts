@@ -69,6 +69,9 @@ export const DEFAULT_INTERVALS: RequeueIntervals = { successMs: 30_000, busyMs: 
 /** With the runtime watcher: a Ready Manifest's objects are read back at least this often (jittered). */
 export const DEFAULT_DRIFT_CHECK_MS = 24 * 60 * 60_000;
 
+/** Without a healthy webhook, an installing Manifest's objects are read back at most this often (see unchangedSinceRead). */
+const UNWATCHED_READ_BACK_MS = 30_000;
+
 /** Why a Ready Manifest's pass reads its objects back (see driftCheckReason). */
 export type DriftCheckReason = 'watcher_off' | 'not_watched' | 'watcher_event' | 'not_ready' | 'changed' | 'webhook_unhealthy' | 'interval';
 
@@ -165,7 +168,7 @@ export class ManifestReconciler {
       return;
     }
     const manifest = structuredClone(cached);
-    if (isEnabled(manifest.metadata.labels?.[Labels.SkipReconciliation])) return { requeueAfterMs: this.intervalFor(States.Ready), fallback: true };
+    if (isEnabled(manifest.metadata.labels?.[Labels.SkipReconciliation])) return { requeueAfterMs: this.intervalFor(States.Ready), fallback: true }; // nothing to do but notice the label go
     const ctx: Context = { manifest, status: new StatusDraft(manifest), signal, driftRequested, statusChanged };
     const deleting = !!manifest.metadata.deletionTimestamp;
 
@@ -311,7 +314,7 @@ export class ManifestReconciler {
     // event reports (`kubectl scale` writes deployments/scale), which the new generation shows;
     // kinds without a generation are left out (a status write alone moves their resourceVersion).
     if (!reason && !ctx.statusChanged) return 'clean';
-    if (!reason || (reason === 'not_ready' && this.unchangedSinceRead(known, watchedFromHere))) {
+    if (!reason || (reason === 'not_ready' && this.unchangedSinceRead(known, watchedFromHere, ctx.status.before?.state))) {
       // Changes from now on go unreported until the webhook is healthy again: the next pass under a
       // healthy webhook reads everything back once.
       if (reason && !watchedFromHere) known.watched = false;
@@ -346,15 +349,18 @@ export class ManifestReconciler {
   }
 
   /**
-   * Whether an installing Manifest's pass may skip reading its objects back. Under a healthy webhook:
-   * when they were applied or read back under it too (every change since was reported). Without one
-   * (a new runtime's webhook is not up yet, or is broken): when they were read at most a success
-   * interval ago, so that busy passes every few seconds do not each read every object back while a
-   * fleet's webhooks come up; a change meanwhile is put back within that interval.
+   * Whether a pass of a Manifest that is not Ready may skip reading its objects back. Under a healthy
+   * webhook: when they were applied or read back under it too (every change since was reported).
+   * Without one (a new runtime's webhook is not up yet, or is broken), an installing (Processing)
+   * Manifest: when they were read less than UNWATCHED_READ_BACK_MS ago (or a success interval, if
+   * shorter), so that busy passes every few seconds do not each read every object back while a
+   * fleet's webhooks come up; a change meanwhile is put back within that time. A Manifest in Error
+   * reads them back on every pass (a deleted object may be why it fails).
    */
-  private unchangedSinceRead(known: AppliedState, watchedFromHere: boolean): boolean {
+  private unchangedSinceRead(known: AppliedState, watchedFromHere: boolean, before: State | undefined): boolean {
     if (watchedFromHere) return known.watched;
-    return Date.now() < known.readAt + this.d.intervals.successMs;
+    if (before !== States.Processing) return false;
+    return Date.now() < known.readAt + Math.min(UNWATCHED_READ_BACK_MS, this.d.intervals.successMs);
   }
 
   /** The objects' state since the last apply or read-back is not known (an event's check failed). */
@@ -640,12 +646,13 @@ export class ManifestReconciler {
   }
 
   /**
-   * A Ready Manifest's periodic pass, and with the runtime watcher an installing one's busy pass,
-   * look for what events report anyway: they wait behind the Manifests woken by changes.
+   * Passes that look for what events report anyway wait behind the Manifests woken by changes: a
+   * Ready Manifest's with the runtime watcher, and an installing one's busy pass while its runtime's
+   * webhook reports its module's status (else the busy pass is how it notices readiness).
    */
   private isFallback(manifest: ManifestObject, state: State): boolean {
-    if (state === States.Ready) return true;
-    return state === States.Processing && this.d.driftCheckMs !== undefined && !this.isLocal(manifest);
+    if (state !== States.Ready && state !== States.Processing) return false;
+    return this.eventsFlow(manifest);
   }
 
   /** Error: warn with the reason; Ready (installed, upgraded, repaired) and Warning: info; the rest debug. */
