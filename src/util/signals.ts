@@ -3,6 +3,7 @@
 // never drops it (about 56 bytes each), so a client that combines its lifetime with every request's
 // signal grows by one entry per request for as long as it lives. A linked signal listens on its
 // sources only until it is disposed.
+import { setMaxListeners } from 'node:events';
 
 export interface LinkedSignal {
   /** Aborts (with the first source's reason) when any source aborts. */
@@ -12,6 +13,13 @@ export interface LinkedSignal {
 }
 
 const nothing = (): void => undefined;
+
+/**
+ * Sources linked to already, whose listener limit is lifted: a reconcile's signal guards many
+ * requests at once (a module's objects are applied side by side), each link one listener until its
+ * request ends, which is not the leak Node's warning past 10 listeners looks for.
+ */
+const unlimited = new WeakSet<AbortSignal>();
 
 /** A signal that aborts when any of `sources` does (undefined ones are skipped), until disposed. */
 export function linkedSignal(...sources: (AbortSignal | undefined)[]): LinkedSignal {
@@ -24,6 +32,10 @@ export function linkedSignal(...sources: (AbortSignal | undefined)[]): LinkedSig
     return { signal: controller.signal, dispose: nothing };
   }
   const listeners = present.map((source) => {
+    if (!unlimited.has(source)) {
+      setMaxListeners(0, source);
+      unlimited.add(source);
+    }
     const onAbort = (): void => {
       dispose();
       controller.abort(source.reason);

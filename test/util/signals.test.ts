@@ -36,6 +36,25 @@ describe('linkedSignal', () => {
     assert.equal(live.signal.reason, 'stopped');
   });
 
+  it('links many requests to one signal at once without Node\'s listener-leak warning, and leaves none behind', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => {
+      warnings.push(w.name);
+    };
+    process.on('warning', onWarning);
+    try {
+      const reconcile = new AbortController();
+      const links = Array.from({ length: 50 }, () => linkedSignal(reconcile.signal, new AbortController().signal));
+      assert.equal(getEventListeners(reconcile.signal, 'abort').length, 50);
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on a later tick
+      for (const l of links) l.dispose();
+      assert.equal(getEventListeners(reconcile.signal, 'abort').length, 0);
+      assert.deepEqual(warnings.filter((n) => n === 'MaxListenersExceededWarning'), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('is aborted at once when a source already is, and is the source itself when there is one', () => {
     const done = new AbortController();
     done.abort('gone');
