@@ -95,3 +95,18 @@ test('oldestFirst takes keys by age across many keys (the heap keeps its order)'
   assert.deepEqual(seen.slice(12), keys.slice(11));
   await l.loop.stop();
 });
+
+test('oldestFirst: a key forgotten while it waits for its wake-up comes back young', async () => {
+  const l = gatedLoop({ oldestFirst: true });
+  l.loop.enqueue('a');
+  assert.equal(await l.running(), 'a');
+  await l.finish(60_000); // a would be looked at again in a minute: it stays busy, and old
+  l.loop.forget('a'); // its object went: the wake-up and the age go with it
+  l.loop.enqueue('b');
+  assert.equal(await l.running(), 'b');
+  l.loop.enqueue('c');
+  l.loop.enqueue('a'); // a new object of the same name: younger than c
+  await drain(l, 3);
+  assert.deepEqual(l.order, ['a', 'b', 'c', 'a']);
+  await l.loop.stop();
+});
