@@ -117,15 +117,16 @@ export function requeueAfter(ms: number): Transition {
 }
 
 /**
- * Waiting for Gardener's operation: the Shoot's informer wakes the Runtime when the operation's
- * state changes, so the look after `ms` is a fallback (it waits behind Runtimes woken by changes).
+ * Waiting for something the controller watches: Gardener's operation (the Shoot's informer wakes the
+ * Runtime when its state changes) or the GardenerCluster (its controller's status write wakes it).
+ * The look after `ms` is a fallback: it waits behind Runtimes woken by changes.
  */
-export function updateStatusAndWaitForGardener(ms: number): Transition {
+export function updateStatusAndWaitForChange(ms: number): Transition {
   return { end: { writeStatus: true, requeueAfterMs: ms, fallback: true } };
 }
 
-/** As updateStatusAndWaitForGardener, with no status to write. */
-export function waitForGardener(ms: number): Transition {
+/** As updateStatusAndWaitForChange, with no status to write. */
+export function waitForChange(ms: number): Transition {
   return { end: { writeStatus: false, requeueAfterMs: ms, fallback: true } };
 }
 

@@ -2,7 +2,7 @@
 import { AnnotationConfirmationDeletion, Shoot } from '../../../api/gardener/index.js';
 import { ConditionReasonGardenerShootDeleted, ConditionTypeRuntimeDeprovisioned } from '../../../api/infrastructuremanager/index.js';
 import { isNotFound } from '../../../runtime/client/errors.js';
-import { type Machine, type SystemState, type Transition, switchTo, updateStatusAndRequeueAfter, updateStatusAndWaitForGardener } from '../machine.js';
+import { type Machine, type SystemState, type Transition, switchTo, updateStatusAndRequeueAfter, updateStatusAndWaitForChange } from '../machine.js';
 import { updateStateDeletion } from '../status.js';
 import { removeFinalizer } from './remove-finalizer.js';
 import { waitForShootDeletion } from './wait-for-shoot-deletion.js';
@@ -28,5 +28,5 @@ export async function deleteShoot(m: Machine, s: SystemState): Promise<Transitio
     return updateStatusAndRequeueAfter(m.timing.shootDeleteRequeueMs);
   }
   updateStateDeletion(rt, ConditionTypeRuntimeDeprovisioned, ConditionReasonGardenerShootDeleted, 'Unknown', 'Runtime shoot deletion started');
-  return updateStatusAndWaitForGardener(m.timing.shootDeleteRequeueMs);
+  return updateStatusAndWaitForChange(m.timing.shootDeleteRequeueMs);
 }

@@ -30,7 +30,7 @@ import {
 } from '../../../api/infrastructuremanager/index.js';
 import { isNotFound } from '../../../runtime/client/errors.js';
 import { peersOf } from '../runtime-id.js';
-import { type Machine, type SystemState, type Transition, requeueAfter, updateStatusAndRequeueAfter } from '../machine.js';
+import { type Machine, type SystemState, type Transition, requeueAfter, updateStatusAndRequeueAfter, updateStatusAndWaitForChange, waitForChange } from '../machine.js';
 import { updateStillPending, updateStatePending } from '../status.js';
 import { configureCluster } from './configure-cluster.js';
 import { ensurePendingCondition } from './ensure-condition.js';
@@ -56,7 +56,7 @@ export async function handleKubeconfig(m: Machine, s: SystemState): Promise<Tran
       return updateStatusAndRequeueAfter(m.timing.controlPlaneRequeueMs);
     }
     updateStatePending(rt, ConditionTypeRuntimeKubeconfigReady, ConditionReasonGardenerCRCreated, 'Unknown', 'Gardener Cluster CR created, waiting for readiness');
-    return updateStatusAndRequeueAfter(m.timing.controlPlaneRequeueMs);
+    return updateStatusAndWaitForChange(m.timing.controlPlaneRequeueMs);
   }
 
   // A GardenerCluster of this runtime id naming another Shoot was written for another Runtime (one
@@ -73,7 +73,7 @@ export async function handleKubeconfig(m: Machine, s: SystemState): Promise<Tran
     await m.kcp.patch(GardenerCluster, { namespace: rt.metadata.namespace, name: runtimeID }, 'merge', { metadata: { labels: { [LabelKymaShootName]: shootName }, resourceVersion: cluster.metadata.resourceVersion }, spec: { shoot: { name: shootName } } }, { signal: m.signal });
     return requeueAfter(m.timing.controlPlaneRequeueMs);
   }
-  if (!readyForCurrentSpec(cluster)) return requeueAfter(m.timing.controlPlaneRequeueMs);
+  if (!readyForCurrentSpec(cluster)) return waitForChange(m.timing.controlPlaneRequeueMs);
   return ensurePendingCondition(m, rt, ConditionTypeRuntimeKubeconfigReady, ConditionReasonGardenerCRReady, 'Gardener Cluster CR is ready.', configureCluster);
 }
 

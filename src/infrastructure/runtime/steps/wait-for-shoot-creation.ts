@@ -18,7 +18,7 @@ import {
 } from '../../../api/infrastructuremanager/index.js';
 import { describeErrors, errorCodesOf, isRetryableShootFailure } from '../gardener-errors.js';
 import { retryGivenUpOperation, retryPending } from '../gardener-retry.js';
-import { type Machine, type SystemState, type Transition, stop, updateStatusAndRequeueAfter, updateStatusAndStop, updateStatusAndWaitForGardener, waitForGardener } from '../machine.js';
+import { type Machine, type SystemState, type Transition, stop, updateStatusAndRequeueAfter, updateStatusAndStop, updateStatusAndWaitForChange, waitForChange } from '../machine.js';
 import { updateStateFailed, updateStatePending } from '../status.js';
 import { ensurePendingCondition } from './ensure-condition.js';
 import { handleKubeconfig } from './handle-kubeconfig.js';
@@ -37,11 +37,11 @@ export async function waitForShootCreation(m: Machine, s: SystemState): Promise<
     case LastOperationStateError: {
       const retrying = op.state === LastOperationStateError && lastErrors.length > 0 ? ` (Gardener retries after: ${describeErrors(lastErrors)})` : '';
       updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonShootCreationPending, 'Unknown', `Shoot creation in progress${retrying}`);
-      return updateStatusAndWaitForGardener(m.timing.shootCreateRequeueMs);
+      return updateStatusAndWaitForChange(m.timing.shootCreateRequeueMs);
     }
     case LastOperationStateFailed: {
       // A retry asked for (by the manager or a person) that Gardener has not started yet.
-      if (retryPending(shoot)) return waitForGardener(m.timing.shootCreateRequeueMs);
+      if (retryPending(shoot)) return waitForChange(m.timing.shootCreateRequeueMs);
       if (isRetryableShootFailure(lastErrors)) {
         const retry = await retryGivenUpOperation(m, shoot, m.timing.shootCreateRequeueMs);
         if (retry.message) updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonShootCreationPending, 'Unknown', retry.message);

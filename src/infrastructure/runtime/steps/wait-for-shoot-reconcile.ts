@@ -18,7 +18,7 @@ import {
 } from '../../../api/infrastructuremanager/index.js';
 import { describeErrors, errorCodesOf, isRetryableShootFailure } from '../gardener-errors.js';
 import { retryGivenUpOperation, retryPending } from '../gardener-retry.js';
-import { type Machine, type SystemState, type Transition, stop, updateStatusAndRequeueAfter, updateStatusAndStop, updateStatusAndWaitForGardener, waitForGardener } from '../machine.js';
+import { type Machine, type SystemState, type Transition, stop, updateStatusAndRequeueAfter, updateStatusAndStop, updateStatusAndWaitForChange, waitForChange } from '../machine.js';
 import { updateStateFailed, updateStatePending } from '../status.js';
 import { ensurePendingCondition } from './ensure-condition.js';
 import { handleKubeconfig } from './handle-kubeconfig.js';
@@ -45,11 +45,11 @@ export async function waitForShootReconcile(m: Machine, s: SystemState): Promise
     case LastOperationStateError: {
       const retrying = state === LastOperationStateError && lastErrors.length > 0 ? ` (Gardener retries after: ${describeErrors(lastErrors)})` : '';
       updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonProcessing, 'Unknown', `Shoot update is in progress${retrying}`);
-      return updateStatusAndWaitForGardener(m.timing.shootReconcileRequeueMs);
+      return updateStatusAndWaitForChange(m.timing.shootReconcileRequeueMs);
     }
     case LastOperationStateFailed: {
       // A retry asked for (by the manager or a person) that Gardener has not started yet.
-      if (retryPending(shoot)) return waitForGardener(m.timing.shootReconcileRequeueMs);
+      if (retryPending(shoot)) return waitForChange(m.timing.shootReconcileRequeueMs);
       if (isRetryableShootFailure(lastErrors)) {
         const retry = await retryGivenUpOperation(m, shoot, m.timing.shootReconcileRequeueMs);
         if (retry.message) updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonProcessing, 'Unknown', retry.message);
