@@ -2,7 +2,8 @@
 // - a key is queued at most once; a key added while a worker processes it is processed once more
 //   after that worker is done (never by two workers at once);
 // - `addAfter(key, ms)` delays an add (a key waiting twice keeps the earlier time); with `low`, the
-//   add is `addLow` when due (a periodic look behind the keys changes brought);
+//   add is `addLow` when due (a periodic look behind the keys changes brought; a low key that has
+//   waited `maxLowWaitMs` is served in turn with the others);
 // - `addRateLimited(key)` delays by the larger of a per-key exponential backoff and a global
 //   token bucket; `forget(key)` resets the key's backoff;
 // - `run(workers, fn)` processes keys with bounded concurrency; `shutDown()` stops intake, lets
@@ -91,7 +92,15 @@ export interface WorkQueueOptions {
   name?: string;
   rateLimiter?: RateLimiter;
   metrics?: WorkQueueMetricsHooks;
+  /**
+   * A low-priority key that has waited this long is served in turn with the other keys (every other
+   * key handed out), so that a steady stream of changes cannot hold fallbacks back for good (default 5 min).
+   */
+  maxLowWaitMs?: number;
 }
+
+/** See WorkQueueOptions.maxLowWaitMs. */
+export const DEFAULT_MAX_LOW_WAIT_MS = 5 * 60_000;
 
 interface Delayed {
   at: number;
@@ -178,9 +187,13 @@ export class WorkQueue {
   private dispatchScheduled = false;
   private readonly drained: (() => void)[] = [];
   private stopMetrics: (() => void) | undefined;
+  private readonly maxLowWaitMs: number;
+  /** The last key handed out was a low key served for having waited too long (they alternate with the others). */
+  private servedAgedLow = false;
 
   constructor(opts: WorkQueueOptions = {}) {
     this.name = opts.name ?? 'queue';
+    this.maxLowWaitMs = opts.maxLowWaitMs ?? DEFAULT_MAX_LOW_WAIT_MS;
     this.rateLimiter = opts.rateLimiter ?? defaultRateLimiter();
     this.metrics = opts.metrics;
     this.stopMetrics = this.metrics?.observeInFlight(
@@ -224,8 +237,9 @@ export class WorkQueue {
   }
 
   /**
-   * Adds a key behind every key added otherwise: it is handed out only when no other key is ready
-   * (a key already waiting keeps its place; add() of a key waiting here moves it up).
+   * Adds a key behind every key added otherwise: it is handed out only when no other key is ready,
+   * or, once it has waited maxLowWaitMs, in turn with them (a key already waiting keeps its place;
+   * add() of a key waiting here moves it up).
    */
   addLow(key: string): void {
     if (this.shuttingDown) return;
@@ -376,7 +390,14 @@ export class WorkQueue {
 
   private take(): string | undefined {
     let key: string | undefined;
-    if (this.head < this.queue.length) {
+    const agedLow = this.head < this.queue.length && !this.servedAgedLow ? this.agedLowHead() : undefined;
+    this.servedAgedLow = agedLow !== undefined;
+    if (agedLow !== undefined) {
+      key = agedLow;
+      this.inLow.delete(key);
+      this.lowHead++;
+      this.compactLow();
+    } else if (this.head < this.queue.length) {
       key = this.queue[this.head++];
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue = this.queue.slice(this.head);
@@ -387,15 +408,28 @@ export class WorkQueue {
         const candidate = this.low[this.lowHead++];
         if (this.inLow.delete(candidate)) key = candidate;
       }
-      if (this.lowHead > 1024 && this.lowHead * 2 > this.low.length) {
-        this.low = this.low.slice(this.lowHead);
-        this.lowHead = 0;
-      }
+      this.compactLow();
       if (key === undefined) return undefined;
     }
     this.metrics?.depth(this.length);
     this.startProcessing(key);
     return key;
+  }
+
+  private compactLow(): void {
+    if (this.lowHead > 1024 && this.lowHead * 2 > this.low.length) {
+      this.low = this.low.slice(this.lowHead);
+      this.lowHead = 0;
+    }
+  }
+
+  /** The first live key of the low lane if it has waited maxLowWaitMs (stale entries before it are dropped). */
+  private agedLowHead(): string | undefined {
+    while (this.lowHead < this.low.length && !this.inLow.has(this.low[this.lowHead])) this.lowHead++;
+    if (this.lowHead >= this.low.length) return undefined;
+    const key = this.low[this.lowHead];
+    const addedAt = this.dirty.get(key);
+    return addedAt !== undefined && performance.now() - addedAt >= this.maxLowWaitMs ? key : undefined;
   }
 
   private startProcessing(key: string): void {

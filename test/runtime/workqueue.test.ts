@@ -71,6 +71,30 @@ describe('work queue', () => {
     await q.shutDown();
   });
 
+  it('serves low keys that waited maxLowWaitMs in turn with a stream of other keys', async () => {
+    const q = new WorkQueue({ maxLowWaitMs: 30 });
+    q.addLow('l1');
+    q.addLow('l2');
+    q.add('n0');
+    // Before the bound the low keys wait.
+    assert.equal(await q.get(), 'n0');
+    q.done('n0');
+    q.add('n1');
+    assert.equal(await q.get(), 'n1');
+    q.done('n1');
+    await sleep(40);
+    // A steady stream of changes: every other key handed out is a low one that has waited too long.
+    const order: string[] = [];
+    for (let i = 2; i < 6; i++) q.add(`n${i}`);
+    for (let i = 0; i < 6; i++) {
+      const key = (await q.get()) ?? '';
+      order.push(key);
+      q.done(key);
+    }
+    assert.deepEqual(order, ['l1', 'n2', 'l2', 'n3', 'n4', 'n5']);
+    await q.shutDown();
+  });
+
   it('gives a low-priority key to a waiting worker', async () => {
     const q = new WorkQueue();
     const next = q.get();
