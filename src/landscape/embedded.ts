@@ -34,7 +34,7 @@ import { type ModuleOperators, startModuleOperators } from './module-operators.j
 import { FUNCTIONS_MODULE_MANAGER, type RunningModuleManager, startFunctionsModuleManager } from './module-managers/functions.js';
 import { type CatalogMarker, type CatalogState, ensureCatalog } from './catalog.js';
 import { EMBEDDED_FIELD_MANAGER, installControlPlane } from './control-plane.js';
-import { dockerRegistryInstalled, endLeftoverDockerRegistries, type LandscapeRegistry, type RegistryKind, startDockerRegistry, startInProcessRegistry } from './registry.js';
+import { dockerRegistryInstalled, endLeftoverDockerRegistries, isAddressInUse, type LandscapeRegistry, type RegistryKind, startDockerRegistry, startInProcessRegistry } from './registry.js';
 
 export { EMBEDDED_FIELD_MANAGER };
 
@@ -269,7 +269,14 @@ async function startRegistry(opts: EmbeddedLandscapeOptions, storage: string, re
   const inProcess = () => startInProcessRegistry({ storage: path.join(storage, 'oci'), port });
   if (kind === 'in-process') return inProcess();
   try {
-    return await startDockerRegistry({ storage: dockerStorage, port, logger: logger.child('registry') });
+    try {
+      return await startDockerRegistry({ storage: dockerStorage, port, logger: logger.child('registry') });
+    } catch (e) {
+      // The remembered port taken by something else: another port (the catalog's links follow, see ensureCatalog).
+      if (!isAddressInUse(e) || opts.registryPort || !port) throw e;
+      logger.warn('the registry\'s remembered port is in use; starting it on another port', { port, error: e });
+      return await startDockerRegistry({ storage: dockerStorage, port: 0, logger: logger.child('registry') });
+    }
   } catch (e) {
     if (!auto) throw e;
     logger.warn('docker-registry did not start; using the in-process read-only registry', { error: e });

@@ -147,7 +147,7 @@ export async function startDockerRegistry(opts: DockerRegistryOptions): Promise<
       }
     }).catch(() => undefined);
   };
-  supervise(await launch());
+  supervise(await launchWhilePortBusy(launch));
   return {
     kind: 'docker-registry',
     host,
@@ -162,6 +162,28 @@ export async function startDockerRegistry(opts: DockerRegistryOptions): Promise<
       if (current) await killAndWait(current.child, current.exited);
     },
   };
+}
+
+/** docker-registry's fatal error when its port is taken. */
+export function isAddressInUse(e: unknown): boolean {
+  return e instanceof Error && e.message.includes('address already in use');
+}
+
+/**
+ * The first start: a port that was free a moment ago can be busy for a moment (the remembered port
+ * of a registry just ended, or briefly the source port of another connection), so a start that
+ * fails on it is tried again for up to 3 s.
+ */
+async function launchWhilePortBusy(launch: () => Promise<RegistryProcess>): Promise<RegistryProcess> {
+  const deadline = Date.now() + 3000;
+  for (;;) {
+    try {
+      return await launch();
+    } catch (e) {
+      if (!isAddressInUse(e) || Date.now() > deadline) throw e;
+      await sleep(100);
+    }
+  }
 }
 
 function spawnRegistry(binary: string, configPath: string): RegistryProcess {

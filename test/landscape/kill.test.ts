@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { startEmbeddedLandscape } from '../../src/landscape/embedded.js';
 import { DOCKER_REGISTRY_BINARY, probeHttp, startDockerRegistry } from '../../src/landscape/registry.js';
@@ -159,6 +160,29 @@ describe('kcp up under SIGKILL', () => {
       assert.deepEqual(exited && { level: exited.level, host: exited.fields.host, exit: exited.fields.exit }, { level: 'error', host: registry.host, exit: 'signal SIGKILL' });
       await registry.stop();
       assert.equal(processRunning(second), false, 'stop() ends the restarted registry');
+    } finally {
+      await registry.stop();
+    }
+  });
+  it('a registry whose port is busy for a moment when it starts waits for it, on the same address', { timeout: 60_000 }, async () => {
+    // What a port just released looks like when something else holds it briefly (the source port
+    // of another connection): the first start fails with "address already in use".
+    const held: Socket[] = [];
+    const holder = createServer((socket) => held.push(socket)); // the start's readiness probes connect here, unanswered
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as { port: number }).port;
+    const released = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        holder.close();
+        for (const s of held) s.destroy();
+        resolve();
+      }, 600),
+    );
+    const registry = await startDockerRegistry({ storage: join(tempDir(), 'registry'), port });
+    try {
+      await released;
+      assert.equal(registry.host, `127.0.0.1:${port}`);
+      assert.equal(await probeHttp(`http://${registry.host}/v2/`), 200);
     } finally {
       await registry.stop();
     }
