@@ -5,6 +5,7 @@
 // came and stayed busy (queued, running or waiting for a wake-up): a simulator whose objects each
 // take several paced steps then finishes them one after another instead of moving all of them a
 // step at a time and finishing them together.
+import { MinHeap } from '../util/min-heap.js';
 
 /** What a work function returns: a delay in ms after which the key is looked at again, or nothing. */
 export type WorkResult = number | undefined | void;
@@ -22,51 +23,6 @@ export interface KeyedLoopOptions {
   oldestFirst?: boolean;
 }
 
-/** Queued keys by age: a binary min-heap of (age, key); each queued key has exactly one entry. */
-class AgeHeap {
-  private readonly entries: { age: number; key: string }[] = [];
-
-  get size(): number {
-    return this.entries.length;
-  }
-
-  push(age: number, key: string): void {
-    const e = this.entries;
-    e.push({ age, key });
-    for (let i = e.length - 1; i > 0; ) {
-      const up = (i - 1) >> 1;
-      if (e[up].age <= e[i].age) break;
-      [e[up], e[i]] = [e[i], e[up]];
-      i = up;
-    }
-  }
-
-  pop(): string | undefined {
-    const e = this.entries;
-    if (e.length === 0) return undefined;
-    const top = e[0];
-    const last = e.pop()!;
-    if (e.length > 0) {
-      e[0] = last;
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let min = i;
-        if (l < e.length && e[l].age < e[min].age) min = l;
-        if (r < e.length && e[r].age < e[min].age) min = r;
-        if (min === i) break;
-        [e[min], e[i]] = [e[i], e[min]];
-        i = min;
-      }
-    }
-    return top.key;
-  }
-
-  clear(): void {
-    this.entries.length = 0;
-  }
-}
-
 export class KeyedLoop {
   private readonly queued = new Set<string>();
   private readonly running = new Set<string>();
@@ -75,7 +31,7 @@ export class KeyedLoop {
   private readonly idleWaiters: (() => void)[] = [];
   /** With `oldestFirst`: when each busy key first came (a counter), and the queued keys by it. */
   private readonly ages = new Map<string, number>();
-  private readonly byAge = new AgeHeap();
+  private readonly byAge = new MinHeap<{ age: number; key: string }>((e) => e.age);
   private nextAge = 0;
   private active = 0;
   private stopped = false;
@@ -153,13 +109,13 @@ export class KeyedLoop {
       age = this.nextAge++;
       this.ages.set(key, age);
     }
-    this.byAge.push(age, key);
+    this.byAge.push({ age, key });
   }
 
   private takeNext(): string | undefined {
     if (this.opts.oldestFirst) {
       // A queued key is never running (enqueue marks a running key dirty instead), so the top is free.
-      const key = this.byAge.pop();
+      const key = this.byAge.pop()?.key;
       if (key !== undefined) this.queued.delete(key);
       return key;
     }

@@ -9,6 +9,7 @@
 // - `run(workers, fn)` processes keys with bounded concurrency; `shutDown()` stops intake, lets
 //   in-flight items finish, then resolves (queued and delayed items are dropped: work is
 //   level-triggered and is found again at the next start).
+import { MinHeap } from '../util/min-heap.js';
 import type { WorkQueueMetricsHooks } from './metrics.js';
 
 export interface RateLimiter {
@@ -109,51 +110,6 @@ interface Delayed {
   low?: boolean;
 }
 
-/** A binary min-heap of delayed keys ordered by due time. */
-class DelayHeap {
-  private readonly items: Delayed[] = [];
-  get size(): number {
-    return this.items.length;
-  }
-  peek(): Delayed | undefined {
-    return this.items[0];
-  }
-  push(item: Delayed): void {
-    const a = this.items;
-    a.push(item);
-    let i = a.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (a[p].at <= a[i].at) break;
-      [a[p], a[i]] = [a[i], a[p]];
-      i = p;
-    }
-  }
-  pop(): Delayed | undefined {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length > 0 && last) {
-      a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && a[l].at < a[m].at) m = l;
-        if (r < a.length && a[r].at < a[m].at) m = r;
-        if (m === i) break;
-        [a[m], a[i]] = [a[i], a[m]];
-        i = m;
-      }
-    }
-    return top;
-  }
-  clear(): void {
-    this.items.length = 0;
-  }
-}
-
 export type WorkFn = (key: string, signal: AbortSignal) => Promise<void>;
 
 export class WorkQueue {
@@ -179,7 +135,8 @@ export class WorkQueue {
   private readonly waiting = new Map<string, number>();
   /** Delayed keys to be added at low priority, and their due time (apart from `waiting`: a key may be in both). */
   private readonly waitingLow = new Map<string, number>();
-  private readonly heap = new DelayHeap();
+  /** Delayed keys by due time. */
+  private readonly heap = new MinHeap<Delayed>((d) => d.at);
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private readonly getters: ((key: string | undefined) => void)[] = [];
