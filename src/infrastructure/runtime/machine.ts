@@ -91,7 +91,7 @@ export interface Ending {
   writeStatus: boolean;
   /** Look again after this long. */
   requeueAfterMs?: number;
-  /** That look is a fallback: the Shoot informer wakes the Runtime when Gardener's operation moves (see ReconcileResult.fallback). */
+  /** That look is a fallback: a watch wakes the Runtime when what it waits for changes (updateStatusAndWaitForChange, ReconcileResult.fallback). */
   fallback?: boolean;
 }
 
