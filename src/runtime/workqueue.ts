@@ -346,47 +346,46 @@ export class WorkQueue {
   }
 
   private take(): string | undefined {
-    let key: string | undefined;
-    const agedLow = this.head < this.queue.length && !this.servedAgedLow ? this.agedLowHead() : undefined;
-    this.servedAgedLow = agedLow !== undefined;
-    if (agedLow !== undefined) {
-      key = agedLow;
-      this.inLow.delete(key);
-      this.lowHead++;
-      this.compactLow();
-    } else if (this.head < this.queue.length) {
+    const low = this.liveLowHead();
+    const normal = this.head < this.queue.length;
+    // A low key that waited too long goes in turn with the others: every other key handed out.
+    const aged = normal && low !== undefined && !this.servedAgedLow && this.waitedTooLong(low);
+    this.servedAgedLow = aged;
+    let key: string;
+    if (normal && !aged) {
       key = this.queue[this.head++];
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue = this.queue.slice(this.head);
         this.head = 0;
       }
-    } else {
-      while (this.lowHead < this.low.length && key === undefined) {
-        const candidate = this.low[this.lowHead++];
-        if (this.inLow.delete(candidate)) key = candidate;
+    } else if (low !== undefined) {
+      key = low;
+      this.inLow.delete(key);
+      this.lowHead++;
+      if (this.lowHead > 1024 && this.lowHead * 2 > this.low.length) {
+        this.low = this.low.slice(this.lowHead);
+        this.lowHead = 0;
       }
-      this.compactLow();
-      if (key === undefined) return undefined;
-    }
+    } else return undefined;
     this.metrics?.depth(this.length);
     this.startProcessing(key);
     return key;
   }
 
-  private compactLow(): void {
-    if (this.lowHead > 1024 && this.lowHead * 2 > this.low.length) {
-      this.low = this.low.slice(this.lowHead);
+  /** The first key of the low lane still waiting there (the stale entries before it are dropped). */
+  private liveLowHead(): string | undefined {
+    while (this.lowHead < this.low.length && !this.inLow.has(this.low[this.lowHead])) this.lowHead++;
+    if (this.lowHead < this.low.length) return this.low[this.lowHead];
+    if (this.low.length > 0) {
+      this.low = [];
       this.lowHead = 0;
     }
+    return undefined;
   }
 
-  /** The first live key of the low lane if it has waited maxLowWaitMs (stale entries before it are dropped). */
-  private agedLowHead(): string | undefined {
-    while (this.lowHead < this.low.length && !this.inLow.has(this.low[this.lowHead])) this.lowHead++;
-    if (this.lowHead >= this.low.length) return undefined;
-    const key = this.low[this.lowHead];
+  private waitedTooLong(key: string): boolean {
     const addedAt = this.dirty.get(key);
-    return addedAt !== undefined && performance.now() - addedAt >= this.maxLowWaitMs ? key : undefined;
+    return addedAt !== undefined && performance.now() - addedAt >= this.maxLowWaitMs;
   }
 
   private startProcessing(key: string): void {
