@@ -14,13 +14,6 @@ export interface LinkedSignal {
 
 const nothing = (): void => undefined;
 
-/**
- * Sources linked to already, whose listener limit is lifted: a reconcile's signal guards many
- * requests at once (a module's objects are applied side by side), each link one listener until its
- * request ends, which is not the leak Node's warning past 10 listeners looks for.
- */
-const unlimited = new WeakSet<AbortSignal>();
-
 /** A signal that aborts when any of `sources` does (undefined ones are skipped), until disposed. */
 export function linkedSignal(...sources: (AbortSignal | undefined)[]): LinkedSignal {
   const present = sources.filter((s): s is AbortSignal => s !== undefined);
@@ -32,10 +25,9 @@ export function linkedSignal(...sources: (AbortSignal | undefined)[]): LinkedSig
     return { signal: controller.signal, dispose: nothing };
   }
   const listeners = present.map((source) => {
-    if (!unlimited.has(source)) {
-      setMaxListeners(0, source);
-      unlimited.add(source);
-    }
+    // A reconcile's signal guards many requests at once (a module's objects are applied side by
+    // side), one listener per link until its request ends: not the leak Node warns of past 10.
+    setMaxListeners(0, source);
     const onAbort = (): void => {
       dispose();
       controller.abort(source.reason);

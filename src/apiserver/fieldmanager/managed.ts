@@ -1,9 +1,8 @@
 // managedFields bookkeeping for writes: who owns which fields after an update, and server-side apply.
 import type { ObjectWithMeta, ManagedFieldsEntry } from '../../kube/object.js';
-import { isPlainObject } from '../../kube/json.js';
+import { isPlainObject, type JsonValue } from '../../kube/json.js';
 import type { Conflict, ManagerIdentity } from './conflicts.js';
 import { applyConflictError, conflictsOf } from './conflicts.js';
-import type { JsonValue } from '../../kube/json.js';
 import type { FieldSet } from './fieldset.js';
 import { difference, fromFieldsV1, intersection, restrictTo, toFieldsV1, union, without } from './fieldset.js';
 import { copyJson, mergeApplied, pruneReleased } from './merge.js';
