@@ -9,6 +9,7 @@ import type { ConverterConfig } from '../../src/infrastructure/converter/index.j
 import { readConverterConfig } from '../../src/up/index.js';
 import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
 import { isConflict, isNotFound } from '../../src/runtime/client/errors.js';
+import type { Client } from '../../src/runtime/client/interface.js';
 import { createLogger, silentLogger, type Logger } from '../../src/runtime/log.js';
 import { Registry } from '../../src/runtime/metrics.js';
 import { type Landscape, type LandscapeOptions, startLandscape, waitFor } from '../support/landscape.js';
@@ -54,10 +55,15 @@ export interface Harness {
  * managers); `logger`: where the controllers log (default: nowhere, or stderr with TEST_LOG set).
  */
 export async function startHarness(
-  opts: LandscapeOptions & { logger?: Logger; converterConfig?: ConverterConfig } = {},
+  opts: LandscapeOptions & {
+    logger?: Logger;
+    converterConfig?: ConverterConfig;
+    /** Stands between the control plane and the KCP or garden API (e.g. to count its requests). */
+    wrapClient?: (client: Client, cluster: 'kcp' | 'garden') => Client;
+  } = {},
   controlPlane: Partial<ControlPlaneConfig> = {},
 ): Promise<Harness> {
-  const { logger: imLogger, converterConfig: config = converterConfig(), ...landscapeOptions } = opts;
+  const { logger: imLogger, converterConfig: config = converterConfig(), wrapClient = (c: Client) => c, ...landscapeOptions } = opts;
   const land = await startLandscape(landscapeOptions);
   const registry = new Registry();
   const logger = imLogger ?? (process.env.TEST_LOG ? createLogger({ name: 'im', level: 'debug' }) : silentLogger);
@@ -76,8 +82,8 @@ export async function startHarness(
         gracefulShutdownTimeoutMs: 2_000,
         ...h.controlPlane,
       },
-      kcp: land.kcp,
-      garden: land.garden,
+      kcp: wrapClient(land.kcp, 'kcp'),
+      garden: wrapClient(land.garden, 'garden'),
       gardenerProject: land.project,
       converterConfig: h.converterConfig,
       registry,

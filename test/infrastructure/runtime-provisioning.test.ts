@@ -1,7 +1,10 @@
 // Provisioning scenarios of the Runtime controller on the embedded landscape.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { RuntimeFinalizer } from '../../src/api/infrastructuremanager/index.js';
+import { Runtime, RuntimeFinalizer } from '../../src/api/infrastructuremanager/index.js';
+import { isConflict } from '../../src/runtime/client/errors.js';
+import type { Client } from '../../src/runtime/client/interface.js';
+import { type CountingClient, countingClient } from '../support/counting-client.js';
 import { condition, fastTiming, type Harness, NAMESPACE, startHarness, testRuntime, waitFor, waitForRuntime } from './runtime-harness.js';
 
 describe('runtime provisioning', () => {
@@ -39,9 +42,13 @@ describe('runtime provisioning', () => {
 
 describe('runtime provisioning, woken by the Shoot', () => {
   let h: Harness;
+  const clients: Partial<Record<'kcp' | 'garden', CountingClient>> = {};
   before(async () => {
     // Gardener reports its progress 20 times while it creates the Shoot; the Runtime's own poll is an hour away.
-    h = await startHarness({ simulator: { pendingMs: 100, createMs: 2_000, progressSteps: 20 } }, { runtimeTiming: { ...fastTiming, shootCreateRequeueMs: 3_600_000 } });
+    h = await startHarness(
+      { simulator: { pendingMs: 100, createMs: 2_000, progressSteps: 20 }, wrapClient: (c, cluster) => (clients[cluster] = countingClient(c)).client },
+      { runtimeTiming: { ...fastTiming, shootCreateRequeueMs: 3_600_000 } },
+    );
   });
   after(async () => {
     await h.stop();
@@ -67,15 +74,79 @@ describe('runtime provisioning, woken by the Shoot', () => {
         })
         .catch(() => undefined);
     }, 20);
+    clients.kcp?.reset();
+    clients.garden?.reset();
     try {
       await h.land.kcp.create(testRuntime('rt-woken'));
       await waitForRuntime(h, 'rt-woken', 'Ready');
     } finally {
       clearInterval(watch);
     }
+    // The passes read the Runtime and its Shoot from the informers (one GET of each per pass
+    // before); only a pass that came before the informer delivered the controller's own write of
+    // one asks the API server: the Runtime's status writes are followed by a pass 20 ms later,
+    // the Shoot is written once.
+    const read = (kind: string) => (clients.kcp?.count('get', kind) ?? 0) + (clients.garden?.count('get', kind) ?? 0);
+    assert.ok(passes >= 5, `Runtime passes: ${passes}`);
+    assert.ok(read('Runtime') < passes && read('Shoot') <= 1, `GETs in ${passes} passes: Runtime ${read('Runtime')}, Shoot ${read('Shoot')}`);
     assert.ok(progressWrites >= 10, `Gardener reported its progress step by step: ${[...progress].sort((a, b) => a - b).join(', ')}`);
     // Created, Shoot created, Pending, Processing, Succeeded, then the kubeconfig and the cluster's
     // configuration: about ten passes, however often Gardener reports its progress.
     assert.ok(passes <= 12, `Runtime passes from creation to Ready: ${passes}`);
+  });
+});
+
+describe('runtime provisioning, the Runtime changed during a pass', () => {
+  let h: Harness;
+  let kcp: CountingClient | undefined;
+  /** Set by the test: runs once before the control plane's next status write of a Runtime goes out. */
+  let beforeStatusWrite: (() => Promise<void>) | undefined;
+  const conflicts: string[] = [];
+  before(async () => {
+    h = await startHarness({
+      wrapClient: (c, cluster) => {
+        if (cluster !== 'kcp') return c;
+        const interposed = new Proxy(c, {
+          get(target, prop, receiver) {
+            const v = Reflect.get(target, prop, receiver) as unknown;
+            if (typeof v !== 'function') return v;
+            if (prop !== 'patch') return (v as (...a: unknown[]) => unknown).bind(target);
+            return async (...args: Parameters<Client['patch']>) => {
+              const [kind, , , , opts] = args;
+              const hook = kind.kind === 'Runtime' && opts?.subresource === 'status' ? beforeStatusWrite : undefined;
+              if (hook) {
+                beforeStatusWrite = undefined;
+                await hook();
+              }
+              try {
+                return await target.patch(...args);
+              } catch (e) {
+                if (hook && isConflict(e)) conflicts.push(String(args[1].name));
+                throw e;
+              }
+            };
+          },
+        });
+        return (kcp = countingClient(interposed)).client;
+      },
+    });
+  });
+  after(async () => {
+    await h.stop();
+  });
+
+  it('a status write decided on an older copy conflicts; the next pass reads the Runtime from the API server and goes on to Ready', async () => {
+    await h.land.kcp.create(testRuntime('rt-raced'));
+    await waitForRuntime(h, 'rt-raced', 'Pending');
+    // A label changes after the next pass read the Runtime and before it writes the status.
+    beforeStatusWrite = async () => {
+      await h.land.kcp.patch(Runtime, { namespace: NAMESPACE, name: 'rt-raced' }, 'merge', { metadata: { labels: { 'example.com/touched': 'yes' } } });
+    };
+    const getsBefore = kcp?.count('get', 'Runtime') ?? 0;
+    await waitFor('the status write conflicted', () => conflicts.length > 0);
+    assert.deepEqual(conflicts, ['rt-raced']);
+    const rt = await waitForRuntime(h, 'rt-raced', 'Ready');
+    assert.equal(rt.metadata.labels?.['example.com/touched'], 'yes', 'the other writer\'s change is kept');
+    assert.ok((kcp?.count('get', 'Runtime') ?? 0) > getsBefore, 'a pass after the conflict read the Runtime from the API server');
   });
 });

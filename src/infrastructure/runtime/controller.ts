@@ -15,7 +15,8 @@ import {
   RuntimeStateReady,
   type RuntimeStatus,
 } from '../../api/infrastructuremanager/index.js';
-import { isNotFound } from '../../runtime/client/errors.js';
+import { isConflict } from '../../runtime/client/errors.js';
+import { CachedReader, NotingClient, OwnWrites } from '../../runtime/cache/own-writes.js';
 import { findObject } from '../../runtime/client/find.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { type Controller, KeyChannel, newControllerManagedBy, type ReconcileResult, type Request } from '../../runtime/controller.js';
@@ -107,7 +108,8 @@ export function setupRuntimeController(manager: Manager, opts: RuntimeController
   const remoteClusters = opts.remoteClusters;
   const shootNamespace = projectNamespace(opts.project);
 
-  const runtimes = manager.cache<RuntimeObject>(Runtime, { namespace });
+  const runtimeInformer = manager.informer<RuntimeObject>(Runtime, { namespace });
+  const runtimes = runtimeInformer.store;
   runtimes.addIndex(SHOOT_NAME_INDEX, (rt) => (rt.spec?.shoot?.name ? [rt.spec.shoot.name] : []));
   runtimes.addIndex(RUNTIME_ID_INDEX, (rt) => {
     const id = rt.metadata.labels?.[LabelKymaRuntimeID];
@@ -136,11 +138,27 @@ export function setupRuntimeController(manager: Manager, opts: RuntimeController
     start: (signal) => shoots.run(signal),
   });
 
+  // The Runtime, its Shoot and its GardenerCluster are read from the informers (as upstream's
+  // cached client reads them), from the API servers only while this controller's own write of one
+  // has not reached its informer yet (own-writes.ts); every write of the three is noted for that.
+  const gardenerClusterInformer = manager.informer<GardenerClusterObject>(GardenerCluster, { namespace });
+  const runtimeWrites = new OwnWrites(runtimeInformer);
+  const shootWrites = new OwnWrites(shoots);
+  const gardenerClusterWrites = new OwnWrites(gardenerClusterInformer);
+  const kcp = new NotingClient(opts.kcp, [
+    { kind: Runtime, writes: runtimeWrites },
+    { kind: GardenerCluster, writes: gardenerClusterWrites },
+  ]);
+  const garden = new NotingClient(opts.garden, [{ kind: Shoot, writes: shootWrites }]);
+
   const kymas = opts.watchKymas ? manager.cache<KymaObject>(Kyma, { namespace }) : undefined;
 
   const reconciler = new RuntimeReconciler({
-    kcp: opts.kcp,
-    garden: opts.garden,
+    kcp,
+    garden,
+    runtimeReader: new CachedReader(kcp, Runtime, runtimeWrites),
+    shootReader: new CachedReader(garden, Shoot, shootWrites),
+    gardenerClusters: new CachedReader(kcp, GardenerCluster, gardenerClusterWrites),
     project: opts.project,
     shootNamespace,
     converterConfig: opts.converterConfig,
@@ -190,6 +208,8 @@ function runtimesOfKyma(runtimes: Store<RuntimeObject>, kyma: KymaObject): strin
 }
 
 interface ReconcilerDeps extends Omit<Machine, 'signal' | 'log' | 'fieldManager'> {
+  runtimeReader: CachedReader<RuntimeObject>;
+  shootReader: CachedReader<ShootObject>;
   events: EventRecorder;
   log: Logger;
 }
@@ -198,13 +218,11 @@ export class RuntimeReconciler {
   constructor(private readonly deps: ReconcilerDeps) {}
 
   async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult> {
-    const { kcp, log: baseLog, metrics } = this.deps;
+    const { kcp, log: baseLog, metrics, runtimeReader } = this.deps;
     const key = `${req.namespace ?? ''}/${req.name}`;
-    let runtime: RuntimeObject;
-    try {
-      runtime = await kcp.get<RuntimeObject>(Runtime, req, { signal });
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
+    // Absent from the cache: asked of the API server before it counts as gone.
+    const runtime = (await runtimeReader.get(req, { signal })) ?? (await findObject<RuntimeObject>(kcp, Runtime, req, { signal }));
+    if (!runtime) {
       metrics.runtimeGone(key);
       return {};
     }
@@ -217,7 +235,16 @@ export class RuntimeReconciler {
     log.debug('reconciled', { steps: ending.steps.join(' -> '), state: runtime.status?.state });
 
     if (ending.writeStatus && runtime.status && !jsonEqual(before, runtime.status)) {
-      await this.writeStatus(runtime, before, signal);
+      try {
+        await this.writeStatus(runtime, before, signal);
+      } catch (e) {
+        if (!isConflict(e)) throw e;
+        // Someone else changed the Runtime since the copy this pass decided on: the next pass
+        // reads it from the API server and decides again.
+        runtimeReader.writes.distrust(key);
+        log.debug('runtime changed during the pass; looking again', { error: e instanceof Error ? e.message : String(e) });
+        return { requeueAfterMs: this.deps.timing.statusRequeueMs };
+      }
       this.recordConditionEvents(runtime, before);
       logStateChange(log, runtime, before);
     }
@@ -235,14 +262,19 @@ export class RuntimeReconciler {
   private async getShoot(runtime: RuntimeObject, signal: AbortSignal): Promise<ShootObject | undefined> {
     const name = runtime.spec?.shoot?.name;
     if (!name) return undefined;
-    return findObject<ShootObject>(this.deps.garden, Shoot, { namespace: this.deps.shootNamespace, name }, { signal });
+    return this.deps.shootReader.get({ namespace: this.deps.shootNamespace, name }, { signal });
   }
 
-  /** A merge patch of the status subresource; fields the steps dropped are sent as null. */
+  /**
+   * A merge patch of the status subresource; fields the steps dropped are sent as null. It carries
+   * the resourceVersion the pass read (as upstream's status update does): a Runtime changed since
+   * is a conflict, not a status decided on an older copy.
+   */
   private async writeStatus(runtime: RuntimeObject, before: RuntimeStatus | undefined, signal: AbortSignal): Promise<void> {
     const status: Record<string, unknown> = { ...runtime.status };
     for (const k of Object.keys(before ?? {})) if (!(k in status)) status[k] = null;
-    await this.deps.kcp.patch(Runtime, { namespace: runtime.metadata.namespace, name: runtime.metadata.name ?? '' }, 'merge', { status }, { subresource: 'status', signal });
+    const patch = { metadata: { resourceVersion: runtime.metadata.resourceVersion }, status };
+    await this.deps.kcp.patch(Runtime, { namespace: runtime.metadata.namespace, name: runtime.metadata.name ?? '' }, 'merge', patch, { subresource: 'status', signal });
   }
 
   private recordConditionEvents(runtime: RuntimeObject, before: RuntimeStatus | undefined): void {

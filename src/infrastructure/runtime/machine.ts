@@ -5,7 +5,8 @@
 // -> ...); a new step is one more file that some step returns.
 import type { ConverterConfig } from '../converter/index.js';
 import type { PreparationOptions, PreparationResult } from '../preparation/index.js';
-import type { RuntimeObject } from '../../api/infrastructuremanager/index.js';
+import type { GardenerClusterObject, RuntimeObject } from '../../api/infrastructuremanager/index.js';
+import type { CachedReader } from '../../runtime/cache/own-writes.js';
 import type { KymaObject } from '../../api/operator/index.js';
 import type { Store } from '../../runtime/cache/store.js';
 import type { ShootObject } from '../../api/gardener/index.js';
@@ -67,6 +68,8 @@ export interface Machine {
   remoteClusters: RemoteClusterCache;
   /** The KCP's Runtimes (informer cache): who holds a runtime id (runtime-id.ts); without it every Runtime counts as the holder. */
   runtimes?: Pick<Store<RuntimeObject>, 'list'>;
+  /** The KCP's GardenerClusters: from the informer cache unless this controller's own write has not reached it (own-writes.ts). */
+  gardenerClusters: Pick<CachedReader<GardenerClusterObject>, 'get'>;
   /** The KCP's Kymas (informer cache), when the lifecycle manager's Kymas are watched: deletion waits for them. */
   kymas?: Store<KymaObject>;
   prepareCluster: ClusterPreparer;

@@ -28,7 +28,7 @@ import {
   ManagedByInfrastructureManager,
   type RuntimeObject,
 } from '../../../api/infrastructuremanager/index.js';
-import { isNotFound } from '../../../runtime/client/errors.js';
+import { isAlreadyExists } from '../../../runtime/client/errors.js';
 import { peersOf } from '../runtime-id.js';
 import { type Machine, type SystemState, type Transition, requeueAfter, updateStatusAndRequeueAfter, updateStatusAndWaitForChange, waitForChange } from '../machine.js';
 import { updateStillPending, updateStatePending } from '../status.js';
@@ -41,17 +41,19 @@ export async function handleKubeconfig(m: Machine, s: SystemState): Promise<Tran
   if (!shoot) throw new Error('handleKubeconfig needs the shoot');
   const runtimeID = rt.metadata.labels?.[LabelKymaRuntimeID] ?? '';
 
-  let cluster: GardenerClusterObject;
+  let cluster: GardenerClusterObject | undefined;
   try {
-    cluster = await m.kcp.get<GardenerClusterObject>(GardenerCluster, { namespace: rt.metadata.namespace, name: runtimeID }, { signal: m.signal });
+    cluster = await m.gardenerClusters.get({ namespace: rt.metadata.namespace, name: runtimeID }, { signal: m.signal });
   } catch (e) {
-    if (!isNotFound(e)) {
-      updateStillPending(rt, ConditionTypeRuntimeKubeconfigReady, ConditionReasonKubernetesAPIErr, 'False', `GardenerCluster CR read error: ${e instanceof Error ? e.message : String(e)}`);
-      return updateStatusAndRequeueAfter(m.timing.controlPlaneRequeueMs);
-    }
+    updateStillPending(rt, ConditionTypeRuntimeKubeconfigReady, ConditionReasonKubernetesAPIErr, 'False', `GardenerCluster CR read error: ${e instanceof Error ? e.message : String(e)}`);
+    return updateStatusAndRequeueAfter(m.timing.controlPlaneRequeueMs);
+  }
+  if (!cluster) {
     try {
       await m.kcp.create(gardenerClusterFor(rt, shoot), { signal: m.signal });
     } catch (err) {
+      // Made by someone else (or by this controller before its cache knew): its watch reports on it.
+      if (isAlreadyExists(err)) return waitForChange(m.timing.controlPlaneRequeueMs);
       updateStillPending(rt, ConditionTypeRuntimeKubeconfigReady, ConditionReasonKubernetesAPIErr, 'False', `GardenerCluster CR create error: ${err instanceof Error ? err.message : String(err)}`);
       return updateStatusAndRequeueAfter(m.timing.controlPlaneRequeueMs);
     }

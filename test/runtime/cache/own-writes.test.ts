@@ -1,0 +1,154 @@
+// Reading a controller's own writes back: OwnWrites waits for the informer to deliver what the
+// process wrote, CachedReader reads from the cache unless such a write is on its way, NotingClient
+// notes the writes. Against the embedded API server, with a watch that can be held back.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type RunningApiServer, startApiServer } from '../../../src/apiserver/server.js';
+import type { KubeObject } from '../../../src/kube/object.js';
+import { CachedReader, NotingClient, OwnWrites } from '../../../src/runtime/cache/own-writes.js';
+import { Informer } from '../../../src/runtime/cache/informer.js';
+import { clientFromKubeconfig, type Client } from '../../../src/runtime/client/index.js';
+import type { WatchEvent, WatchOptions } from '../../../src/runtime/client/interface.js';
+import type { KindRef } from '../../../src/kube/object.js';
+import { countingClient } from '../../support/counting-client.js';
+import { waitFor } from '../../support/wait.js';
+
+const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
+const SECRET = { apiVersion: 'v1', kind: 'Secret' };
+
+function configMap(name: string, v = '1'): KubeObject {
+  return { ...CONFIGMAP, metadata: { name, namespace: 'default' }, data: { v } };
+}
+
+/** A client whose watches hold their events while `held` is set (the informer lags), then deliver them in order. */
+function laggingWatches(inner: Client) {
+  let held = false;
+  let release: (() => void) | undefined;
+  const client = new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop !== 'watch') {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      }
+      return async function* (kind: KindRef, opts?: WatchOptions): AsyncGenerator<WatchEvent> {
+        for await (const ev of target.watch(kind, opts)) {
+          while (held) await new Promise<void>((resolve) => (release = resolve));
+          yield ev;
+        }
+      };
+    },
+  });
+  return {
+    client,
+    hold: () => (held = true),
+    deliver: () => {
+      held = false;
+      release?.();
+    },
+  };
+}
+
+describe('own writes read back through the cache', () => {
+  let server: RunningApiServer;
+  let clusterNo = 0;
+  const stops: AbortController[] = [];
+
+  before(async () => {
+    server = await startApiServer({ port: 0 });
+  });
+  after(async () => {
+    for (const ac of stops) ac.abort();
+    await server.stop();
+  });
+
+  async function setup() {
+    const access = await server.createCluster(`own-${++clusterNo}`);
+    const api = clientFromKubeconfig(access.kubeconfig, { retries: 1 });
+    const watches = laggingWatches(api);
+    const informer = new Informer<KubeObject>(watches.client, { kind: CONFIGMAP, namespace: 'default' });
+    const ac = new AbortController();
+    stops.push(ac);
+    informer.run(ac.signal).catch(() => undefined);
+    await informer.synced;
+    const counted = countingClient(api);
+    const writes = new OwnWrites(informer);
+    const client = new NotingClient(counted.client, [{ kind: CONFIGMAP, writes }]);
+    const reader = new CachedReader<KubeObject>(client, CONFIGMAP, writes);
+    return { api, watches, informer, writes, client, reader, gets: () => counted.count('get') };
+  }
+
+  it('reads from the API server while the informer has not delivered the write, from the cache once it has', async () => {
+    const t = await setup();
+    t.watches.hold();
+    const created = await t.client.create(configMap('a'));
+    assert.ok(t.writes.lagging('default/a'), 'the create is waited for');
+
+    const fresh = await t.reader.get({ namespace: 'default', name: 'a' });
+    assert.equal(fresh?.metadata.resourceVersion, created.metadata.resourceVersion);
+    assert.equal(t.gets(), 1, 'read from the API server: the cache does not have it yet');
+    assert.equal(t.informer.store.get('default/a'), undefined);
+
+    t.watches.deliver();
+    await waitFor('the informer delivers the create', () => !t.writes.lagging('default/a'));
+    const cached = await t.reader.get({ namespace: 'default', name: 'a' });
+    assert.equal(cached?.metadata.resourceVersion, created.metadata.resourceVersion);
+    assert.equal(t.gets(), 1, 'read from the cache');
+    (cached!.data as Record<string, string>).v = 'changed by the caller';
+    assert.deepEqual(t.informer.store.get('default/a')?.data, { v: '1' }, 'the caller gets a copy');
+    assert.equal(await t.reader.get({ namespace: 'default', name: 'missing' }), undefined, 'absent from the cache: absent');
+    assert.equal(t.gets(), 1);
+  });
+
+  it('waits for the written version, not for an older one delivered late', async () => {
+    const t = await setup();
+    await t.client.create(configMap('b'));
+    await waitFor('the create delivered', () => !t.writes.lagging('default/b'));
+    t.watches.hold();
+    // Someone else changes it, then this process: the first delivery is not this process's write.
+    const other = await t.api.patch(CONFIGMAP, { namespace: 'default', name: 'b' }, 'merge', { data: { v: 'other' } });
+    const ours = await t.client.patch(CONFIGMAP, { namespace: 'default', name: 'b' }, 'merge', { data: { v: 'ours' } });
+    assert.notEqual(other.metadata.resourceVersion, ours.metadata.resourceVersion);
+    t.watches.deliver();
+    await waitFor('both delivered', () => t.informer.store.get('default/b')?.metadata.resourceVersion === ours.metadata.resourceVersion);
+    assert.equal(t.writes.lagging('default/b'), false);
+    assert.deepEqual((await t.reader.get({ namespace: 'default', name: 'b' }))?.data, { v: 'ours' });
+  });
+
+  it('a write the watch delivered before its answer was read is not waited for', async () => {
+    const t = await setup();
+    const created = await t.client.create(configMap('c'));
+    await waitFor('delivered', () => t.informer.store.get('default/c')?.metadata.resourceVersion === created.metadata.resourceVersion);
+    t.writes.wrote('default/c', created.metadata.resourceVersion);
+    assert.equal(t.writes.lagging('default/c'), false);
+  });
+
+  it('a delete is waited for until the informer sees the object go; other kinds are not noted', async () => {
+    const t = await setup();
+    await t.client.create(configMap('d'));
+    await waitFor('delivered', () => !t.writes.lagging('default/d') && t.informer.store.get('default/d') !== undefined);
+    t.watches.hold();
+    await t.client.delete(CONFIGMAP, { namespace: 'default', name: 'd' });
+    assert.ok(t.writes.lagging('default/d'));
+    assert.equal(await t.reader.get({ namespace: 'default', name: 'd' }), undefined, 'the API server says it is gone');
+    t.watches.deliver();
+    await waitFor('the delete delivered', () => !t.writes.lagging('default/d'));
+    await t.client.create({ ...SECRET, metadata: { name: 's', namespace: 'default' }, stringData: { k: 'v' } });
+    assert.equal(t.writes.size, 0, 'a Secret is not a kind this client notes');
+  });
+
+  it('a write never delivered (a relist skipped it) stops being waited for after the bound; distrust asks the server until the next delivery', async () => {
+    const t = await setup();
+    const shortLived = new OwnWrites(t.informer, 30);
+    shortLived.wrote('default/never', '999999');
+    assert.ok(shortLived.lagging('default/never'));
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.equal(shortLived.lagging('default/never'), false);
+
+    await t.client.create(configMap('e'));
+    await waitFor('delivered', () => !t.writes.lagging('default/e'));
+    t.writes.distrust('default/e');
+    assert.ok(t.writes.lagging('default/e'));
+    await t.api.patch(CONFIGMAP, { namespace: 'default', name: 'e' }, 'merge', { data: { v: '2' } });
+    await waitFor('any delivery answers a distrusted copy', () => !t.writes.lagging('default/e'));
+  });
+});
