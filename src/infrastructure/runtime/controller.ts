@@ -17,7 +17,6 @@ import {
 } from '../../api/infrastructuremanager/index.js';
 import { isConflict } from '../../runtime/client/errors.js';
 import { CachedReader, NotingClient, OwnWrites } from '../../runtime/cache/own-writes.js';
-import { findObject } from '../../runtime/client/find.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { type Controller, KeyChannel, newControllerManagedBy, type ReconcileResult, type Request } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
@@ -218,10 +217,10 @@ export class RuntimeReconciler {
   constructor(private readonly deps: ReconcilerDeps) {}
 
   async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult> {
-    const { kcp, log: baseLog, metrics, runtimeReader } = this.deps;
-    const key = `${req.namespace ?? ''}/${req.name}`;
+    const { log: baseLog, metrics, runtimeReader, events } = this.deps;
+    const key = namespacedName(req);
     // Absent from the cache: asked of the API server before it counts as gone.
-    const runtime = (await runtimeReader.get(req, { signal })) ?? (await findObject<RuntimeObject>(kcp, Runtime, req, { signal }));
+    const runtime = await runtimeReader.get(req, { signal, confirmAbsent: true });
     if (!runtime) {
       metrics.runtimeGone(key);
       return {};
@@ -229,24 +228,39 @@ export class RuntimeReconciler {
     const log = baseLog.child(undefined, { runtime: key });
     const before = structuredClone(runtime.status);
     const state: SystemState = { runtime, shoot: await this.getShoot(runtime, signal) };
-    const machine: Machine = { ...this.deps, fieldManager: FIELD_MANAGER, log, signal };
-
-    const ending = await runSteps(initialize, machine, state);
-    log.debug('reconciled', { steps: ending.steps.join(' -> '), state: runtime.status?.state });
-
-    if (ending.writeStatus && runtime.status && !jsonEqual(before, runtime.status)) {
-      try {
-        await this.writeStatus(runtime, before, signal);
-      } catch (e) {
-        if (!isConflict(e)) throw e;
-        // Someone else changed the Runtime since the copy this pass decided on: the next pass
-        // reads it from the API server and decides again.
-        runtimeReader.writes.distrust(key);
-        log.debug('runtime changed during the pass; looking again', { error: e instanceof Error ? e.message : String(e) });
-        return { requeueAfterMs: this.deps.timing.statusRequeueMs };
+    // What the steps record (FSM stops, Events) counts once the pass stands: a pass whose status
+    // write conflicts runs again and records it then.
+    const effects: (() => void)[] = [];
+    const machine: Machine = {
+      ...this.deps,
+      metrics: { ...metrics, fsmStopped: (reason) => effects.push(() => metrics.fsmStopped(reason)) },
+      events: { event: (...args) => effects.push(() => events.event(...args)) },
+      fieldManager: FIELD_MANAGER,
+      log,
+      signal,
+    };
+    let conflicted = false;
+    let ending: Awaited<ReturnType<typeof runSteps>>;
+    try {
+      ending = await runSteps(initialize, machine, state);
+      log.debug('reconciled', { steps: ending.steps.join(' -> '), state: runtime.status?.state });
+      if (ending.writeStatus && runtime.status && !jsonEqual(before, runtime.status)) {
+        try {
+          await this.writeStatus(runtime, before, signal);
+        } catch (e) {
+          if (!isConflict(e)) throw e;
+          // Someone else changed the Runtime since the copy this pass decided on: the next pass
+          // reads it from the API server and decides again.
+          conflicted = true;
+          runtimeReader.writes.distrust(key);
+          log.debug('runtime changed during the pass; looking again', { error: e instanceof Error ? e.message : String(e) });
+          return { requeueAfterMs: this.deps.timing.statusRequeueMs };
+        }
+        this.recordConditionEvents(runtime, before);
+        logStateChange(log, runtime, before);
       }
-      this.recordConditionEvents(runtime, before);
-      logStateChange(log, runtime, before);
+    } finally {
+      if (!conflicted) for (const record of effects) record();
     }
     if (runtime.status && !(runtime.metadata.deletionTimestamp && !(runtime.metadata.finalizers ?? []).length)) {
       metrics.runtimeState(key, {

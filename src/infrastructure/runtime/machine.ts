@@ -76,7 +76,7 @@ export interface Machine {
   timing: RuntimeTiming;
   metrics: InfrastructureMetrics;
   /** Events on the Runtime beyond the condition changes the controller records (e.g. a retry asked for). */
-  events: EventRecorder;
+  events: Pick<EventRecorder, 'event'>;
   log: Logger;
   signal: AbortSignal;
 }

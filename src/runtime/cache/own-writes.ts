@@ -7,11 +7,15 @@
 //
 // The API server hands out resourceVersions in order, and a watch delivers every one of an object
 // in order, so the written version arriving means the cache is at least that new. A relist after an
-// expired watch can skip it: entries also end after `maxLagMs`, and callers that must not act on a
-// stale copy write with a resourceVersion precondition as well.
+// expired watch can skip it, and so can a newer change delivered before the write's answer was
+// read: a write not delivered within `maxLagMs` while the informer delivered other things (its
+// watch runs) is given up, and the cache is trusted again. While the informer delivers nothing (its
+// watch is down) reads stay with the API server. Callers that must not act on a stale copy of what
+// others write also write with a resourceVersion precondition.
 import type { ObjectKey } from '../../kube/keys.js';
 import { namespacedName } from '../../kube/keys.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
+import { ApiError } from '../client/errors.js';
 import { findObject } from '../client/find.js';
 import type { ApplyOptions, Client, DeleteOptions, ListOptions, ListResult, PatchType, ResourceInfo, WatchEvent, WatchOptions, WriteOptions } from '../client/interface.js';
 import type { Informer } from './informer.js';
@@ -19,46 +23,78 @@ import type { Informer } from './informer.js';
 /** How long a write is waited for before the cache is trusted again (default). */
 export const DEFAULT_MAX_LAG_MS = 30_000;
 
+type Awaited =
+  /** This resourceVersion of the object. */
+  | { kind: 'version'; rv: string }
+  /** The object's deletion: gone, or a deletion timestamp. */
+  | { kind: 'deletion' }
+  /** Anything delivered after a write whose outcome is unknown (it failed in flight). */
+  | { kind: 'any' };
+
 interface Pending {
-  /** The written resourceVersion; undefined for a delete (or a distrusted copy), which any later event answers. */
-  rv: string | undefined;
+  awaited: Awaited;
   at: number;
+  /** The informer's deliveries when the write was noted. */
+  deliveries: number;
 }
 
 /** The writes of one kind this process made that its informer has not delivered yet. */
 export class OwnWrites<T extends KubeObject = KubeObject> {
   private readonly pending = new Map<string, Pending>();
+  /** Keys whose next read goes to the API server whatever the cache holds (distrust). */
+  private readonly readFresh = new Set<string>();
+  private deliveries = 0;
 
   constructor(
     readonly informer: Informer<T>,
     private readonly maxLagMs = DEFAULT_MAX_LAG_MS,
   ) {
     informer.addHandlers({
-      onAdd: (o) => this.observed(namespacedName(o), o.metadata.resourceVersion),
-      onUpdate: (_o, n) => this.observed(namespacedName(n), n.metadata.resourceVersion),
-      onDelete: (o) => this.observed(namespacedName(o), undefined),
+      onAdd: (o) => this.observed(o, false),
+      onUpdate: (_o, n) => this.observed(n, false),
+      onDelete: (o) => this.observed(o, true),
     });
   }
 
-  /** A write of `key` answered with `rv` (undefined for a delete, whose answer may carry no object). */
+  /** A write of `key` answered with `rv`. */
   wrote(key: string, rv: string | undefined): void {
     // The watch may deliver a write before its answer is read: nothing to wait for then.
+    if (rv === undefined) this.await(key, { kind: 'any' });
+    else if (this.informer.store.get(key)?.metadata.resourceVersion === rv) this.pending.delete(key);
+    else this.await(key, { kind: 'version', rv });
+  }
+
+  /** A delete of `key` was sent (whatever its answer): waited for until the informer sees the object go or marked for deletion. */
+  deleted(key: string): void {
     const cached = this.informer.store.get(key);
-    const delivered = rv !== undefined ? cached?.metadata.resourceVersion === rv : cached === undefined || cached.metadata.deletionTimestamp !== undefined;
-    if (delivered) this.pending.delete(key);
-    else this.pending.set(key, { rv, at: Date.now() });
+    if (cached === undefined || cached.metadata.deletionTimestamp !== undefined) this.pending.delete(key);
+    else this.await(key, { kind: 'deletion' });
   }
 
-  /** Reads of `key` go to the API server until the informer delivers anything more of it (e.g. after a conflict). */
+  /** A write of `key` failed in flight (it may or may not have been made): waited for until the informer delivers anything of it. */
+  unsure(key: string): void {
+    this.await(key, { kind: 'any' });
+  }
+
+  /** The next read of `key` goes to the API server (e.g. after a conflict: someone else changed it). */
   distrust(key: string): void {
-    this.pending.set(key, { rv: undefined, at: Date.now() });
+    this.readFresh.add(key);
   }
 
-  /** True while a write of `key` has not reached the informer (and is not older than maxLagMs). */
+  /**
+   * True while a write of `key` has not reached the informer, or once after distrust (which this
+   * call then consumes): the caller reads from the API server.
+   */
+  mustRead(key: string): boolean {
+    if (this.readFresh.delete(key)) return true;
+    return this.lagging(key);
+  }
+
+  /** True while a write of `key` has not reached the informer (see the file comment for when it is given up). */
   lagging(key: string): boolean {
     const p = this.pending.get(key);
     if (!p) return false;
-    if (Date.now() - p.at <= this.maxLagMs) return true;
+    if (Date.now() - p.at <= this.maxLagMs || this.deliveries === p.deliveries) return true;
     this.pending.delete(key);
     return false;
   }
@@ -68,9 +104,21 @@ export class OwnWrites<T extends KubeObject = KubeObject> {
     return this.pending.size;
   }
 
-  private observed(key: string, rv: string | undefined): void {
+  private await(key: string, awaited: Awaited): void {
+    this.pending.set(key, { awaited, at: Date.now(), deliveries: this.deliveries });
+  }
+
+  private observed(o: T, gone: boolean): void {
+    this.deliveries++;
+    const key = namespacedName(o);
     const p = this.pending.get(key);
-    if (p && (p.rv === undefined || rv === undefined || p.rv === rv)) this.pending.delete(key);
+    if (!p) return;
+    const a = p.awaited;
+    const answered =
+      a.kind === 'any' ||
+      (a.kind === 'deletion' && (gone || o.metadata.deletionTimestamp !== undefined)) ||
+      (a.kind === 'version' && (gone || o.metadata.resourceVersion === a.rv));
+    if (answered) this.pending.delete(key);
   }
 }
 
@@ -82,17 +130,25 @@ export class CachedReader<T extends KubeObject> {
     readonly writes: OwnWrites<T>,
   ) {}
 
-  /** A copy of the object the caller may change, or undefined when it does not exist. */
-  async get(key: ObjectKey, opts: { signal?: AbortSignal } = {}): Promise<T | undefined> {
+  /**
+   * A copy of the object the caller may change, or undefined when it does not exist. With
+   * `confirmAbsent`, an object the cache does not have is asked of the API server before it counts
+   * as absent (e.g. the object a reconcile was asked for).
+   */
+  async get(key: ObjectKey, opts: { signal?: AbortSignal; confirmAbsent?: boolean } = {}): Promise<T | undefined> {
     const k = namespacedName(key);
     const informer = this.writes.informer;
-    if (informer.hasSynced && !this.writes.lagging(k)) {
+    if (informer.hasSynced && !this.writes.mustRead(k)) {
       const cached = informer.store.get(k);
-      return cached === undefined ? undefined : structuredClone(cached);
+      if (cached !== undefined) return structuredClone(cached);
+      if (!opts.confirmAbsent) return undefined;
     }
-    return findObject<T>(this.client, this.kind, key, opts);
+    return findObject<T>(this.client, this.kind, key, { signal: opts.signal });
   }
 }
+
+/** What NotingClient tells an OwnWrites. */
+type Noted = Pick<OwnWrites, 'wrote' | 'deleted' | 'unsure'>;
 
 /**
  * A client whose writes of the given kinds are noted in their OwnWrites (by the resourceVersion
@@ -102,20 +158,30 @@ export class CachedReader<T extends KubeObject> {
 export class NotingClient implements Client {
   constructor(
     private readonly client: Client,
-    private readonly kinds: ReadonlyArray<{ kind: KindRef; writes: Pick<OwnWrites, 'wrote'> }>,
+    private readonly kinds: ReadonlyArray<{ kind: KindRef; writes: Noted }>,
   ) {}
 
   get cluster(): string {
     return this.client.cluster;
   }
 
-  private writesOf(kind: KindRef): Pick<OwnWrites, 'wrote'> | undefined {
+  private writesOf(kind: KindRef): Noted | undefined {
     return this.kinds.find((k) => k.kind.kind === kind.kind && k.kind.apiVersion === kind.apiVersion)?.writes;
   }
 
   private note<R extends KubeObject>(kind: KindRef, written: R): R {
     this.writesOf(kind)?.wrote(namespacedName(written), written.metadata.resourceVersion);
     return written;
+  }
+
+  /** Runs a write; one that failed without a definite answer from the server (it may have been made) is waited for as unsure. */
+  private async writing<R extends KubeObject>(kind: KindRef, key: ObjectKey, write: () => Promise<R>): Promise<R> {
+    try {
+      return this.note(kind, await write());
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code >= 400 && e.code < 500)) this.writesOf(kind)?.unsure(namespacedName(key));
+      throw e;
+    }
   }
 
   get<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, opts?: { signal?: AbortSignal }): Promise<T> {
@@ -126,32 +192,32 @@ export class NotingClient implements Client {
     return this.client.list<T>(kind, opts);
   }
 
-  async create<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
-    return this.note(kindOf(obj), await this.client.create(obj, opts));
+  create<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
+    return this.writing(kindOf(obj), keyOf(obj), () => this.client.create(obj, opts));
   }
 
-  async update<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
-    return this.note(kindOf(obj), await this.client.update(obj, opts));
+  update<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
+    return this.writing(kindOf(obj), keyOf(obj), () => this.client.update(obj, opts));
   }
 
-  async updateStatus<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
-    return this.note(kindOf(obj), await this.client.updateStatus(obj, opts));
+  updateStatus<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
+    return this.writing(kindOf(obj), keyOf(obj), () => this.client.updateStatus(obj, opts));
   }
 
-  async patch<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: 'status' | 'scale' }): Promise<T> {
-    return this.note(kind, await this.client.patch<T>(kind, key, type, patch, opts));
+  patch<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: 'status' | 'scale' }): Promise<T> {
+    return this.writing(kind, key, () => this.client.patch<T>(kind, key, type, patch, opts));
   }
 
-  async apply<T extends KubeObject>(obj: T, opts: ApplyOptions): Promise<T> {
-    return this.note(kindOf(obj), await this.client.apply(obj, opts));
+  apply<T extends KubeObject>(obj: T, opts: ApplyOptions): Promise<T> {
+    return this.writing(kindOf(obj), keyOf(obj), () => this.client.apply(obj, opts));
   }
 
   async delete(kind: KindRef, key: ObjectKey, opts?: DeleteOptions): Promise<void> {
     try {
       await this.client.delete(kind, key, opts);
     } finally {
-      // Whatever the answer, the object may have changed (a deletion timestamp) or be gone.
-      this.writesOf(kind)?.wrote(namespacedName(key), undefined);
+      // Whatever the answer, the object may now have a deletion timestamp or be gone.
+      this.writesOf(kind)?.deleted(namespacedName(key));
     }
   }
 
@@ -170,4 +236,8 @@ export class NotingClient implements Client {
 
 function kindOf(obj: KubeObject): KindRef {
   return { apiVersion: obj.apiVersion ?? '', kind: obj.kind ?? '' };
+}
+
+function keyOf(obj: KubeObject): ObjectKey {
+  return { namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };
 }

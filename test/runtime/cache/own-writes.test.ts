@@ -20,10 +20,16 @@ function configMap(name: string, v = '1'): KubeObject {
   return { ...CONFIGMAP, metadata: { name, namespace: 'default' }, data: { v } };
 }
 
-/** A client whose watches hold their events while `held` is set (the informer lags), then deliver them in order. */
+/** A client whose watches hold their events while held (the informer lags), then deliver them in order, all or one at a time. */
 function laggingWatches(inner: Client) {
   let held = false;
+  let allowance = 0;
   let release: (() => void) | undefined;
+  const wake = () => {
+    const r = release;
+    release = undefined;
+    r?.();
+  };
   const client = new Proxy(inner, {
     get(target, prop, receiver) {
       if (prop !== 'watch') {
@@ -32,7 +38,9 @@ function laggingWatches(inner: Client) {
       }
       return async function* (kind: KindRef, opts?: WatchOptions): AsyncGenerator<WatchEvent> {
         for await (const ev of target.watch(kind, opts)) {
-          while (held) await new Promise<void>((resolve) => (release = resolve));
+          if (ev.type === 'BOOKMARK') continue;
+          while (held && allowance === 0) await new Promise<void>((resolve) => (release = resolve));
+          if (held) allowance--;
           yield ev;
         }
       };
@@ -43,7 +51,12 @@ function laggingWatches(inner: Client) {
     hold: () => (held = true),
     deliver: () => {
       held = false;
-      release?.();
+      wake();
+    },
+    /** Lets one more event through while held. */
+    deliverOne: () => {
+      allowance++;
+      wake();
     },
   };
 }
@@ -108,10 +121,17 @@ describe('own writes read back through the cache', () => {
     const other = await t.api.patch(CONFIGMAP, { namespace: 'default', name: 'b' }, 'merge', { data: { v: 'other' } });
     const ours = await t.client.patch(CONFIGMAP, { namespace: 'default', name: 'b' }, 'merge', { data: { v: 'ours' } });
     assert.notEqual(other.metadata.resourceVersion, ours.metadata.resourceVersion);
+    t.watches.deliverOne();
+    await waitFor('the other change delivered', () => t.informer.store.get('default/b')?.metadata.resourceVersion === other.metadata.resourceVersion);
+    assert.ok(t.writes.lagging('default/b'), 'still waiting for this process\'s write');
+    assert.deepEqual((await t.reader.get({ namespace: 'default', name: 'b' }))?.data, { v: 'ours' }, 'read from the API server');
+    t.watches.deliverOne();
+    await waitFor('this process\'s write delivered', () => !t.writes.lagging('default/b'));
+    assert.equal(t.informer.store.get('default/b')?.metadata.resourceVersion, ours.metadata.resourceVersion);
     t.watches.deliver();
-    await waitFor('both delivered', () => t.informer.store.get('default/b')?.metadata.resourceVersion === ours.metadata.resourceVersion);
-    assert.equal(t.writes.lagging('default/b'), false);
+    const gets = t.gets();
     assert.deepEqual((await t.reader.get({ namespace: 'default', name: 'b' }))?.data, { v: 'ours' });
+    assert.equal(t.gets(), gets, 'read from the cache');
   });
 
   it('a write the watch delivered before its answer was read is not waited for', async () => {
@@ -122,33 +142,73 @@ describe('own writes read back through the cache', () => {
     assert.equal(t.writes.lagging('default/c'), false);
   });
 
-  it('a delete is waited for until the informer sees the object go; other kinds are not noted', async () => {
+  it('a delete is waited for until the informer sees the object go, not answered by an earlier write\'s event; other kinds are not noted', async () => {
     const t = await setup();
     await t.client.create(configMap('d'));
     await waitFor('delivered', () => !t.writes.lagging('default/d') && t.informer.store.get('default/d') !== undefined);
     t.watches.hold();
+    await t.client.patch(CONFIGMAP, { namespace: 'default', name: 'd' }, 'merge', { data: { v: 'before the delete' } });
     await t.client.delete(CONFIGMAP, { namespace: 'default', name: 'd' });
     assert.ok(t.writes.lagging('default/d'));
+    t.watches.deliverOne();
+    await waitFor('the patch delivered', () => (t.informer.store.get('default/d')?.data as Record<string, string> | undefined)?.v === 'before the delete');
+    assert.ok(t.writes.lagging('default/d'), 'the patch does not answer the delete');
     assert.equal(await t.reader.get({ namespace: 'default', name: 'd' }), undefined, 'the API server says it is gone');
     t.watches.deliver();
     await waitFor('the delete delivered', () => !t.writes.lagging('default/d'));
+    assert.equal(t.informer.store.get('default/d'), undefined);
     await t.client.create({ ...SECRET, metadata: { name: 's', namespace: 'default' }, stringData: { k: 'v' } });
     assert.equal(t.writes.size, 0, 'a Secret is not a kind this client notes');
   });
 
-  it('a write never delivered (a relist skipped it) stops being waited for after the bound; distrust asks the server until the next delivery', async () => {
+  it('a write never delivered (a relist skipped it) is given up after the bound once the informer delivers other things, not while it delivers nothing', async () => {
     const t = await setup();
     const shortLived = new OwnWrites(t.informer, 30);
     shortLived.wrote('default/never', '999999');
     assert.ok(shortLived.lagging('default/never'));
     await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.ok(shortLived.lagging('default/never'), 'past the bound, but the informer delivered nothing since: its watch may be down');
+    await t.api.create(configMap('other'));
+    await waitFor('another object delivered', () => t.informer.store.get('default/other') !== undefined);
     assert.equal(shortLived.lagging('default/never'), false);
+  });
 
+  it('distrust sends the next read to the API server, once', async () => {
+    const t = await setup();
     await t.client.create(configMap('e'));
     await waitFor('delivered', () => !t.writes.lagging('default/e'));
+    const gets = t.gets();
     t.writes.distrust('default/e');
-    assert.ok(t.writes.lagging('default/e'));
-    await t.api.patch(CONFIGMAP, { namespace: 'default', name: 'e' }, 'merge', { data: { v: '2' } });
-    await waitFor('any delivery answers a distrusted copy', () => !t.writes.lagging('default/e'));
+    await t.reader.get({ namespace: 'default', name: 'e' });
+    assert.equal(t.gets(), gets + 1);
+    await t.reader.get({ namespace: 'default', name: 'e' });
+    assert.equal(t.gets(), gets + 1);
+  });
+
+  it('a write that failed in flight (it may have been made) is waited for until the informer delivers anything of the object', async () => {
+    const t = await setup();
+    await t.client.create(configMap('f'));
+    await waitFor('delivered', () => !t.writes.lagging('default/f'));
+    // The server makes the change, the answer is lost on the way.
+    const losing = new Proxy(t.api, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== 'patch') return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        return async (...args: Parameters<Client['patch']>) => {
+          await target.patch(...args);
+          throw new Error('socket hang up');
+        };
+      },
+    });
+    const client = new NotingClient(losing, [{ kind: CONFIGMAP, writes: t.writes }]);
+    t.watches.hold();
+    await assert.rejects(client.patch(CONFIGMAP, { namespace: 'default', name: 'f' }, 'merge', { data: { v: 'lost answer' } }), /socket hang up/);
+    assert.ok(t.writes.lagging('default/f'));
+    assert.deepEqual((await t.reader.get({ namespace: 'default', name: 'f' }))?.data, { v: 'lost answer' }, 'read from the API server');
+    // A refusal is a definite answer: nothing was written, nothing to wait for.
+    t.watches.deliver();
+    await waitFor('delivered', () => !t.writes.lagging('default/f'));
+    await assert.rejects(t.client.patch(CONFIGMAP, { namespace: 'default', name: 'f' }, 'merge', { metadata: { resourceVersion: '1' }, data: { v: 'stale' } }), (e: Error) => e.name === 'ApiError');
+    assert.equal(t.writes.lagging('default/f'), false);
   });
 });
