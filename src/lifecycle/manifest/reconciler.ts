@@ -69,8 +69,6 @@ export const DEFAULT_INTERVALS: RequeueIntervals = { successMs: 30_000, busyMs: 
 /** With the runtime watcher: a Ready Manifest's objects are read back at least this often (jittered). */
 export const DEFAULT_DRIFT_CHECK_MS = 24 * 60 * 60_000;
 
-/** Without a healthy webhook, an installing Manifest's objects are read back at most this often (see unchangedSinceRead). */
-const UNWATCHED_READ_BACK_MS = 30_000;
 
 /** Why a Ready Manifest's pass reads its objects back (see driftCheckReason). */
 export type DriftCheckReason = 'watcher_off' | 'not_watched' | 'watcher_event' | 'not_ready' | 'changed' | 'webhook_unhealthy' | 'interval';
@@ -314,7 +312,7 @@ export class ManifestReconciler {
     // event reports (`kubectl scale` writes deployments/scale), which the new generation shows;
     // kinds without a generation are left out (a status write alone moves their resourceVersion).
     if (!reason && !ctx.statusChanged) return 'clean';
-    if (!reason || (reason === 'not_ready' && this.unchangedSinceRead(known, watchedFromHere, ctx.status.before?.state))) {
+    if (!reason || ((reason === 'not_ready' || reason === 'webhook_unhealthy') && this.unchangedSinceRead(known, watchedFromHere, ctx.status.before?.state))) {
       // Changes from now on go unreported until the webhook is healthy again: the next pass under a
       // healthy webhook reads everything back once.
       if (reason && !watchedFromHere) known.watched = false;
@@ -349,18 +347,21 @@ export class ManifestReconciler {
   }
 
   /**
-   * Whether a pass of a Manifest that is not Ready may skip reading its objects back. Under a healthy
-   * webhook: when they were applied or read back under it too (every change since was reported).
-   * Without one (a new runtime's webhook is not up yet, or is broken), an installing (Processing)
-   * Manifest: when they were read less than UNWATCHED_READ_BACK_MS ago (or a success interval, if
-   * shorter), so that busy passes every few seconds do not each read every object back while a
-   * fleet's webhooks come up; a change meanwhile is put back within that time. A Manifest in Error
-   * reads them back on every pass (a deleted object may be why it fails).
+   * Whether a pass may skip reading the objects back although no event can report their changes.
+   * Under a healthy webhook (a Manifest that is not Ready): when they were applied or read back
+   * under it too (every change since was reported). Without one (a new runtime's webhook is not up
+   * yet, its Kyma has not confirmed it, or it is broken), an installing (Processing) or Ready
+   * Manifest: when they were read less than a success interval ago (the fallback pass of a Ready
+   * Manifest, 5 min with the watcher), so that busy passes every few seconds, and the passes that
+   * status events and a fleet's long queues bring, do not each read every object back while a
+   * fleet's webhooks come up; a change meanwhile is put back within that interval, as a Ready
+   * Manifest's is. A Manifest in Error reads them back on every pass (a deleted object may be why
+   * it fails).
    */
   private unchangedSinceRead(known: AppliedState, watchedFromHere: boolean, before: State | undefined): boolean {
     if (watchedFromHere) return known.watched;
-    if (before !== States.Processing) return false;
-    return Date.now() < known.readAt + Math.min(UNWATCHED_READ_BACK_MS, this.d.intervals.successMs);
+    if (before !== States.Processing && before !== States.Ready) return false;
+    return Date.now() < known.readAt + this.d.intervals.successMs;
   }
 
   /** The objects' state since the last apply or read-back is not known (an event's check failed). */
