@@ -316,6 +316,48 @@ describe('with the runtime watcher: periodic passes are cheap', () => {
   });
 });
 
+describe('with the runtime watcher: a Ready Manifest whose webhook is not healthy', () => {
+  const env = new Env();
+  const SUCCESS_MS = 2_000;
+
+  before(async () => {
+    await env.start({ ...SHORT_PASSES, manifestIntervals: { ...SHORT_PASSES.manifestIntervals!, successMs: SUCCESS_MS }, kymaRuntimeCheckMs: HOUR, manifestDriftCheckMs: HOUR, watcher: watcherConfig() }, { web: '1.0.0' });
+  });
+  after(() => env.stop());
+
+  it('reads its objects back once per success interval, not on every pass that comes in between', async () => {
+    await env.runtime('unconfirmed', ['web']);
+    await env.ready('unconfirmed');
+    // Its Kyma stops confirming the webhook (left alone by its controller, as a person would with
+    // the skip label): no event from that runtime can be relied on.
+    await env.land.kcp.patch(Kyma, { namespace: NS, name: 'unconfirmed' }, 'merge', { metadata: { labels: { [Labels.SkipReconciliation]: 'true' } } });
+    const kyma = await env.kyma('unconfirmed');
+    const conditions = (kyma.status?.conditions ?? []).map((c) => (c.type === 'SKRWebhook' ? { ...c, status: 'False', reason: 'SKRWebhookIsNotReady' } : c));
+    await env.land.kcp.patch(Kyma, { namespace: NS, name: 'unconfirmed' }, 'merge', { status: { conditions } }, { subresource: 'status' });
+    const manifest = (await env.manifests('unconfirmed'))[0];
+    assert.equal(manifest?.status?.state, 'Ready');
+    const key = `${NS}/${manifest.metadata.name ?? ''}`;
+    const unhealthyReads = () => env.metric('lifecycle_mgr_drift_checks_total', 'reason="webhook_unhealthy"');
+    // The first pass after the change reads them back (they were last read while events flowed).
+    await env.land.kcp.patch(Manifest, { namespace: NS, name: manifest.metadata.name ?? '' }, 'merge', { metadata: { annotations: { 'example.test/touch': '0' } } });
+    await waitFor('a read-back without a healthy webhook', () => unhealthyReads() > 0, 10_000);
+    const before = { reads: unhealthyReads(), passes: env.reconciles('manifest', key) };
+    // Passes brought by changes of the Manifest (as status events bring them), well within a success interval.
+    for (let i = 1; i <= 6; i++) {
+      await env.land.kcp.patch(Manifest, { namespace: NS, name: manifest.metadata.name ?? '' }, 'merge', { metadata: { annotations: { 'example.test/touch': String(i) } } });
+      await sleep(100);
+    }
+    await waitFor('the passes ran', () => env.reconciles('manifest', key) - before.passes >= 4, 5_000);
+    const passes = env.reconciles('manifest', key) - before.passes;
+    assert.ok(unhealthyReads() - before.reads <= 1, `read-backs in ${passes} passes: ${unhealthyReads() - before.reads}`);
+    // Once a success interval has passed, the next pass reads them back again.
+    await sleep(SUCCESS_MS);
+    const reads = unhealthyReads();
+    await env.land.kcp.patch(Manifest, { namespace: NS, name: manifest.metadata.name ?? '' }, 'merge', { metadata: { annotations: { 'example.test/touch': 'later' } } });
+    await waitFor('a read-back a success interval later', () => unhealthyReads() > reads, 10_000);
+  });
+});
+
 describe('with the runtime watcher: Kymas and Manifests are woken by events, not polled', () => {
   const env = new Env();
 
