@@ -318,7 +318,7 @@ describe('with the runtime watcher: periodic passes are cheap', () => {
 
 describe('with the runtime watcher: a Ready Manifest whose webhook is not healthy', () => {
   const env = new Env();
-  const SUCCESS_MS = 2_000;
+  const SUCCESS_MS = 5_000;
 
   before(async () => {
     await env.start({ ...SHORT_PASSES, manifestIntervals: { ...SHORT_PASSES.manifestIntervals!, successMs: SUCCESS_MS }, kymaRuntimeCheckMs: HOUR, manifestDriftCheckMs: HOUR, watcher: watcherConfig() }, { web: '1.0.0' });
