@@ -69,7 +69,6 @@ export const DEFAULT_INTERVALS: RequeueIntervals = { successMs: 30_000, busyMs: 
 /** With the runtime watcher: a Ready Manifest's objects are read back at least this often (jittered). */
 export const DEFAULT_DRIFT_CHECK_MS = 24 * 60 * 60_000;
 
-
 /** Why a Ready Manifest's pass reads its objects back (see driftCheckReason). */
 export type DriftCheckReason = 'watcher_off' | 'not_watched' | 'watcher_event' | 'not_ready' | 'changed' | 'webhook_unhealthy' | 'interval';
 

@@ -13,7 +13,7 @@
 // watch is down) reads stay with the API server. Callers that must not act on a stale copy of what
 // others write also write with a resourceVersion precondition.
 import type { ObjectKey } from '../../kube/keys.js';
-import { namespacedName } from '../../kube/keys.js';
+import { namespacedName, objectKey } from '../../kube/keys.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
 import { ApiError } from '../client/errors.js';
 import { findObject } from '../client/find.js';
@@ -193,15 +193,15 @@ export class NotingClient implements Client {
   }
 
   create<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
-    return this.writing(kindOf(obj), keyOf(obj), () => this.client.create(obj, opts));
+    return this.writing(kindOf(obj), objectKey(obj), () => this.client.create(obj, opts));
   }
 
   update<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
-    return this.writing(kindOf(obj), keyOf(obj), () => this.client.update(obj, opts));
+    return this.writing(kindOf(obj), objectKey(obj), () => this.client.update(obj, opts));
   }
 
   updateStatus<T extends KubeObject>(obj: T, opts?: WriteOptions): Promise<T> {
-    return this.writing(kindOf(obj), keyOf(obj), () => this.client.updateStatus(obj, opts));
+    return this.writing(kindOf(obj), objectKey(obj), () => this.client.updateStatus(obj, opts));
   }
 
   patch<T extends KubeObject = KubeObject>(kind: KindRef, key: ObjectKey, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: 'status' | 'scale' }): Promise<T> {
@@ -209,16 +209,20 @@ export class NotingClient implements Client {
   }
 
   apply<T extends KubeObject>(obj: T, opts: ApplyOptions): Promise<T> {
-    return this.writing(kindOf(obj), keyOf(obj), () => this.client.apply(obj, opts));
+    return this.writing(kindOf(obj), objectKey(obj), () => this.client.apply(obj, opts));
   }
 
   async delete(kind: KindRef, key: ObjectKey, opts?: DeleteOptions): Promise<void> {
     try {
       await this.client.delete(kind, key, opts);
-    } finally {
-      // Whatever the answer, the object may now have a deletion timestamp or be gone.
+    } catch (e) {
+      // Refused (a precondition, forbidden): nothing changed. Not found: gone, as a delete leaves it.
+      if (e instanceof ApiError && e.code >= 400 && e.code < 500 && e.code !== 404) throw e;
       this.writesOf(kind)?.deleted(namespacedName(key));
+      throw e;
     }
+    // The object now has a deletion timestamp or is gone.
+    this.writesOf(kind)?.deleted(namespacedName(key));
   }
 
   watch<T extends KubeObject = KubeObject>(kind: KindRef, opts?: WatchOptions): AsyncIterable<WatchEvent<T>> {
@@ -238,6 +242,3 @@ function kindOf(obj: KubeObject): KindRef {
   return { apiVersion: obj.apiVersion ?? '', kind: obj.kind ?? '' };
 }
 
-function keyOf(obj: KubeObject): ObjectKey {
-  return { namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };
-}
