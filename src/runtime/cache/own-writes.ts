@@ -23,7 +23,7 @@ import type { Informer } from './informer.js';
 /** How long a write is waited for before the cache is trusted again (default). */
 export const DEFAULT_MAX_LAG_MS = 30_000;
 
-type Awaited =
+type Awaiting =
   /** This resourceVersion of the object. */
   | { kind: 'version'; rv: string }
   /** The object's deletion: gone, or a deletion timestamp. */
@@ -32,7 +32,7 @@ type Awaited =
   | { kind: 'any' };
 
 interface Pending {
-  awaited: Awaited;
+  awaited: Awaiting;
   at: number;
   /** The informer's deliveries when the write was noted. */
   deliveries: number;
@@ -59,7 +59,7 @@ export class OwnWrites<T extends KubeObject = KubeObject> {
   /** A write of `key` answered with `rv`. */
   wrote(key: string, rv: string | undefined): void {
     // The watch may deliver a write before its answer is read: nothing to wait for then.
-    if (rv === undefined) this.await(key, { kind: 'any' });
+    if (rv === undefined) this.unsure(key);
     else if (this.informer.store.get(key)?.metadata.resourceVersion === rv) this.pending.delete(key);
     else this.await(key, { kind: 'version', rv });
   }
@@ -104,7 +104,7 @@ export class OwnWrites<T extends KubeObject = KubeObject> {
     return this.pending.size;
   }
 
-  private await(key: string, awaited: Awaited): void {
+  private await(key: string, awaited: Awaiting): void {
     this.pending.set(key, { awaited, at: Date.now(), deliveries: this.deliveries });
   }
 
