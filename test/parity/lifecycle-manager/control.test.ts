@@ -137,14 +137,14 @@ describe('upstream parity: module control and status', () => {
     });
     assert.equal(cr.metadata.labels?.[Labels.ManagedBy], LabelValues.Kyma);
 
-    await setManifestSkip(env.kcp, manifest, true);
+    await setManifestSkip(env, manifest, true);
     await rt.remote.delete(sampleKind(module), { namespace: Namespaces.Remote, name: MODULE_CR_NAME });
     await waitFor('the module CR gone', async () => (await env.moduleCR(rt.remote, module)) === undefined);
     await consistently(env, 'the module CR is not re-created', async () => (await env.moduleCR(rt.remote, module)) === undefined, manifestKey(manifest));
     await rt.remote.delete(DEPLOYMENT, { namespace: moduleNamespace(module), name: managerName(module, '1.0.0') });
     await consistently(env, 'the manager is not re-created', async () => !(await managerExists(rt.remote, module, '1.0.0')), manifestKey(manifest));
 
-    await setManifestSkip(env.kcp, manifest, false);
+    await setManifestSkip(env, manifest, false);
     await waitFor('the module CR re-created', () => env.moduleCR(rt.remote, module));
     await waitFor('the manager re-created and ready', () => managerReady(rt.remote, module, '1.0.0'));
     await waitFor('the KCP Kyma Ready', () => kymaReady(rt.kymaName));
@@ -215,10 +215,10 @@ describe('upstream parity: module control and status', () => {
       manifestKey(manifest),
     );
 
-    await setManifestSkip(env.kcp, manifest, true);
+    await setManifestSkip(env, manifest, true);
     await rt.remote.patch(DEPLOYMENT, { namespace: moduleNamespace(module), name: managerName(module, '1.0.0') }, 'merge', { spec: { replicas: 0 } });
     await waitFor('the manager stopped', async () => !(await managerReady(rt.remote, module, '1.0.0')));
-    await setManifestSkip(env.kcp, manifest, false);
+    await setManifestSkip(env, manifest, false);
     await waitFor('the manager reset and ready', () => managerReady(rt.remote, module, '1.0.0'));
     const d = await findObject<KubeObject & { spec?: { replicas?: number } }>(rt.remote, DEPLOYMENT, { namespace: moduleNamespace(module), name: managerName(module, '1.0.0') });
     assert.equal(d?.spec?.replicas, 1);

@@ -11,6 +11,7 @@ import { startModuleOperators, type ModuleOperators } from '../../../src/landsca
 import { findObject } from '../../../src/runtime/client/index.js';
 import type { Client } from '../../../src/runtime/client/interface.js';
 import type { ControlPlaneConfig } from '../../../src/controlplane/index.js';
+import { namespacedName } from '../../../src/kube/keys.js';
 import type { KindRef, KubeObject } from '../../../src/kube/object.js';
 import { startKymaEnv, waitFor, NS, type KymaEnv } from '../../lifecycle/kyma-env.js';
 import { countReconciles } from '../../support/metrics.js';
@@ -127,9 +128,20 @@ export async function managerExists(remote: Client, module: string, version: str
   return (await findObject(remote, kind, { namespace: moduleNamespace(module), name: managerName(module, version) })) !== undefined;
 }
 
-/** Sets or removes upstream's skip-reconciliation label on a Manifest (SetSkipLabelToManifest). */
-export async function setManifestSkip(kcp: Client, manifest: ManifestObject, skip: boolean): Promise<void> {
-  await kcp.patch(Manifest, { namespace: manifest.metadata.namespace, name: manifest.metadata.name ?? '' }, 'merge', { metadata: { labels: { [Labels.SkipReconciliation]: skip ? 'true' : null } } });
+/**
+ * Sets or removes upstream's skip-reconciliation label on a Manifest (SetSkipLabelToManifest), and
+ * returns once a pass of the Manifest controller has begun with the change in its cache. A pass that
+ * read the Manifest before its watch delivered the label acts on the older copy, as upstream's
+ * would; a step that follows at once (stopping a manager, say) must not race that pass. Passes of
+ * one key never overlap, so a pass begun after the cache holds the label follows any such pass.
+ */
+export async function setManifestSkip(env: Pick<ParityEnv, 'kcp' | 'lm' | 'reconciles'>, manifest: ManifestObject, skip: boolean): Promise<void> {
+  const key = { namespace: manifest.metadata.namespace ?? NS, name: manifest.metadata.name ?? '' };
+  await env.kcp.patch(Manifest, key, 'merge', { metadata: { labels: { [Labels.SkipReconciliation]: skip ? 'true' : null } } });
+  const cached = env.lm.manager.cache<ManifestObject>(Manifest, { namespace: NS });
+  await waitFor(`the controllers' cache sees the skip label ${skip ? 'set' : 'removed'}`, () => (cached.get(namespacedName(key))?.metadata.labels?.[Labels.SkipReconciliation] === 'true') === skip);
+  const passes = env.reconciles('manifest', namespacedName(key));
+  await waitFor('a Manifest pass with the label in the cache', () => env.reconciles('manifest', namespacedName(key)) > passes);
 }
 
 /**
