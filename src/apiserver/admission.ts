@@ -146,8 +146,7 @@ export class WebhookAdmitter implements Admitter {
       if (a.type.kind !== 'Namespace') return true;
       return selectorMatches(wh.namespaceSelector, (a.object ?? a.oldObject)?.metadata.labels);
     }
-    const ns = cluster.tryGet(NAMESPACE, '', a.namespace);
-    return selectorMatches(wh.namespaceSelector, ns?.metadata.labels);
+    return selectorMatches(wh.namespaceSelector, cluster.labelsOf(NAMESPACE, '', a.namespace));
   }
 
   private review(a: AdmissionAttributes): Record<string, unknown> {

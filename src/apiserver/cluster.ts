@@ -286,6 +286,11 @@ export class LogicalCluster {
     return this.decode(t, this.getStored(t, namespace, name).json);
   }
 
+  /** A stored object's labels, without decoding it; undefined when there is no such object or it has none. */
+  labelsOf(t: ResourceType, namespace: string, name: string): Record<string, string> | undefined {
+    return this.store.get(resourceKey(t), t.namespaced ? namespace : '', name)?.labels;
+  }
+
   tryGet(t: ResourceType, namespace: string, name: string): ObjectWithMeta | undefined {
     const o = this.store.get(resourceKey(t), t.namespaced ? namespace : '', name);
     return o ? this.decode(t, o.json) : undefined;

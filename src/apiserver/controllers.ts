@@ -8,7 +8,7 @@ import { StatusError } from './errors.js';
 import { NamespaceDefaults, type NamespaceDefaultsOptions } from './namespace-defaults.js';
 import { nowRfc3339 } from './objects.js';
 import { BUILTIN_TYPES, type ResourceType } from './resources.js';
-import { deepClone, type JsonObject } from '../kube/json.js';
+import { deepClone, jsonEqual, type JsonObject } from '../kube/json.js';
 import type { ObjectWithMeta, OwnerReference } from '../kube/object.js';
 import { sleep } from '../util/sleep.js';
 
@@ -109,7 +109,10 @@ export class ClusterControllers {
       if (fins.includes('foregroundDeletion')) this.enqueue(() => this.foreground(t, obj));
       if (fins.includes('orphan')) this.enqueue(() => this.orphan(t, obj));
     }
-    if (obj && (obj.metadata.ownerReferences ?? []).length > 0) this.enqueue(() => this.checkOwners(t, obj));
+    // An object's owners are checked when it names them (created, or its references changed); an
+    // owner that goes later is handled by collectDependents above.
+    const refs = obj?.metadata.ownerReferences ?? [];
+    if (obj && refs.length > 0 && !(old && jsonEqual(old.metadata.ownerReferences ?? [], refs))) this.enqueue(() => this.checkOwners(t, obj));
     if (obj?.metadata.deletionTimestamp && t.kind === 'CustomResourceDefinition' && (obj.metadata.finalizers ?? []).includes(CRD_CLEANUP)) {
       this.enqueue(() => this.cleanupCrd(t, obj));
     }

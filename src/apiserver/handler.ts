@@ -218,6 +218,22 @@ function parseDryRun(q: URLSearchParams): boolean {
   return v.length > 0;
 }
 
+/**
+ * Parses a YAML body. Clients send most apply patches as JSON (which YAML includes); JSON.parse reads
+ * those several times faster than the YAML parser, which still reads everything else and reports
+ * the errors. (A JSON object with a key twice keeps the last value here, as Go's JSON decoding does.)
+ */
+function loadYaml(text: string): unknown {
+  if (/^\s*\{/.test(text)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      // Not JSON after all: YAML's flow style, comments, or an error the YAML parser words.
+    }
+  }
+  return yaml.load(text);
+}
+
 function decodeObject(t: ResourceType, body: Buffer, contentType: string): ObjectWithMeta {
   if (isProtobuf(contentType)) return decodeBody(t, body);
   const ct = contentType.split(';')[0].trim();
@@ -225,7 +241,7 @@ function decodeObject(t: ResourceType, body: Buffer, contentType: string): Objec
   const text = body.toString('utf8');
   if (/yaml/.test(contentType)) {
     try {
-      const o = yaml.load(text);
+      const o = loadYaml(text);
       if (isPlainObject(o)) return o as ObjectWithMeta;
     } catch (e) {
       throw badRequest(`the object provided is unrecognized (must be of type ${t.kind}): ${(e as Error).message}`);
@@ -394,7 +410,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: RequestC
       const raw = (await readBody(req)).toString('utf8');
       let patch: unknown;
       try {
-        patch = type === 'apply' ? yaml.load(raw) : JSON.parse(raw);
+        patch = type === 'apply' ? loadYaml(raw) : JSON.parse(raw);
       } catch (e) {
         throw badRequest(`error decoding patch: ${(e as Error).message}`);
       }
