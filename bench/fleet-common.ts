@@ -219,7 +219,14 @@ export class FleetWatch {
 export class NotConverged extends Error {}
 
 /** What `GET /_kcp/stats` answers (docs/apiserver.md), read with the KCP kubeconfig: its token is the server's admin token. */
-interface AdminStats {
+interface ConnectionStats {
+  /** TLS connections the API server accepted, and of them those that resumed a session. */
+  tlsConnections?: { connections: number; resumed: number };
+  /** Admission webhook calls the API server made, and the connections they opened. */
+  webhookCalls?: { calls: number; connections: number; resumed: number };
+}
+
+interface AdminStats extends ConnectionStats {
   requests: number;
   requestsByRoute?: Record<string, number>;
 }
@@ -242,6 +249,30 @@ export function statsReader(kcpKubeconfig: string): () => Promise<number> {
 export function routeCountsReader(kcpKubeconfig: string): () => Promise<Record<string, number>> {
   const read = adminStatsReader(kcpKubeconfig);
   return async () => (await read()).requestsByRoute ?? {};
+}
+
+/** The API server's connection counts (`GET /_kcp/stats`): TLS connections accepted, webhook calls and their connections. */
+export function connectionStatsReader(kcpKubeconfig: string): () => Promise<ConnectionStats> {
+  const read = adminStatsReader(kcpKubeconfig);
+  return async () => {
+    const { tlsConnections, webhookCalls } = await read();
+    return { tlsConnections, webhookCalls };
+  };
+}
+
+/** What two readings of connectionStatsReader say about connection reuse between them, for `requests` requests. */
+export function connectionDeltaLine(before: ConnectionStats, after: ConnectionStats, requests: number): string {
+  const tls = { connections: (after.tlsConnections?.connections ?? 0) - (before.tlsConnections?.connections ?? 0), resumed: (after.tlsConnections?.resumed ?? 0) - (before.tlsConnections?.resumed ?? 0) };
+  const wh = {
+    calls: (after.webhookCalls?.calls ?? 0) - (before.webhookCalls?.calls ?? 0),
+    connections: (after.webhookCalls?.connections ?? 0) - (before.webhookCalls?.connections ?? 0),
+    resumed: (after.webhookCalls?.resumed ?? 0) - (before.webhookCalls?.resumed ?? 0),
+  };
+  const per = (n: number, of: number) => (of > 0 ? `${((100 * n) / of).toFixed(1)}%` : '-');
+  return (
+    `TLS connections the API server accepted: ${tls.connections} for ${requests} requests (${per(tls.connections, requests)}), ${tls.resumed} of them resumed; ` +
+    `admission webhook calls ${wh.calls}, opening ${wh.connections} connections (${per(wh.connections, wh.calls)} of the calls), ${wh.resumed} of them resumed`
+  );
 }
 
 /** The `top` routes that grew most between two readings, as `route n` per line with the share of the total. */

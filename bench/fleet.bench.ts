@@ -30,7 +30,7 @@ import { type Client, clientFromKubeconfig } from '../src/runtime/client/index.j
 import { sleep } from '../src/util/sleep.js';
 import { startUp } from '../src/up/index.js';
 import { secureContexts } from '../src/util/tls-contexts.js';
-import { controllerFlags, enableInRuntime, EXTRA_MODULE, FleetWatch, machineLine, memoryOf, MODULES, NotConverged, NS, routeCountsReader, routeDeltaLines, statsReader } from './fleet-common.js';
+import { controllerFlags, enableInRuntime, EXTRA_MODULE, FleetWatch, machineLine, memoryOf, MODULES, NotConverged, NS, routeCountsReader, routeDeltaLines, statsReader, connectionStatsReader, connectionDeltaLine } from './fleet-common.js';
 import { OBJECTS_PER_MODULE, writeFleetModules } from './fleet-modules.js';
 import { printSettings } from './settings.js';
 import { CpuWindow, labelledDelta, option, quantilesOf, RECONCILE_METRICS, reconcileDelta, reconcilesByController, series, summary } from './stats.js';
@@ -107,6 +107,7 @@ async function main(): Promise<void> {
   const kcp = clientFromKubeconfig(kcpKubeconfig, { qps: 0 });
   const stats = statsReader(kcpKubeconfig);
   const routeCounts = routeCountsReader(kcpKubeconfig);
+  const connections = connectionStatsReader(kcpKubeconfig);
   const fleet = new FleetWatch(kcp, runtimes);
   await fleet.start();
   const ownRequests = () => fleet.ownRequests();
@@ -120,6 +121,7 @@ async function main(): Promise<void> {
   const reconciles = () => reconcilesByController(up.controlPlane.manager.registry.render(RECONCILE_METRICS));
   const requests0 = (await stats()) - ownRequests();
   const routes0 = await routeCounts();
+  const connections0 = await connections();
   const convergeReconciles0 = reconciles();
   // Only the families printed below: a whole rendering is tens of MiB at 5,000 runtimes, and kept in
   // this process it would count as the controllers' memory.
@@ -153,7 +155,8 @@ async function main(): Promise<void> {
   if (notConverged) console.log(`${notConverged.message}; so far ${requestsText}`);
   else console.log(`converged: ${runtimes} x ${MODULES.length} modules Ready in ${convergeSeconds.toFixed(1)} s; ${requestsText}`);
   console.log(`  reconciles while converging: ${reconcileDelta(convergeReconciles0, reconciles())}`);
-  console.log(`  requests while converging by cluster, verb and resource (this benchmark's own included):\n${routeDeltaLines(routes0, await routeCounts(), 30).join('\n')}`);
+  console.log(`  requests while converging by cluster, verb and resource (this benchmark's own included):\n${routeDeltaLines(routes0, await routeCounts(), 80).join('\n')}`);
+  console.log(`  ${connectionDeltaLine(connections0, await connections(), convergeRequests)}`);
   const convergeMetrics = up.controlPlane.manager.registry.render(convergeFamilies);
   const counted = (name: string, label?: string) => labelledDelta(convergeMetrics0, convergeMetrics, name, label);
   console.log(`  requeues while converging (Kyma and Manifest controllers), by reason: ${counted('lifecycle_mgr_requeue_reason_total', 'requeue_reason')}`);

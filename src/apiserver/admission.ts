@@ -10,7 +10,7 @@ import { labelSelectorFromObject, matchesLabels } from '../kube/labels.js';
 import { isPlainObject, sortKeys } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import type { StoredObject } from './store.js';
-import { type ServiceResolver, type WebhookClientConfig, WebhookClient, webhookTarget } from './webhook-client.js';
+import { type ServiceResolver, type WebhookClientConfig, WebhookClient, type WebhookClientStats, webhookTarget } from './webhook-client.js';
 
 export type { ResolvedService, ServiceResolver } from './webhook-client.js';
 
@@ -115,6 +115,11 @@ export class WebhookAdmitter implements Admitter {
 
   constructor(serviceResolver?: ServiceResolver) {
     this.serviceResolver = serviceResolver;
+  }
+
+  /** Webhook calls and the connections they opened, since this admitter was made. */
+  get stats(): WebhookClientStats {
+    return { ...this.client.stats };
   }
 
   /** Closes the kept-alive connections to webhooks. */

@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import { type ServiceResolver, WebhookAdmitter } from './admission.js';
 import { asksImpersonation, impersonated } from './auth/impersonation.js';
 import { looksLikeJwt, ServiceAccountTokens } from './auth/service-account-tokens.js';
@@ -152,6 +153,8 @@ class EmbeddedApiServer implements RunningApiServer {
   private readonly admitter: WebhookAdmitter;
   private readonly subresources = new Map<string, SubresourceHandler>();
   private requests = 0;
+  /** TLS connections this server accepted, and how many of them resumed a session (no full handshake). */
+  private readonly tlsAccepted = { connections: 0, resumed: 0 };
   private readonly metrics = new ApiServerMetrics(() => [...this.clusters.values()].map((e) => e.cluster));
   private readonly requestObservers = new Set<RequestObserver>();
   private persistence: Persistence | undefined;
@@ -196,6 +199,10 @@ class EmbeddedApiServer implements RunningApiServer {
     server.on('connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
+    });
+    server.on('secureConnection', (s: TLSSocket) => {
+      this.tlsAccepted.connections++;
+      if (s.isSessionReused()) this.tlsAccepted.resumed++;
     });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -521,7 +528,15 @@ class EmbeddedApiServer implements RunningApiServer {
       if (parts[0] === 'stats' && parts.length === 1 && req.method === 'GET') {
         // For benchmarks and operators: what this server answered and holds, process-wide.
         const memory = process.memoryUsage();
-        const stats = { requests: this.requests, clusters: this.clusters.size, pid: process.pid, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed };
+        const stats = {
+          requests: this.requests,
+          clusters: this.clusters.size,
+          pid: process.pid,
+          rssBytes: memory.rss,
+          heapUsedBytes: memory.heapUsed,
+          tlsConnections: { ...this.tlsAccepted },
+          webhookCalls: this.admitter.stats,
+        };
         return sendJson(res, 200, { ...stats, requestsByRoute: this.metrics.requestsByRoute() });
       }
       if (parts[0] === 'clusters' && parts.length === 1 && req.method === 'GET') {

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Agent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import { checkServerIdentity, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { secureContexts, type SecureContextLease } from '../util/tls-contexts.js';
 
 /** Where a service of a logical cluster is served: the embedded server has no pods and no endpoints. */
@@ -138,8 +138,18 @@ interface PooledAgent {
   retired: boolean;
 }
 
+/** What a WebhookClient did since it was made (for `GET /_kcp/stats`). */
+export interface WebhookClientStats {
+  calls: number;
+  /** Calls that opened a connection (the rest reused a kept-alive one). */
+  connections: number;
+  /** Of those, connections whose TLS session was resumed (no full handshake). */
+  resumed: number;
+}
+
 /** Keep-alive HTTPS agents per webhook target, bounded in number (LRU). */
 export class WebhookClient {
+  readonly stats: WebhookClientStats = { calls: 0, connections: 0, resumed: 0 };
   /** Map order is recency: the first entry is the least recently used. */
   private readonly agents = new Map<string, PooledAgent>();
   private readonly retired = new Set<PooledAgent>();
@@ -239,8 +249,13 @@ export class WebhookClient {
       const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': payload.length, accept: 'application/json' };
       if (t.hostHeader) headers.host = t.hostHeader;
       let answered = false;
+      this.stats.calls++;
       const req = httpsRequest(t.connect, { method: 'POST', agent, headers }, (res) => {
         answered = true;
+        if (!req.reusedSocket) {
+          this.stats.connections++;
+          if ((res.socket as TLSSocket).isSessionReused()) this.stats.resumed++;
+        }
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
