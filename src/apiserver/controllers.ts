@@ -110,7 +110,8 @@ export class ClusterControllers {
       if (fins.includes('orphan')) this.enqueue(() => this.orphan(t, obj));
     }
     // An object's owners are checked when it names them (created, or its references changed); an
-    // owner that goes later is handled by collectDependents above.
+    // owner that goes later is handled by collectDependents above, and after a restore by
+    // collectOrphans.
     const refs = obj?.metadata.ownerReferences ?? [];
     if (obj && refs.length > 0 && !(old && jsonEqual(old.metadata.ownerReferences ?? [], refs))) this.enqueue(() => this.checkOwners(t, obj));
     if (obj?.metadata.deletionTimestamp && t.kind === 'CustomResourceDefinition' && (obj.metadata.finalizers ?? []).includes(CRD_CLEANUP)) {
@@ -172,7 +173,34 @@ export class ClusterControllers {
     }
     const next = deepClone(obj);
     next.metadata.ownerReferences = alive;
-    await this.cluster.update(t, ns, obj.metadata.name ?? '', next, { internal: true, fieldManager: GC_MANAGER });
+    try {
+      await this.cluster.update(t, ns, obj.metadata.name ?? '', next, { internal: true, fieldManager: GC_MANAGER });
+    } catch (e) {
+      // Written meanwhile (that write's own check may have run before the owner went): look again.
+      if (e instanceof StatusError && e.reason === 'Conflict') this.enqueue(() => this.checkOwners(t, obj));
+      else throw e;
+    }
+  }
+
+  /**
+   * Checks the owners of every stored object that names some, once (after a restore from disk, as
+   * kube-controller-manager's garbage collector builds its graph at start): an owner deleted just
+   * before a stop or crash leaves dependents whose collection was still queued, and nothing else
+   * looks at them again unless their ownerReferences change.
+   */
+  collectOrphans(): void {
+    this.enqueue(async () => {
+      for (const key of this.cluster.store.resources()) {
+        const [group, resource] = key.split('/');
+        const t = this.cluster.typesOfResource(group, resource)[0];
+        if (!t) continue;
+        for (const o of this.cluster.store.list(key)) {
+          if (!o.json.includes('"ownerReferences"')) continue;
+          const obj = JSON.parse(o.json) as ObjectWithMeta;
+          if ((obj.metadata.ownerReferences ?? []).some((r) => !this.ownerExists(r, obj.metadata.namespace))) this.enqueue(() => this.checkOwners(t, obj));
+        }
+      }
+    });
   }
 
   private async checkOwners(t: ResourceType, obj: ObjectWithMeta): Promise<void> {

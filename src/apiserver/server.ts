@@ -183,6 +183,7 @@ class EmbeddedApiServer implements RunningApiServer {
         const e = this.register(cluster);
         persistence.attach(cluster);
         e.controllers.resyncNamespaceDefaults();
+        e.controllers.collectOrphans();
         // A data dir from before RBAC lacks the bootstrap policy; aggregation catches up with the restored roles.
         this.ensureBootstrapPolicy(e.cluster);
         e.controllers.aggregateClusterRoles();

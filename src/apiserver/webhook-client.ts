@@ -119,25 +119,36 @@ export interface WebhookPoolLimits {
   maxIdlePerAgent: number;
   /** An idle connection is closed after this long (or sooner if the server says so with Keep-Alive). */
   idleTimeoutMs: number;
+  /**
+   * An agent not called for this long goes, with its TLS session (default 5 min: a TLS server keeps
+   * a session resumable for 300 s by default, so an older one saves no handshake).
+   */
+  agentIdleMs?: number;
 }
 
 /*
  * Sizing: connections with different SNI cannot be shared, so each distinct target has its own
  * agent, as each runtime's kube-apiserver has its own connections to its own webhook. A landscape
  * that serves every runtime's webhook from one process (SNI per runtime) has as many targets as
- * runtimes: the pool keeps an agent for each of up to 16,384 (an idle agent is about 2 KB), so that
- * a runtime's next write reuses its connection, or resumes its TLS session once the idle timeout
+ * runtimes: the pool keeps an agent for each of up to 16,384 called in the last 5 minutes (an agent
+ * without connections is about 2 KB, its TLS session ticket about as much more), so that a
+ * runtime's next write reuses its connection, or resumes its TLS session once the idle timeout
  * closed it, instead of a full handshake on both ends. With 128 agents, 300 runtimes opened a
  * connection for 7% of their webhook calls, 60% of them full handshakes. Open connections stay
  * bounded by the idle timeout: only targets called within it keep theirs (at most 8 idle each).
  * Runtimes resolved to the same URL and SNI with the same CA bundle share one agent.
  */
-export const DEFAULT_POOL_LIMITS: WebhookPoolLimits = { maxAgents: 16_384, maxSocketsPerAgent: 16, maxIdlePerAgent: 8, idleTimeoutMs: 30_000 };
+export const DEFAULT_POOL_LIMITS: WebhookPoolLimits = { maxAgents: 16_384, maxSocketsPerAgent: 16, maxIdlePerAgent: 8, idleTimeoutMs: 30_000, agentIdleMs: 300_000 };
+
+/** How often acquire() looks for agents idle longer than agentIdleMs. */
+const SWEEP_EVERY_MS = 60_000;
 
 interface PooledAgent {
   agent: Agent;
   context: SecureContextLease;
   inFlight: number;
+  /** When its last call ended (or began, while one runs). */
+  lastUsed: number;
   /** Evicted from the pool: destroyed once its last call ends. */
   retired: boolean;
 }
@@ -158,6 +169,7 @@ export class WebhookClient {
   private readonly agents = new Map<string, PooledAgent>();
   private readonly retired = new Set<PooledAgent>();
   private closed = false;
+  private lastSweep = Date.now();
 
   constructor(private readonly limits: WebhookPoolLimits = DEFAULT_POOL_LIMITS) {}
 
@@ -168,6 +180,7 @@ export class WebhookClient {
 
   /** POSTs a JSON body and parses the JSON answer; errors read like Go's `Post "<url>": ...`. */
   async post(target: WebhookTarget, body: unknown, timeoutMs: number): Promise<Record<string, unknown>> {
+    this.stats.calls++;
     const pooled = this.acquire(target);
     const deadline = Date.now() + timeoutMs;
     try {
@@ -204,9 +217,10 @@ export class WebhookClient {
       } catch (e) {
         throw new Error(`Post "${t.display}": ${(e as Error).message}`, { cause: e });
       }
-      p = { agent: this.newAgent(t, context), context, inFlight: 0, retired: false };
+      p = { agent: this.newAgent(t, context), context, inFlight: 0, lastUsed: 0, retired: false };
     }
     p.inFlight++;
+    p.lastUsed = Date.now();
     if (this.closed) {
       p.retired = true;
       this.retired.add(p);
@@ -215,16 +229,34 @@ export class WebhookClient {
     this.agents.set(key, p);
     while (this.agents.size > this.limits.maxAgents) {
       const [oldestKey, oldest] = this.agents.entries().next().value as [string, PooledAgent];
-      this.agents.delete(oldestKey);
-      oldest.retired = true;
-      if (oldest.inFlight === 0) destroyAgent(oldest);
-      else this.retired.add(oldest);
+      this.retire(oldestKey, oldest);
     }
+    this.sweep();
     return p;
+  }
+
+  /** Drops the agents nobody called for agentIdleMs (least recently used first, so it stops at the first recent one). */
+  private sweep(): void {
+    const idleMs = this.limits.agentIdleMs;
+    const now = Date.now();
+    if (idleMs === undefined || now - this.lastSweep < Math.min(idleMs, SWEEP_EVERY_MS)) return;
+    this.lastSweep = now;
+    for (const [key, p] of this.agents) {
+      if (now - p.lastUsed < idleMs) break;
+      if (p.inFlight === 0) this.retire(key, p);
+    }
+  }
+
+  private retire(key: string, p: PooledAgent): void {
+    this.agents.delete(key);
+    p.retired = true;
+    if (p.inFlight === 0) destroyAgent(p);
+    else this.retired.add(p);
   }
 
   private release(p: PooledAgent): void {
     p.inFlight--;
+    p.lastUsed = Date.now();
     if (p.retired && p.inFlight === 0) {
       destroyAgent(p);
       this.retired.delete(p);
@@ -253,13 +285,8 @@ export class WebhookClient {
       const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': payload.length, accept: 'application/json' };
       if (t.hostHeader) headers.host = t.hostHeader;
       let answered = false;
-      this.stats.calls++;
       const req = httpsRequest(t.connect, { method: 'POST', agent, headers }, (res) => {
         answered = true;
-        if (!req.reusedSocket) {
-          this.stats.connections++;
-          if ((res.socket as TLSSocket).isSessionReused()) this.stats.resumed++;
-        }
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
@@ -289,6 +316,13 @@ export class WebhookClient {
         else err = new Error(`Post "${t.display}": ${e.message}`);
         const stale = req.reusedSocket && !answered && (e.code === 'ECONNRESET' || e.code === 'EPIPE');
         reject(stale ? new StaleConnection(err) : err);
+      });
+      req.once('socket', (socket: TLSSocket) => {
+        if (req.reusedSocket) return;
+        this.stats.connections++;
+        socket.once('secureConnect', () => {
+          if (socket.isSessionReused()) this.stats.resumed++;
+        });
       });
       req.end(payload);
     });

@@ -382,6 +382,40 @@ describe('webhook connection pool', () => {
     }
   });
 
+  it('counts its calls and the connections they opened', async () => {
+    const client = new WebhookClient();
+    try {
+      const target = webhookTarget('default', { url: `${hook.url}/check`, caBundle: caPem }, 5, undefined);
+      for (let i = 0; i < 3; i++) await client.post(target, { request: { uid: `s${i}` } }, 5000);
+      assert.deepEqual(client.stats, { calls: 3, connections: 1, resumed: 0 });
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('drops an agent nobody called for agentIdleMs, and keeps one in use', async () => {
+    const client = new WebhookClient({ maxAgents: 10, maxSocketsPerAgent: 2, maxIdlePerAgent: 1, idleTimeoutMs: 30_000, agentIdleMs: 1000 });
+    const target = (sni: string) => webhookTarget('default', { service: { namespace: 'ns', name: 'x' }, caBundle: caPem }, 5, () => ({ url: hook.url, servername: sni }));
+    const call = (t: WebhookTarget) => client.post(t, { request: { uid: 'x' } }, 5000);
+    const [a, b] = [target('idle-a.example'), target('idle-b.example')];
+    try {
+      await call(a);
+      await call(b);
+      assert.equal(client.agentCount(), 2);
+      await new Promise((r) => setTimeout(r, 100));
+      await call(b); // b used again; a idle for about 100 ms, under the limit
+      assert.equal(client.agentCount(), 2);
+      await new Promise((r) => setTimeout(r, 1000));
+      await call(b); // a idle for over a second: swept on this call
+      assert.equal(client.agentCount(), 1);
+      const connections = client.stats.connections;
+      await call(b);
+      assert.equal(client.stats.connections, connections, 'b kept its connection');
+    } finally {
+      client.destroy();
+    }
+  });
+
   it('calls again on a fresh connection when a kept-alive one was closed by the server', async () => {
     // A webhook server that hangs up, without answering, on the second request of each connection.
     const cert = await createSelfSigned({ commonName: 'x.ns.svc', dnsNames: ['x.ns.svc'], ipAddresses: ['127.0.0.1'], days: 1 });

@@ -1,8 +1,12 @@
 // The embedded server's garbage collector, for dependents whose owner references name an owner that
-// is not there: one created so, one whose references are changed to such an owner, and one whose
-// owner goes later. Its other writes (status, data) leave a dependent of a live owner alone.
+// is not there: one created so, one whose references are changed to such an owner, one whose owner
+// goes later, and those a restore from disk brings back without their owner. Its other writes
+// (status, data) leave a dependent of a live owner alone.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { LogicalCluster } from '../../src/apiserver/cluster.js';
+import { ClusterControllers } from '../../src/apiserver/controllers.js';
+import { BUILTIN_TYPES } from '../../src/apiserver/resources.js';
 import { startWithKinds, type ApiTestEnv } from '../support/api.js';
 import { waitFor } from '../support/wait.js';
 
@@ -54,5 +58,45 @@ describe('embedded API server: garbage collection of dependents', () => {
     assert.ok(await exists('follows'));
     assert.equal((await env.client.request('DELETE', `${CM}/later-gone`)).status, 200);
     await waitFor('the dependent collected', async () => !(await exists('follows')));
+  });
+});
+
+describe('embedded API server: garbage collection after a restore', () => {
+  const CONFIGMAP = BUILTIN_TYPES.find((t) => t.kind === 'ConfigMap' && t.group === '')!;
+  const uid = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;
+
+  it('collects the dependents of owners that are gone, and drops a gone owner from a dependent that has another', async () => {
+    // As a restore loads a store: the owner's deletion was committed, its dependents' collection was not.
+    const cluster = new LogicalCluster('restored');
+    let rv = 0;
+    const load = (name: string, id: number, owners: { name: string; uid: string }[] = []) => {
+      rv++;
+      const obj = {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace: 'default', uid: uid(id), resourceVersion: String(rv), creationTimestamp: '2026-11-29T00:00:00Z', ...(owners.length ? { ownerReferences: owners.map((o) => ({ apiVersion: 'v1', kind: 'ConfigMap', ...o })) } : {}) },
+        data: { a: '1' },
+      };
+      cluster.store.load('/configmaps', { json: JSON.stringify(obj), rv, namespace: 'default', name, labels: undefined });
+    };
+    load('alive', 1);
+    load('of-alive', 2, [{ name: 'alive', uid: uid(1) }]);
+    load('of-gone', 3, [{ name: 'gone', uid: uid(99) }]);
+    load('of-both', 4, [
+      { name: 'alive', uid: uid(1) },
+      { name: 'gone', uid: uid(99) },
+    ]);
+    // An owner of that name exists, but not the one referenced (it was deleted and made again).
+    load('of-old-alive', 5, [{ name: 'alive', uid: uid(98) }]);
+    const controllers = new ClusterControllers(cluster);
+    controllers.collectOrphans();
+    await controllers.idle();
+    const get = (name: string) => cluster.tryGet(CONFIGMAP, 'default', name);
+    assert.equal(get('of-gone'), undefined);
+    assert.equal(get('of-old-alive'), undefined);
+    assert.ok(get('alive'));
+    assert.deepEqual(get('of-alive')?.metadata.ownerReferences?.map((r) => r.name), ['alive']);
+    assert.deepEqual(get('of-both')?.metadata.ownerReferences?.map((r) => r.uid), [uid(1)]);
+    controllers.stop();
   });
 });

@@ -5,6 +5,7 @@
 // available and the simulated module operators reporting the module CRs' state. Unlike
 // template-operator.ts (managers as ConfigMaps, states written by the test), the scenarios here
 // need managers that roll out, stop and fail like workloads.
+import assert from 'node:assert/strict';
 import { Labels, Manifest, Namespaces, type KymaObject, type ManifestObject, type State } from '../../../src/api/operator/index.js';
 import { KubeletSimulator } from '../../../src/landscape/kubelet.js';
 import { startModuleOperators, type ModuleOperators } from '../../../src/landscape/module-operators.js';
@@ -136,7 +137,9 @@ export async function managerExists(remote: Client, module: string, version: str
  * one key never overlap, so a pass begun after the cache holds the label follows any such pass.
  */
 export async function setManifestSkip(env: Pick<ParityEnv, 'kcp' | 'lm' | 'reconciles'>, manifest: ManifestObject, skip: boolean): Promise<void> {
-  const key = { namespace: manifest.metadata.namespace ?? NS, name: manifest.metadata.name ?? '' };
+  // The controllers watch the Manifests of the control plane's namespace only.
+  assert.equal(manifest.metadata.namespace, NS);
+  const key = { namespace: NS, name: manifest.metadata.name ?? '' };
   await env.kcp.patch(Manifest, key, 'merge', { metadata: { labels: { [Labels.SkipReconciliation]: skip ? 'true' : null } } });
   const cached = env.lm.manager.cache<ManifestObject>(Manifest, { namespace: NS });
   await waitFor(`the controllers' cache sees the skip label ${skip ? 'set' : 'removed'}`, () => (cached.get(namespacedName(key))?.metadata.labels?.[Labels.SkipReconciliation] === 'true') === skip);
