@@ -299,30 +299,20 @@ class KymaReconciler {
       kyma = await this.followRuntimeSpec(kyma, remoteKyma, signal);
       // The runtime conditions do not depend on the spec the Kyma just followed: they hold for its new generation too.
       if (!full) conditions = conditions.map((c) => (RUNTIME_CONDITIONS.includes(c.type) && kyma.metadata.generation !== undefined ? { ...c, observedGeneration: kyma.metadata.generation } : c));
-      // The runtime catalog depends on the KCP catalog and the KCP Kyma's labels, not on the runtime Kyma.
       if (full) {
-        if (catalogSyncEnabled(kyma)) {
-          try {
-            const source = {
-              templates: () => this.catalog.templates.list({ namespace: this.opts.namespace }),
-              releaseMetas: () => this.catalog.metas.list({ namespace: this.opts.namespace }),
-              restrictedModules: this.catalog.view.restrictedModules,
-            };
-            await syncCatalog(remote, desiredCatalog(kyma, source), signal);
-            conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'True', KymaConditionMessages.CatalogSynced, kyma.metadata.generation, now);
-          } catch (e) {
-            if (accessErrorOf(name, e)) throw e;
-            this.log.warn('module catalog sync failed', { kyma: name, error: e });
-            this.opts.metrics.requeue(KymaRequeueReasons.ModuleCatalogSync, 'unexpected');
-            conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'False', KymaConditionMessages.CatalogOutOfSync, kyma.metadata.generation, now);
-          }
-        } else conditions = removeCondition(conditions, KymaConditionTypes.ModuleCatalog);
+        // The catalog copies and the watcher's webhook are independent of each other: both at once.
+        const [catalogSynced, webhook] = await allInOrder([
+          catalogSyncEnabled(kyma) ? this.syncCatalog(kyma, remote, signal) : Promise.resolve(undefined),
+          this.opts.skrWebhook ? this.syncWebhook(kyma, remote, remoteKyma, signal) : Promise.resolve(undefined),
+        ]);
+        if (catalogSynced === undefined) conditions = removeCondition(conditions, KymaConditionTypes.ModuleCatalog);
+        else if (catalogSynced) conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'True', KymaConditionMessages.CatalogSynced, kyma.metadata.generation, now);
+        else conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'False', KymaConditionMessages.CatalogOutOfSync, kyma.metadata.generation, now);
+        if (webhook) {
+          webhookFailed = webhook.error;
+          conditions = setCondition(conditions, KymaConditionTypes.SKRWebhook, webhook.status, webhook.message, kyma.metadata.generation, now);
+        } else conditions = removeCondition(conditions, KymaConditionTypes.SKRWebhook);
       }
-      if (full && this.opts.skrWebhook) {
-        const webhook = await this.syncWebhook(kyma, remote, remoteKyma, signal);
-        webhookFailed = webhook.error;
-        conditions = setCondition(conditions, KymaConditionTypes.SKRWebhook, webhook.status, webhook.message, kyma.metadata.generation, now);
-      } else if (full) conditions = removeCondition(conditions, KymaConditionTypes.SKRWebhook);
     } catch (e) {
       const accessError = accessErrorOf(name, e);
       if (!accessError) throw e;
@@ -410,6 +400,27 @@ class KymaReconciler {
     this.opts.metrics.requeue(waiting ? 'kyma_waiting_for_modules' : `kyma_${state.toLowerCase()}`);
     const fallback = waiting || (state === States.Ready && this.opts.runtimeCheckMs !== undefined);
     return { requeueAfterMs: intervalFor(state, this.intervals, waiting), ...(fallback ? { fallback } : {}) };
+  }
+
+  /**
+   * The runtime's catalog copies, which depend on the KCP catalog and the KCP Kyma's labels, not on
+   * the runtime Kyma: whether they are in sync (a failure other than runtime access is logged).
+   */
+  private async syncCatalog(kyma: KymaObject, remote: Client, signal: AbortSignal): Promise<boolean> {
+    try {
+      const source = {
+        templates: () => this.catalog.templates.list({ namespace: this.opts.namespace }),
+        releaseMetas: () => this.catalog.metas.list({ namespace: this.opts.namespace }),
+        restrictedModules: this.catalog.view.restrictedModules,
+      };
+      await syncCatalog(remote, desiredCatalog(kyma, source), signal);
+      return true;
+    } catch (e) {
+      if (accessErrorOf(kyma.metadata.name ?? '', e)) throw e;
+      this.log.warn('module catalog sync failed', { kyma: kyma.metadata.name, error: e });
+      this.opts.metrics.requeue(KymaRequeueReasons.ModuleCatalogSync, 'unexpected');
+      return false;
+    }
   }
 
   /** The watcher's webhook in the runtime; a failure other than runtime access is the condition's message. */
@@ -593,4 +604,12 @@ export function setupKymaController(manager: Manager, opts: KymaControllerOption
     );
   }
   return { controller: builder.complete(reconciler), askFullCheck: (key, reason) => reconciler.askFullCheck(key, reason) };
+}
+
+/** Awaits every promise; rejects with the first rejection in the list's order once all settled, so that no work is left running unawaited. */
+async function allInOrder<A, B>(promises: [Promise<A>, Promise<B>]): Promise<[A, B]> {
+  const [a, b] = await Promise.allSettled(promises);
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return [a.value, b.value];
 }

@@ -7,7 +7,7 @@ import { CRD_KIND } from './constants.js';
 import { applyPhases, type ResourceRef, refKey, refOf } from './inventory.js';
 import { pause } from '../../util/sleep.js';
 import { sharedStrings } from '../../util/intern.js';
-import { mapLimit } from './util.js';
+import { mapLimit } from '../../util/map-limit.js';
 
 /** What the cluster answered for an applied object: enough to notice a later change cheaply. */
 export interface AppliedRecord {

@@ -8,7 +8,7 @@ import type { Client } from '../../runtime/client/interface.js';
 import { type KubeObject, splitApiVersion } from '../../kube/object.js';
 import { CRD_KIND, MODULE_RESOURCE_MANAGED_BY } from './constants.js';
 import { describeRef, type ResourceRef } from './inventory.js';
-import { mapLimit } from './util.js';
+import { mapLimit } from '../../util/map-limit.js';
 
 /** The default CR to manage, or undefined (no resource, or policy Ignore). */
 export function managedDefaultCR(manifest: ManifestObject): KubeObject | undefined {

@@ -7,7 +7,7 @@ import type { Client } from '../../runtime/client/interface.js';
 import type { KubeObject } from '../../kube/object.js';
 import type { AppliedRecord } from './apply.js';
 import { refKey, refOf } from './inventory.js';
-import { mapLimit } from './util.js';
+import { mapLimit } from '../../util/map-limit.js';
 
 function subsetHolds(want: Record<string, string> | undefined, have: Record<string, string> | undefined): boolean {
   if (!want) return true;

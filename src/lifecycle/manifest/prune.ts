@@ -6,7 +6,7 @@ import { isNoKindMatch } from '../../runtime/client/discovery.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { PROTECTED_NAMESPACE } from './constants.js';
 import { apiVersionOf, deletionPhases, type ResourceRef } from './inventory.js';
-import { mapLimit } from './util.js';
+import { mapLimit } from '../../util/map-limit.js';
 
 const gone = (e: unknown): boolean => isNotFound(e) || isNoKindMatch(e);
 
