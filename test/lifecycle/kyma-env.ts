@@ -6,7 +6,7 @@ import { operatorKinds, Kyma, Labels, Manifest, ModuleReleaseMeta, ModuleTemplat
 import type { ArtifactFetcher, FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
 import { ArtifactError } from '../../src/lifecycle/artifacts/types.js';
 import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
-import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
+import { clientFromKubeconfig, type Client, type HttpClient } from '../../src/runtime/client/index.js';
 import { type Logger, silentLogger } from '../../src/runtime/log.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { startWithKinds, type AnyKind, type ApiTestEnv } from '../support/api.js';
@@ -60,12 +60,16 @@ export interface KymaEnv {
 
 /**
  * `config` overrides the control plane's settings, `logger` receives the controllers' logs (default:
- * none), `artifacts` the fetcher of links the fake one does not serve; `kcpClient`: options of the
+ * none), `artifacts` the fetcher of links the fake one does not serve, `wrapKcp` wraps the controllers'
+ * KCP client (to count its calls, say); `kcpClient`: options of the
  * controllers' KCP client. The Manifest controller always runs: the scenarios rely on it to install
  * modules and report them Ready.
  */
-export async function startKymaEnv(config: Partial<ControlPlaneConfig> & { logger?: Logger; artifacts?: ArtifactFetcher } = {}, kcpClient: { qps?: number; burst?: number } = {}): Promise<KymaEnv> {
-  const { logger, artifacts, ...settings } = config;
+export async function startKymaEnv(
+  config: Partial<ControlPlaneConfig> & { logger?: Logger; artifacts?: ArtifactFetcher; wrapKcp?: (client: Client) => Client } = {},
+  kcpClient: { qps?: number; burst?: number } = {},
+): Promise<KymaEnv> {
+  const { logger, artifacts, wrapKcp, ...settings } = config;
   const api = await startWithKinds([...operatorKinds] as unknown as AnyKind[]);
   const kcp = clientFromKubeconfig(api.server.clusterAccess('default').kubeconfig, { retries: 1, ...kcpClient });
   const fetcher = new FakeFetcher(artifacts);
@@ -78,7 +82,7 @@ export async function startKymaEnv(config: Partial<ControlPlaneConfig> & { logge
       remoteRequestTimeoutMs: 2_000,
       ...settings,
     },
-    kcp,
+    kcp: wrapKcp ? wrapKcp(kcp) : kcp,
     fetcher,
     logger: logger ?? silentLogger,
   });

@@ -33,7 +33,7 @@ import {
 import type { Condition } from '../../api/schema.js';
 import type { Store } from '../../runtime/cache/store.js';
 import type { Client } from '../../runtime/client/interface.js';
-import { isNotFound } from '../../runtime/client/errors.js';
+import { CachedReader, NotingClient, OwnWrites } from '../../runtime/cache/own-writes.js';
 import { type Controller, type KeySource, newControllerManagedBy, type ReconcileResult } from '../../runtime/controller.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Manager } from '../../runtime/manager.js';
@@ -144,6 +144,8 @@ class KymaReconciler {
   private readonly catalog: ReturnType<typeof catalogCaches>;
   private readonly manifests: Store<ManifestObject>;
   private readonly kymas: Store<KymaObject>;
+  /** The Kyma a pass works on: from the cache unless this controller's own write has not reached it (own-writes.ts). */
+  private readonly kymaReader: CachedReader<KymaObject>;
   /** The last full runtime check per Kyma name. */
   private readonly checks = new Map<string, RuntimeCheck>();
   /** Full runtime checks asked for by KCP changes that concern the runtime (catalog entries, Watchers), by Kyma key. */
@@ -153,12 +155,16 @@ class KymaReconciler {
     private readonly manager: Manager,
     private readonly opts: KymaControllerOptions,
   ) {
-    this.kcp = manager.client;
+    const kymaInformer = manager.informer<KymaObject>(Kyma, { namespace: opts.namespace });
+    const kymaWrites = new OwnWrites(kymaInformer);
+    // Every write of a Kyma by this controller is noted, so that the next pass waits for it.
+    this.kcp = new NotingClient(manager.client, [{ kind: Kyma, writes: kymaWrites }]);
+    this.kymaReader = new CachedReader(this.kcp, Kyma, kymaWrites);
     this.log = manager.logger.child('kyma');
     this.intervals = { ...DEFAULT_INTERVALS, ...opts.intervals };
     this.catalog = catalogCaches(manager, opts.namespace, new Set(opts.restrictedModules ?? []));
     this.manifests = manager.cache<ManifestObject>(Manifest, { namespace: opts.namespace });
-    this.kymas = manager.cache<KymaObject>(Kyma, { namespace: opts.namespace });
+    this.kymas = kymaInformer.store;
   }
 
   async reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<ReconcileResult | void> {
@@ -178,11 +184,10 @@ class KymaReconciler {
     // A mark answered by nothing (the KCP read fails, the Kyma is skipped) must not be lost: without
     // the check record, the next reconcile makes a full check, which answers every mark.
     if (changedInRuntime || requested || asked) this.checks.delete(req.name);
-    let kyma: KymaObject;
-    try {
-      kyma = await this.kcp.get<KymaObject>(Kyma, req, { signal });
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
+    // From the cache, as upstream's cached client reads; from the API server while this
+    // controller's own write is on its way to the cache.
+    let kyma = await this.kymaReader.get({ namespace: req.namespace ?? this.opts.namespace, name: req.name }, { signal, confirmAbsent: true });
+    if (!kyma) {
       // The runtime's client is not dropped here: it belongs to the kubeconfig Secret, which the
       // infrastructure manager may still use, and goes when the Secret goes.
       this.forget(req.name, {});

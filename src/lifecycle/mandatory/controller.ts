@@ -23,6 +23,7 @@ import {
 } from '../../api/operator/index.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import { findObject } from '../../runtime/client/find.js';
+import { namespacedName } from '../../kube/keys.js';
 import { type Controller, newControllerManagedBy } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
 import { jitter } from '../../runtime/timers.js';
@@ -79,7 +80,9 @@ export function setupMandatoryModuleController(manager: Manager, opts: Mandatory
   };
 
   async function reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<{ requeueAfterMs?: number } | void> {
-    const kyma = await findObject<KymaObject>(kcp, Kyma, req, { signal });
+    // From the cache (read-only), as upstream's cached client reads: this controller writes no
+    // Kyma, and a change the cache has not delivered yet brings another pass when it arrives.
+    const kyma = kymas.get(namespacedName({ namespace: req.namespace ?? ns, name: req.name }));
     const mandatory = metas.list({ namespace: ns }).filter((m) => m.spec.mandatory?.version && !m.metadata.deletionTimestamp);
     metrics.modules(mandatory.length);
     if (!kyma || kyma.metadata.deletionTimestamp) {

@@ -7,6 +7,7 @@ import { Kyma, Labels, Manifest, type KymaObject, type ManifestObject } from '..
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import { findObject } from '../../runtime/client/find.js';
+import { namespacedName } from '../../kube/keys.js';
 import { type Controller, newControllerManagedBy } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
 import type { Counter, Gauge, Labels as MetricLabels, Registry } from '../../runtime/metrics.js';
@@ -138,8 +139,12 @@ export function setupPurgeController(manager: Manager, opts: PurgeOptions): Cont
   const graceMs = opts.graceMs ?? DEFAULT_PURGE_GRACE_MS;
   const metrics = new PurgeMetrics(manager.registry);
 
+  const kymas = manager.cache<KymaObject>(Kyma, { namespace: opts.namespace });
+
   async function reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<{ requeueAfterMs?: number } | void> {
-    const kyma = await findObject<KymaObject>(kcp, Kyma, req, { signal });
+    // From the cache (read-only): this controller writes no Kyma, and the deletion timestamp it
+    // waits for brings a pass when the cache receives it.
+    const kyma = kymas.get(namespacedName({ namespace: req.namespace ?? opts.namespace, name: req.name }));
     if (!kyma) {
       metrics.forget(req.name);
       return;
@@ -147,6 +152,11 @@ export function setupPurgeController(manager: Manager, opts: PurgeOptions): Cont
     if (!kyma.metadata.deletionTimestamp) return;
     const elapsed = Date.now() - Date.parse(kyma.metadata.deletionTimestamp);
     if (elapsed < graceMs) return { requeueAfterMs: Math.max(1, graceMs - elapsed) };
+    // About to purge: the API server confirms the Kyma is still there (its deletion may have just finished).
+    if (!(await findObject<KymaObject>(kcp, Kyma, req, { signal }))) {
+      metrics.forget(req.name);
+      return;
+    }
     const started = performance.now();
     const manifests = (await kcp.list<ManifestObject>(Manifest, { namespace: kyma.metadata.namespace, labelSelector: `${Labels.KymaName}=${req.name}`, signal })).items;
     let purged: string[];

@@ -134,6 +134,10 @@ export class CachedReader<T extends KubeObject> {
    * A copy of the object the caller may change, or undefined when it does not exist. With
    * `confirmAbsent`, an object the cache does not have is asked of the API server before it counts
    * as absent (e.g. the object a reconcile was asked for).
+   *
+   * Reads do not go back in time: what the API server answered is waited for like a write of this
+   * process (a newer version, or the object's deletion), so a later read does not take an older
+   * copy from a cache that has not caught up with an earlier read.
    */
   async get(key: ObjectKey, opts: { signal?: AbortSignal; confirmAbsent?: boolean } = {}): Promise<T | undefined> {
     const k = namespacedName(key);
@@ -143,7 +147,10 @@ export class CachedReader<T extends KubeObject> {
       if (cached !== undefined) return structuredClone(cached);
       if (!opts.confirmAbsent) return undefined;
     }
-    return findObject<T>(this.client, this.kind, key, { signal: opts.signal });
+    const read = await findObject<T>(this.client, this.kind, key, { signal: opts.signal });
+    if (read === undefined) this.writes.deleted(k);
+    else if (read.metadata.resourceVersion !== undefined) this.writes.wrote(k, read.metadata.resourceVersion);
+    return read;
   }
 }
 

@@ -185,6 +185,33 @@ describe('own writes read back through the cache', () => {
     assert.equal(t.gets(), gets + 1);
   });
 
+  it('reads do not go back in time: after the API server answered a newer version, or that the object is gone, the older cached copy is not read', async () => {
+    const t = await setup();
+    const key = { namespace: 'default', name: 'g' };
+    await t.client.create(configMap('g'));
+    await waitFor('delivered', () => !t.writes.lagging('default/g'));
+    t.watches.hold();
+    // Someone else changes it; the informer has not delivered that yet. A conflict sent this controller to the API server.
+    await t.api.patch(CONFIGMAP, key, 'merge', { data: { v: 'other' } });
+    t.writes.distrust('default/g');
+    assert.deepEqual((await t.reader.get(key))?.data, { v: 'other' }, 'read from the API server');
+    const gets = t.gets();
+    assert.deepEqual((await t.reader.get(key))?.data, { v: 'other' }, 'not the older copy the cache holds');
+    assert.equal(t.gets(), gets + 1, 'read from the API server again');
+    assert.deepEqual(t.informer.store.get('default/g')?.data, { v: '1' }, 'the cache is still behind');
+    // Someone else deletes it: once the API server said so, the cached copy is not read either.
+    await t.api.delete(CONFIGMAP, key);
+    t.writes.distrust('default/g');
+    assert.equal(await t.reader.get(key, { confirmAbsent: true }), undefined);
+    assert.equal(await t.reader.get(key), undefined, 'not the cached copy of a deleted object');
+    assert.ok(t.informer.store.get('default/g') !== undefined, 'the cache still has it');
+    t.watches.deliver();
+    await waitFor('the deletion delivered', () => !t.writes.lagging('default/g'));
+    const after = t.gets();
+    assert.equal(await t.reader.get(key), undefined);
+    assert.equal(t.gets(), after, 'from the cache again');
+  });
+
   it('a write that failed in flight (it may have been made) is waited for until the informer delivers anything of the object', async () => {
     const t = await setup();
     await t.client.create(configMap('f'));
