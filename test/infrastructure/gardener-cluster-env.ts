@@ -3,6 +3,7 @@
 // started and stopped around a suite.
 import { GardenerCluster, type GardenerClusterObject } from '../../src/api/infrastructuremanager/index.js';
 import { setupGardenerClusterController } from '../../src/infrastructure/gardener-cluster/index.js';
+import type { Client } from '../../src/runtime/client/interface.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import { newManager } from '../../src/runtime/manager.js';
 import type { Registry } from '../../src/runtime/metrics.js';
@@ -29,13 +30,13 @@ export interface GardenerClusterEnv {
   stop(): Promise<void>;
 }
 
-/** A landscape with the Shoot `shootName` (its cluster created) and the GardenerCluster controller running. */
-export async function startGardenerClusterEnv(shootName: string, registry?: Registry): Promise<GardenerClusterEnv> {
+/** A landscape with the Shoot `shootName` (its cluster created) and the GardenerCluster controller running; `wrapKcp` wraps the controller's KCP client (to count its calls, say). */
+export async function startGardenerClusterEnv(shootName: string, registry?: Registry, wrapKcp?: (client: Client) => Client): Promise<GardenerClusterEnv> {
   const landscape = await startLandscape();
   await landscape.garden.create(testShoot(shootName, landscape.projectNamespace));
   await waitFor('the shoot cluster', () => landscape.server.hasCluster(landscape.shootClusterName(shootName)));
   const manager = newManager({ client: landscape.kcp, logger: silentLogger, ...(registry ? { registry } : {}) });
-  setupGardenerClusterController(manager, { garden: landscape.garden, kcp: landscape.kcp, project: landscape.project, namespace: NAMESPACE, expirationSeconds: 3600, missingShootRetryMs: 500 });
+  setupGardenerClusterController(manager, { garden: landscape.garden, kcp: wrapKcp ? wrapKcp(landscape.kcp) : landscape.kcp, project: landscape.project, namespace: NAMESPACE, expirationSeconds: 3600, missingShootRetryMs: 500 });
   const abort = new AbortController();
   const running = manager.start(abort.signal);
   await manager.ready();

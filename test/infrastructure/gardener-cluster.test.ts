@@ -7,7 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import { AnnotationForceKubeconfigRotation, AnnotationLastKubeconfigSync, GardenerCluster, type GardenerClusterObject } from '../../src/api/infrastructuremanager/index.js';
 import { clientFromKubeconfig, isNotFound } from '../../src/runtime/client/index.js';
 import type { KubeObject } from '../../src/kube/object.js';
+import { Registry } from '../../src/runtime/metrics.js';
+import { type CountingClient, countingClient } from '../support/counting-client.js';
 import { type Landscape, waitFor } from '../support/landscape.js';
+import { reconcileCount } from '../support/metrics.js';
 import { gardenerCluster, type GardenerClusterEnv, NAMESPACE, startGardenerClusterEnv } from './gardener-cluster-env.js';
 
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
@@ -25,8 +28,11 @@ describe('GardenerCluster controller', () => {
   const getSecret = (runtimeId: string) => landscape.kcp.get<Secret>(SECRET, { namespace: NAMESPACE, name: `kubeconfig-${runtimeId}` });
   const getCluster = (runtimeId: string) => landscape.kcp.get<GardenerClusterObject>(GardenerCluster, { namespace: NAMESPACE, name: runtimeId });
 
+  const registry = new Registry();
+  let kcp: CountingClient | undefined;
+
   before(async () => {
-    env = await startGardenerClusterEnv(shootName);
+    env = await startGardenerClusterEnv(shootName, registry, (c) => (kcp = countingClient(c)).client);
     landscape = env.landscape;
   });
 
@@ -61,6 +67,24 @@ describe('GardenerCluster controller', () => {
     });
     const condition = cluster.status?.conditions?.find((c) => c.type === 'KubeconfigManagement');
     assert.deepEqual([condition?.status, condition?.reason, condition?.message], ['True', 'KubeconfigSecretCreated', 'Secret created successfully.']);
+  });
+
+  it('passes over a GardenerCluster whose Secret is current read it and the Secret from the caches', async () => {
+    await landscape.kcp.create(gardenerCluster('rt-cached', shootName));
+    await waitFor('Ready', async () => (await getCluster('rt-cached')).status?.state === 'Ready');
+    const gets = () => (kcp?.count('get', 'GardenerCluster') ?? 0) + (kcp?.count('get', 'Secret') ?? 0);
+    const before = gets();
+    const passes = reconcileCount(registry, 'gardener-cluster');
+    for (let i = 1; i <= 3; i++) {
+      const seen = reconcileCount(registry, 'gardener-cluster');
+      // An annotation: the GardenerCluster's labels are copied to the Secret, whose repair would be a write of its own.
+      await landscape.kcp.patch(GardenerCluster, { namespace: NAMESPACE, name: 'rt-cached' }, 'merge', { metadata: { annotations: { 'example.test/poke': String(i) } } });
+      await waitFor(`a pass after change ${i}`, () => reconcileCount(registry, 'gardener-cluster') > seen);
+    }
+    assert.ok(reconcileCount(registry, 'gardener-cluster') - passes >= 3);
+    // Each pass used to GET both; nothing this controller wrote is on its way now.
+    assert.equal(gets() - before, 0, `GETs of GardenerClusters and Secrets in ${reconcileCount(registry, 'gardener-cluster') - passes} passes`);
+    assert.equal((await getCluster('rt-cached')).status?.state, 'Ready');
   });
 
   it('a forced rotation replaces the kubeconfig at once and removes the annotation', async () => {

@@ -18,12 +18,15 @@ import {
   type GardenerClusterObject,
   LabelKymaRuntimeID,
 } from '../../api/infrastructuremanager/index.js';
+import type { CachedReader } from '../../runtime/cache/own-writes.js';
 import { isNotFound } from '../../runtime/client/errors.js';
+import { findObject } from '../../runtime/client/find.js';
 import type { Client } from '../../runtime/client/interface.js';
 import type { ReconcileResult, Request } from '../../runtime/controller.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Gauge } from '../../runtime/metrics.js';
-import { namespacedName } from '../../kube/keys.js';
+import { namespacedName, type ObjectKey } from '../../kube/keys.js';
+import type { KindRef, KubeObject } from '../../kube/object.js';
 import type { IssuedKubeconfig, KubeconfigProvider } from './admin-kubeconfig.js';
 import { formatLastSync, msUntilRotation, parseLastSync, rotationAfterMs, type RotationPolicy } from './rotation.js';
 import { kubeconfigProblem, newKubeconfigSecret, rotatedSecret, SECRET_KIND, type SecretObject, secretSelector, type SyncedKubeconfig } from './secret.js';
@@ -38,7 +41,11 @@ export interface GardenerClusterMetrics {
 }
 
 export interface GardenerClusterReconcilerDeps {
+  /** The KCP; every GardenerCluster and Secret write goes through it (so that the readers below wait for it). */
   kcp: Client;
+  /** The GardenerClusters and the kubeconfig Secrets, from the informers unless this controller's own write has not reached them (own-writes.ts); GETs when absent. */
+  clusters?: Pick<CachedReader<GardenerClusterObject>, 'get'>;
+  secrets?: Pick<CachedReader<SecretObject>, 'get'>;
   provider: KubeconfigProvider;
   policy: RotationPolicy;
   log: Logger;
@@ -80,12 +87,8 @@ export class GardenerClusterReconciler {
   }
 
   private async reconcileWithin(req: Request, signal: AbortSignal): Promise<ReconcileResult> {
-    const { kcp } = this.deps;
-    let cluster: GardenerClusterObject;
-    try {
-      cluster = await kcp.get<GardenerClusterObject>(GardenerCluster, req, { signal });
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
+    const cluster = await this.read<GardenerClusterObject>(this.deps.clusters, GardenerCluster, req, signal);
+    if (!cluster) {
       await this.deleteSecrets(req, signal);
       this.forgetMetrics(req);
       return {};
@@ -96,9 +99,9 @@ export class GardenerClusterReconciler {
     const ref = cluster.spec.kubeconfig.secret;
     let secret: SecretObject | undefined;
     try {
-      secret = await kcp.get<SecretObject>(SECRET_KIND, { namespace: ref.namespace, name: ref.name }, { signal });
+      secret = await this.read<SecretObject>(this.deps.secrets, SECRET_KIND, { namespace: ref.namespace, name: ref.name }, signal);
     } catch (e) {
-      if (!isNotFound(e)) return this.fail(cluster, errorStatus(ConditionReasonFailedToGetSecret, e), e, signal);
+      return this.fail(cluster, errorStatus(ConditionReasonFailedToGetSecret, e), e, signal);
     }
 
     const forced = cluster.metadata.annotations?.[AnnotationForceKubeconfigRotation] !== undefined;
@@ -129,8 +132,8 @@ export class GardenerClusterReconciler {
     const syncedAt = this.now();
     const sync: SyncedKubeconfig = { kubeconfig: issued.kubeconfig, lastSync: formatLastSync(new Date(syncedAt)), expiresAt: issued.expirationTimestamp };
     try {
-      if (secret) await kcp.update(rotatedSecret(secret, cluster, sync), { signal });
-      else await kcp.create(newKubeconfigSecret(cluster, sync), { signal });
+      if (secret) await this.deps.kcp.update(rotatedSecret(secret, cluster, sync), { signal });
+      else await this.deps.kcp.create(newKubeconfigSecret(cluster, sync), { signal });
     } catch (e) {
       return this.fail(cluster, errorStatus(secret ? ConditionReasonFailedToUpdateSecret : ConditionReasonFailedToCreateSecret, e), e, signal);
     }
@@ -149,6 +152,12 @@ export class GardenerClusterReconciler {
     const newExpiresAt = parseLastSync(sync.expiresAt);
     this.recordMetrics(cluster, syncedMs, newExpiresAt);
     return { requeueAfterMs: Math.max(1, msUntilRotation(this.deps.policy, syncedMs, this.now(), newExpiresAt)) };
+  }
+
+  /** An object from its reader (a cache that waits for this controller's writes), or a GET; undefined when it does not exist. */
+  private async read<T extends KubeObject>(reader: Pick<CachedReader<T>, 'get'> | undefined, kind: KindRef, key: ObjectKey, signal: AbortSignal): Promise<T | undefined> {
+    if (reader) return reader.get(key, { signal, confirmAbsent: true });
+    return findObject<T>(this.deps.kcp, kind, key, { signal });
   }
 
   /**

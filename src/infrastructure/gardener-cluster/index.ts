@@ -4,7 +4,8 @@
 //
 // GardenerClusters are watched (label, annotation or generation changes, as upstream's predicates),
 // and so are the kubeconfig Secrets the controller writes (a deleted or edited Secret is repaired).
-import { GardenerCluster, LabelKymaManagedBy, ManagedByInfrastructureManager } from '../../api/infrastructuremanager/index.js';
+import { GardenerCluster, type GardenerClusterObject, LabelKymaManagedBy, ManagedByInfrastructureManager } from '../../api/infrastructuremanager/index.js';
+import { CachedReader, NotingClient, OwnWrites } from '../../runtime/cache/own-writes.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { type Controller, newControllerManagedBy } from '../../runtime/controller.js';
 import type { Logger } from '../../runtime/log.js';
@@ -13,7 +14,7 @@ import { annotationsChanged, generationChanged, labelsChanged, or } from '../../
 import { gardenerKubeconfigProvider, type KubeconfigProvider } from './admin-kubeconfig.js';
 import { GardenerClusterReconciler } from './controller.js';
 import { type RotationPolicy, rotationPolicy } from './rotation.js';
-import { SECRET_KIND } from './secret.js';
+import { SECRET_KIND, type SecretObject } from './secret.js';
 
 export { gardenerKubeconfigProvider, postJson, type IssuedKubeconfig, type KubeconfigProvider } from './admin-kubeconfig.js';
 export { GardenerClusterReconciler } from './controller.js';
@@ -72,8 +73,21 @@ export function setupGardenerClusterController(manager: Manager, opts: GardenerC
     rotationPeriodRatio: opts.rotationPeriodRatio,
   });
   const log = (opts.logger ?? manager.logger).child(GARDENER_CLUSTER_CONTROLLER_NAME);
+  const scope = opts.namespace ? { namespace: opts.namespace } : {};
+  const secretScope = { ...scope, labelSelector: `${LabelKymaManagedBy}=${ManagedByInfrastructureManager}` };
+  // Reads come from the informers the controller watches anyway (a Secret outside them, e.g. one
+  // that lost its labels, is read from the API server), except while this controller's own write of
+  // the object has not reached them.
+  const clusterWrites = new OwnWrites(manager.informer<GardenerClusterObject>(GardenerCluster, scope));
+  const secretWrites = new OwnWrites(manager.informer<SecretObject>(SECRET_KIND, secretScope));
+  const kcp = new NotingClient(opts.kcp, [
+    { kind: GardenerCluster, writes: clusterWrites },
+    { kind: SECRET_KIND, writes: secretWrites },
+  ]);
   const reconciler = new GardenerClusterReconciler({
-    kcp: opts.kcp,
+    kcp,
+    clusters: new CachedReader(kcp, GardenerCluster, clusterWrites),
+    secrets: new CachedReader(kcp, SECRET_KIND, secretWrites),
     provider: opts.kubeconfigProvider ?? gardenerKubeconfigProvider(opts.garden, `garden-${opts.project}`, policy.expirationSeconds),
     policy,
     log,
@@ -86,11 +100,10 @@ export function setupGardenerClusterController(manager: Manager, opts: GardenerC
     },
     now: opts.now,
   });
-  const scope = opts.namespace ? { namespace: opts.namespace } : {};
   const controller = newControllerManagedBy(manager)
     .named(GARDENER_CLUSTER_CONTROLLER_NAME)
     .for(GardenerCluster, { ...scope, predicates: [or(labelsChanged, annotationsChanged, generationChanged)] })
-    .owns(SECRET_KIND, { ...scope, labelSelector: `${LabelKymaManagedBy}=${ManagedByInfrastructureManager}` })
+    .owns(SECRET_KIND, secretScope)
     .withOptions({ maxConcurrentReconciles: opts.workers ?? 25 })
     .complete((req, signal) => reconciler.reconcile(req, signal));
   return { controller, reconciler, policy };
