@@ -163,7 +163,8 @@ export class ClusterControllers {
   /** Deletes a dependent whose owners are all gone; drops references to gone owners otherwise. */
   private async collectIfOrphaned(t: ResourceType, obj: ObjectWithMeta): Promise<void> {
     const refs = obj.metadata.ownerReferences ?? [];
-    const alive = refs.filter((r) => this.ownerExists(r, obj.metadata.namespace));
+    // A reference to a kind this cluster does not serve cannot be resolved: kube's collector leaves it be.
+    const alive = refs.filter((r) => !this.cluster.typeForKind(r.apiVersion, r.kind) || this.ownerExists(r, obj.metadata.namespace));
     if (alive.length === refs.length) return;
     const ns = obj.metadata.namespace ?? '';
     if (alive.length === 0) {
@@ -197,7 +198,7 @@ export class ClusterControllers {
         for (const o of this.cluster.store.list(key)) {
           if (!o.json.includes('"ownerReferences"')) continue;
           const obj = JSON.parse(o.json) as ObjectWithMeta;
-          if ((obj.metadata.ownerReferences ?? []).some((r) => !this.ownerExists(r, obj.metadata.namespace))) this.enqueue(() => this.checkOwners(t, obj));
+          if ((obj.metadata.ownerReferences ?? []).some((r) => this.cluster.typeForKind(r.apiVersion, r.kind) && !this.ownerExists(r, obj.metadata.namespace))) this.enqueue(() => this.checkOwners(t, obj));
         }
       }
     });

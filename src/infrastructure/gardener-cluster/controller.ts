@@ -19,7 +19,7 @@ import {
   LabelKymaRuntimeID,
 } from '../../api/infrastructuremanager/index.js';
 import type { CachedReader } from '../../runtime/cache/own-writes.js';
-import { isNotFound } from '../../runtime/client/errors.js';
+import { isConflict, isNotFound } from '../../runtime/client/errors.js';
 import { findObject } from '../../runtime/client/find.js';
 import type { Client } from '../../runtime/client/interface.js';
 import type { ReconcileResult, Request } from '../../runtime/controller.js';
@@ -45,7 +45,7 @@ export interface GardenerClusterReconcilerDeps {
   kcp: Client;
   /** The GardenerClusters and the kubeconfig Secrets, from the informers unless this controller's own write has not reached them (own-writes.ts); GETs when absent. */
   clusters?: Pick<CachedReader<GardenerClusterObject>, 'get'>;
-  secrets?: Pick<CachedReader<SecretObject>, 'get'>;
+  secrets?: Pick<CachedReader<SecretObject>, 'get' | 'writes'>;
   provider: KubeconfigProvider;
   policy: RotationPolicy;
   log: Logger;
@@ -135,6 +135,8 @@ export class GardenerClusterReconciler {
       if (secret) await this.deps.kcp.update(rotatedSecret(secret, cluster, sync), { signal });
       else await this.deps.kcp.create(newKubeconfigSecret(cluster, sync), { signal });
     } catch (e) {
+      // Changed by someone else since the copy this pass read: the next pass reads it from the API server.
+      if (isConflict(e)) this.deps.secrets?.writes.distrust(namespacedName({ namespace: ref.namespace, name: ref.name }));
       return this.fail(cluster, errorStatus(secret ? ConditionReasonFailedToUpdateSecret : ConditionReasonFailedToCreateSecret, e), e, signal);
     }
     if (problem) this.deps.log.warn('kubeconfig secret repaired', { ...req, secret: `${ref.namespace}/${ref.name}`, problem });

@@ -97,20 +97,30 @@ export async function syncCatalog(remote: Client, desired: KubeObject[], signal:
     const current = (await remote.list(kind, { namespace: Namespaces.Remote, labelSelector: CATALOG_SELECTOR, signal })).items;
     const currentByName = new Map(current.map((o) => [o.metadata.name ?? '', o]));
     const changed = wanted.filter((o) => currentByName.get(o.metadata.name ?? '')?.metadata.annotations?.[HASH_ANNOTATION] !== o.metadata.annotations?.[HASH_ANNOTATION]);
-    await mapLimit(changed, CONCURRENCY_PER_KIND, async (o) => {
-      await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
-      result.applied++;
-    });
+    await mapLimit(
+      changed,
+      CONCURRENCY_PER_KIND,
+      async (o) => {
+        await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
+        result.applied++;
+      },
+      { stopOnError: true },
+    );
     const wantedNames = new Set(wanted.map((o) => o.metadata.name));
     const stale = current.filter((o) => !wantedNames.has(o.metadata.name));
-    await mapLimit(stale, CONCURRENCY_PER_KIND, async (o) => {
-      try {
-        await remote.delete(kind, { namespace: Namespaces.Remote, name: o.metadata.name ?? '' }, { signal });
-        result.deleted++;
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-      }
-    });
+    await mapLimit(
+      stale,
+      CONCURRENCY_PER_KIND,
+      async (o) => {
+        try {
+          await remote.delete(kind, { namespace: Namespaces.Remote, name: o.metadata.name ?? '' }, { signal });
+          result.deleted++;
+        } catch (e) {
+          if (!isNotFound(e)) throw e;
+        }
+      },
+      { stopOnError: true },
+    );
   });
   return result;
 }

@@ -34,6 +34,7 @@ import type { Condition } from '../../api/schema.js';
 import type { Store } from '../../runtime/cache/store.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { CachedReader, NotingClient, OwnWrites } from '../../runtime/cache/own-writes.js';
+import { isConflict } from '../../runtime/client/errors.js';
 import { type Controller, type KeySource, newControllerManagedBy, type ReconcileResult } from '../../runtime/controller.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Manager } from '../../runtime/manager.js';
@@ -146,6 +147,7 @@ class KymaReconciler {
   private readonly kymas: Store<KymaObject>;
   /** The Kyma a pass works on: from the cache unless this controller's own write has not reached it (own-writes.ts). */
   private readonly kymaReader: CachedReader<KymaObject>;
+  private readonly kymaWrites: OwnWrites<KymaObject>;
   /** The last full runtime check per Kyma name. */
   private readonly checks = new Map<string, RuntimeCheck>();
   /** Full runtime checks asked for by KCP changes that concern the runtime (catalog entries, Watchers), by Kyma key. */
@@ -156,10 +158,10 @@ class KymaReconciler {
     private readonly opts: KymaControllerOptions,
   ) {
     const kymaInformer = manager.informer<KymaObject>(Kyma, { namespace: opts.namespace });
-    const kymaWrites = new OwnWrites(kymaInformer);
+    this.kymaWrites = new OwnWrites(kymaInformer);
     // Every write of a Kyma by this controller is noted, so that the next pass waits for it.
-    this.kcp = new NotingClient(manager.client, [{ kind: Kyma, writes: kymaWrites }]);
-    this.kymaReader = new CachedReader(this.kcp, Kyma, kymaWrites);
+    this.kcp = new NotingClient(manager.client, [{ kind: Kyma, writes: this.kymaWrites }]);
+    this.kymaReader = new CachedReader(this.kcp, Kyma, this.kymaWrites);
     this.log = manager.logger.child('kyma');
     this.intervals = { ...DEFAULT_INTERVALS, ...opts.intervals };
     this.catalog = catalogCaches(manager, opts.namespace, new Set(opts.restrictedModules ?? []));
@@ -180,13 +182,16 @@ class KymaReconciler {
     // The informer behind this process's own write (an event pass that followed the runtime): the
     // cached spec is older than the one the last pass settled, so this pass reads the Kyma first.
     const stale = !!cached && !!last && (cached.metadata.generation ?? 0) < (last.generation ?? 0);
-    if (cached && !reason && !changedInRuntime && !stale) return this.cachedPass(structuredClone(cached), signal);
+    // The cached copy serves a cached pass only when no write of this controller is on its way to it.
+    if (cached && !reason && !changedInRuntime && !stale && !this.kymaWrites.lagging(key)) return this.cachedPass(structuredClone(cached), signal);
+    // Older than what a pass already settled, even once the wait for that write was given up: from the API server.
+    if (stale) this.kymaWrites.distrust(key);
     // A mark answered by nothing (the KCP read fails, the Kyma is skipped) must not be lost: without
     // the check record, the next reconcile makes a full check, which answers every mark.
     if (changedInRuntime || requested || asked) this.checks.delete(req.name);
     // From the cache, as upstream's cached client reads; from the API server while this
     // controller's own write is on its way to the cache.
-    let kyma = await this.kymaReader.get({ namespace: req.namespace ?? this.opts.namespace, name: req.name }, { signal, confirmAbsent: true });
+    const kyma = await this.kymaReader.get({ namespace: req.namespace ?? this.opts.namespace, name: req.name }, { signal, confirmAbsent: true });
     if (!kyma) {
       // The runtime's client is not dropped here: it belongs to the kubeconfig Secret, which the
       // infrastructure manager may still use, and goes when the Secret goes.
@@ -198,7 +203,17 @@ class KymaReconciler {
       return;
     }
     if (kyma.metadata.deletionTimestamp) return this.delete(kyma, signal);
-    kyma = await this.ensureFinalizerAndLabels(kyma, signal);
+    try {
+      return await this.reconcileRead(kyma, reason, changedInRuntime, last, signal);
+    } catch (e) {
+      // Written by someone else since the copy this pass worked from: the next pass reads it from the API server.
+      if (isConflict(e)) this.kymaWrites.distrust(key);
+      throw e;
+    }
+  }
+
+  private async reconcileRead(read: KymaObject, reason: RuntimeCheckReason | undefined, changedInRuntime: boolean, last: RuntimeCheck | undefined, signal: AbortSignal): Promise<ReconcileResult> {
+    const kyma = await this.ensureFinalizerAndLabels(read, signal);
     // An event pass only when the Kyma as read now needs no full check either (the cache may lag).
     const fullReason = reason ?? this.fullCheckReason(kyma, last, false, undefined);
     if (!fullReason && !changedInRuntime) return this.cachedPass(kyma, signal);

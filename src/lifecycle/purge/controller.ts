@@ -152,9 +152,11 @@ export function setupPurgeController(manager: Manager, opts: PurgeOptions): Cont
     if (!kyma.metadata.deletionTimestamp) return;
     const elapsed = Date.now() - Date.parse(kyma.metadata.deletionTimestamp);
     if (elapsed < graceMs) return { requeueAfterMs: Math.max(1, graceMs - elapsed) };
-    // About to purge: the API server confirms the Kyma is still there (its deletion may have just finished).
-    if (!(await findObject<KymaObject>(kcp, Kyma, req, { signal }))) {
-      metrics.forget(req.name);
+    // About to purge: the API server confirms it is this Kyma, still being deleted (its deletion may
+    // have just finished, and another of that name may have been created since).
+    const fresh = await findObject<KymaObject>(kcp, Kyma, req, { signal });
+    if (!fresh || fresh.metadata.uid !== kyma.metadata.uid || !fresh.metadata.deletionTimestamp) {
+      if (!fresh) metrics.forget(req.name);
       return;
     }
     const started = performance.now();

@@ -56,7 +56,7 @@ export async function syncRemoteCrds(remote: Client, signal: AbortSignal): Promi
     if (current && !current.metadata.deletionTimestamp && current.metadata.annotations?.[HASH_ANNOTATION] === crd.hash) return undefined;
     await remote.apply(crd.object, { fieldManager: FIELD_MANAGER, force: true, signal });
     return crd.name;
-  });
+  }, { stopOnError: true });
   return applied.filter((name): name is string => name !== undefined);
 }
 
