@@ -1,23 +1,15 @@
 // Bounded concurrency: a list of calls, at most so many in flight at once.
 
-export interface MapLimitOptions {
-  /**
-   * Start no more calls once one failed (the calls in flight still finish), as a loop that stops at
-   * its first failure would; for writes to a cluster that may have become unreachable.
-   */
-  stopOnError?: boolean;
-}
-
 /**
  * Runs `fn` over `items` with at most `limit` calls in flight; once all settled, rejects with the
  * error of the earliest item that failed (as a loop one after another would have met it first).
  */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>, opts: MapLimitOptions = {}): Promise<R[]> {
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
   let failed: { index: number; error: unknown } | undefined;
   const worker = async (): Promise<void> => {
-    while (next < items.length && !(opts.stopOnError && failed)) {
+    while (next < items.length) {
       const i = next++;
       try {
         results[i] = await fn(items[i]);

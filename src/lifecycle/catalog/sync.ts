@@ -18,15 +18,12 @@ import {
 } from '../../api/operator/index.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
-import { mapLimit } from '../../util/map-limit.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
 import { FIELD_MANAGER } from '../remote/crds.js';
 import { moduleFlags, offeredTo, restrictionOf, templateName } from './resolve.js';
 
 const HASH_ANNOTATION = `${OPERATOR_GROUP}/catalog-hash`;
 const CATALOG_SELECTOR = `${Labels.ManagedBy}=${LabelValues.LifecycleManager}`;
-/** Writes of one kind in flight at once, per runtime. */
-const CONCURRENCY_PER_KIND = 3;
 
 export interface CatalogSource {
   templates(): ModuleTemplateObject[];
@@ -90,37 +87,26 @@ function copyOf(obj: ModuleTemplateObject | ModuleReleaseMetaObject, kind: KindR
 /** Brings the runtime's catalog copies in line with `desired`: applies changed ones, deletes stale ones. */
 export async function syncCatalog(remote: Client, desired: KubeObject[], signal: AbortSignal): Promise<CatalogSyncResult> {
   const result: CatalogSyncResult = { applied: 0, deleted: 0, total: desired.length };
-  // The two kinds, and the objects of each, are independent: a new runtime's dozen applies run a
-  // few at a time instead of one after another, which is most of its first Kyma pass.
-  await mapLimit([ModuleReleaseMeta, ModuleTemplate] as KindRef[], 2, async (kind) => {
+  for (const kind of [ModuleReleaseMeta, ModuleTemplate] as KindRef[]) {
     const wanted = desired.filter((o) => o.kind === kind.kind);
     const current = (await remote.list(kind, { namespace: Namespaces.Remote, labelSelector: CATALOG_SELECTOR, signal })).items;
     const currentByName = new Map(current.map((o) => [o.metadata.name ?? '', o]));
-    const changed = wanted.filter((o) => currentByName.get(o.metadata.name ?? '')?.metadata.annotations?.[HASH_ANNOTATION] !== o.metadata.annotations?.[HASH_ANNOTATION]);
-    await mapLimit(
-      changed,
-      CONCURRENCY_PER_KIND,
-      async (o) => {
-        await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
-        result.applied++;
-      },
-      { stopOnError: true },
-    );
+    for (const o of wanted) {
+      const have = currentByName.get(o.metadata.name ?? '');
+      if (have && have.metadata.annotations?.[HASH_ANNOTATION] === o.metadata.annotations?.[HASH_ANNOTATION]) continue;
+      await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
+      result.applied++;
+    }
     const wantedNames = new Set(wanted.map((o) => o.metadata.name));
-    const stale = current.filter((o) => !wantedNames.has(o.metadata.name));
-    await mapLimit(
-      stale,
-      CONCURRENCY_PER_KIND,
-      async (o) => {
-        try {
-          await remote.delete(kind, { namespace: Namespaces.Remote, name: o.metadata.name ?? '' }, { signal });
-          result.deleted++;
-        } catch (e) {
-          if (!isNotFound(e)) throw e;
-        }
-      },
-      { stopOnError: true },
-    );
-  });
+    for (const o of current) {
+      if (wantedNames.has(o.metadata.name)) continue;
+      try {
+        await remote.delete(kind, { namespace: Namespaces.Remote, name: o.metadata.name ?? '' }, { signal });
+        result.deleted++;
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+  }
   return result;
 }

@@ -320,11 +320,8 @@ class KymaReconciler {
       // The runtime conditions do not depend on the spec the Kyma just followed: they hold for its new generation too.
       if (!full) conditions = conditions.map((c) => (RUNTIME_CONDITIONS.includes(c.type) && kyma.metadata.generation !== undefined ? { ...c, observedGeneration: kyma.metadata.generation } : c));
       if (full) {
-        // The catalog copies and the watcher's webhook are independent of each other: both at once.
-        const [catalogSynced, webhook] = await allInOrder([
-          catalogSyncEnabled(kyma) ? this.syncCatalog(kyma, remote, signal) : Promise.resolve(undefined),
-          this.opts.skrWebhook ? this.syncWebhook(kyma, remote, remoteKyma, signal) : Promise.resolve(undefined),
-        ]);
+        const catalogSynced = catalogSyncEnabled(kyma) ? await this.syncCatalog(kyma, remote, signal) : undefined;
+        const webhook = this.opts.skrWebhook ? await this.syncWebhook(kyma, remote, remoteKyma, signal) : undefined;
         if (catalogSynced === undefined) conditions = removeCondition(conditions, KymaConditionTypes.ModuleCatalog);
         else if (catalogSynced) conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'True', KymaConditionMessages.CatalogSynced, kyma.metadata.generation, now);
         else conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'False', KymaConditionMessages.CatalogOutOfSync, kyma.metadata.generation, now);
@@ -624,12 +621,4 @@ export function setupKymaController(manager: Manager, opts: KymaControllerOption
     );
   }
   return { controller: builder.complete(reconciler), askFullCheck: (key, reason) => reconciler.askFullCheck(key, reason) };
-}
-
-/** Awaits every promise; rejects with the first rejection in the list's order once all settled, so that no work is left running unawaited. */
-async function allInOrder<A, B>(promises: [Promise<A>, Promise<B>]): Promise<[A, B]> {
-  const [a, b] = await Promise.allSettled(promises);
-  if (a.status === 'rejected') throw a.reason;
-  if (b.status === 'rejected') throw b.reason;
-  return [a.value, b.value];
 }

@@ -24,7 +24,6 @@ import { resolveModule, ResolveError, type CatalogView, type Resolved } from '..
 import { FIELD_MANAGER } from '../remote/crds.js';
 import { MaintenanceMessages, MaintenanceWindowUnknownError, MaintenanceWindows } from '../maintenance/windows.js';
 import { buildManifest, manifestUpToDate, TemplateError } from './manifest-builder.js';
-import { mapLimit } from '../../util/map-limit.js';
 
 type TrackingObject = NonNullable<ModuleStatus['manifest']>;
 
@@ -169,18 +168,14 @@ async function applyManifest(deps: ModuleSyncDeps, desired: ManifestObject, exis
   return deps.kcp.apply<ManifestObject>(desired, { fieldManager: FIELD_MANAGER, force: true, signal });
 }
 
-/** Manifests of one Kyma written at once. */
-const MODULE_SYNC_CONCURRENCY = 5;
-
 /** Applies the Kyma's modules as Manifests, deletes Manifests of removed modules; returns the module entries. */
 export async function syncModules(deps: ModuleSyncDeps, kyma: KymaObject, signal: AbortSignal): Promise<ModuleStatus[]> {
   const existing = manifestsOf(deps.manifests, kyma);
   const byModule = new Map(existing.map((m) => [m.metadata.labels?.[Labels.ModuleName] ?? '', m]));
   const statuses: ModuleStatus[] = [];
   const kept = new Set<string>();
-  // Each module's Manifest is its own: a few at a time, the entries in the Kyma's order.
-  const synced = await mapLimit(kyma.spec.modules ?? [], MODULE_SYNC_CONCURRENCY, (module) => syncOne(deps, kyma, module, byModule.get(module.name), signal));
-  for (const { status, manifest } of synced) {
+  for (const module of kyma.spec.modules ?? []) {
+    const { status, manifest } = await syncOne(deps, kyma, module, byModule.get(module.name), signal);
     statuses.push(status);
     if (manifest?.metadata.name) kept.add(manifest.metadata.name);
   }

@@ -9,7 +9,6 @@ import { Kyma, ModuleReleaseMeta, ModuleTemplate, OPERATOR_GROUP } from '../../a
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
-import { mapLimit } from '../../util/map-limit.js';
 
 export const CRD_KIND: KindRef = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
 export const FIELD_MANAGER = 'lifecycle-manager';
@@ -44,20 +43,19 @@ export function remoteCrdNames(): string[] {
 
 /** Ensures the CRDs exist and are current; returns the names it (re-)applied. */
 export async function syncRemoteCrds(remote: Client, signal: AbortSignal): Promise<string[]> {
-  // The CRDs are independent of each other: all at once.
-  const crds = desiredCrds();
-  const applied = await mapLimit(crds, crds.length, async (crd) => {
+  const applied: string[] = [];
+  for (const crd of desiredCrds()) {
     let current: KubeObject | undefined;
     try {
       current = await remote.get(CRD_KIND, { name: crd.name }, { signal });
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }
-    if (current && !current.metadata.deletionTimestamp && current.metadata.annotations?.[HASH_ANNOTATION] === crd.hash) return undefined;
+    if (current && !current.metadata.deletionTimestamp && current.metadata.annotations?.[HASH_ANNOTATION] === crd.hash) continue;
     await remote.apply(crd.object, { fieldManager: FIELD_MANAGER, force: true, signal });
-    return crd.name;
-  }, { stopOnError: true });
-  return applied.filter((name): name is string => name !== undefined);
+    applied.push(crd.name);
+  }
+  return applied;
 }
 
 /** Deletes the synced CRDs from a runtime (their custom resources go with them). */
