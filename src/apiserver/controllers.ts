@@ -139,21 +139,21 @@ export class ClusterControllers {
     return o && o.metadata.uid === ref.uid ? o : undefined;
   }
 
-  /** Every stored object that names `uid` as an owner. */
-  private dependentsOf(uid: string, namespace: string | undefined): { t: ResourceType; obj: ObjectWithMeta }[] {
-    const out: { t: ResourceType; obj: ObjectWithMeta }[] = [];
-    const needle = `"uid":"${uid}"`;
+  /** Every stored object whose JSON has `needle` (of a served type; in `namespace` for namespaced types when given), decoded. */
+  private *storedWith(needle: string, namespace?: string): Generator<{ t: ResourceType; obj: ObjectWithMeta }> {
     for (const key of this.cluster.store.resources()) {
       const [group, resource] = key.split('/');
       const t = this.cluster.typesOfResource(group, resource)[0];
       if (!t) continue;
       for (const o of this.cluster.store.list(key, t.namespaced && namespace ? namespace : undefined)) {
-        if (!o.json.includes(needle)) continue;
-        const obj = JSON.parse(o.json) as ObjectWithMeta;
-        if ((obj.metadata.ownerReferences ?? []).some((r) => r.uid === uid)) out.push({ t, obj });
+        if (o.json.includes(needle)) yield { t, obj: JSON.parse(o.json) as ObjectWithMeta };
       }
     }
-    return out;
+  }
+
+  /** Every stored object that names `uid` as an owner. */
+  private dependentsOf(uid: string, namespace: string | undefined): { t: ResourceType; obj: ObjectWithMeta }[] {
+    return [...this.storedWith(`"uid":"${uid}"`, namespace)].filter(({ obj }) => (obj.metadata.ownerReferences ?? []).some((r) => r.uid === uid));
   }
 
   private async collectDependents(uid: string, namespace: string | undefined): Promise<void> {
@@ -191,15 +191,8 @@ export class ClusterControllers {
    */
   collectOrphans(): void {
     this.enqueue(async () => {
-      for (const key of this.cluster.store.resources()) {
-        const [group, resource] = key.split('/');
-        const t = this.cluster.typesOfResource(group, resource)[0];
-        if (!t) continue;
-        for (const o of this.cluster.store.list(key)) {
-          if (!o.json.includes('"ownerReferences"')) continue;
-          const obj = JSON.parse(o.json) as ObjectWithMeta;
-          if ((obj.metadata.ownerReferences ?? []).some((r) => this.cluster.typeForKind(r.apiVersion, r.kind) && !this.ownerExists(r, obj.metadata.namespace))) this.enqueue(() => this.checkOwners(t, obj));
-        }
+      for (const { t, obj } of this.storedWith('"ownerReferences"')) {
+        if ((obj.metadata.ownerReferences ?? []).some((r) => this.cluster.typeForKind(r.apiVersion, r.kind) && !this.ownerExists(r, obj.metadata.namespace))) this.enqueue(() => this.checkOwners(t, obj));
       }
     });
   }

@@ -20,13 +20,11 @@ import {
 } from '../../api/infrastructuremanager/index.js';
 import type { CachedReader } from '../../runtime/cache/own-writes.js';
 import { isConflict, isNotFound } from '../../runtime/client/errors.js';
-import { findObject } from '../../runtime/client/find.js';
 import type { Client } from '../../runtime/client/interface.js';
 import type { ReconcileResult, Request } from '../../runtime/controller.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Gauge } from '../../runtime/metrics.js';
-import { namespacedName, type ObjectKey } from '../../kube/keys.js';
-import type { KindRef, KubeObject } from '../../kube/object.js';
+import { namespacedName } from '../../kube/keys.js';
 import type { IssuedKubeconfig, KubeconfigProvider } from './admin-kubeconfig.js';
 import { formatLastSync, msUntilRotation, parseLastSync, rotationAfterMs, type RotationPolicy } from './rotation.js';
 import { kubeconfigProblem, newKubeconfigSecret, rotatedSecret, SECRET_KIND, type SecretObject, secretSelector, type SyncedKubeconfig } from './secret.js';
@@ -44,8 +42,8 @@ export interface GardenerClusterReconcilerDeps {
   /** The KCP; every GardenerCluster and Secret write goes through it (so that the readers below wait for it). */
   kcp: Client;
   /** The GardenerClusters and the kubeconfig Secrets, from the informers unless this controller's own write has not reached them (own-writes.ts); GETs when absent. */
-  clusters?: Pick<CachedReader<GardenerClusterObject>, 'get'>;
-  secrets?: Pick<CachedReader<SecretObject>, 'get' | 'writes'>;
+  clusters: Pick<CachedReader<GardenerClusterObject>, 'get'>;
+  secrets: Pick<CachedReader<SecretObject>, 'get' | 'writes'>;
   provider: KubeconfigProvider;
   policy: RotationPolicy;
   log: Logger;
@@ -87,7 +85,7 @@ export class GardenerClusterReconciler {
   }
 
   private async reconcileWithin(req: Request, signal: AbortSignal): Promise<ReconcileResult> {
-    const cluster = await this.read<GardenerClusterObject>(this.deps.clusters, GardenerCluster, req, signal);
+    const cluster = await this.deps.clusters.get(req, { signal, confirmAbsent: true });
     if (!cluster) {
       await this.deleteSecrets(req, signal);
       this.forgetMetrics(req);
@@ -99,7 +97,7 @@ export class GardenerClusterReconciler {
     const ref = cluster.spec.kubeconfig.secret;
     let secret: SecretObject | undefined;
     try {
-      secret = await this.read<SecretObject>(this.deps.secrets, SECRET_KIND, { namespace: ref.namespace, name: ref.name }, signal);
+      secret = await this.deps.secrets.get({ namespace: ref.namespace, name: ref.name }, { signal, confirmAbsent: true });
     } catch (e) {
       return this.fail(cluster, errorStatus(ConditionReasonFailedToGetSecret, e), e, signal);
     }
@@ -136,7 +134,7 @@ export class GardenerClusterReconciler {
       else await this.deps.kcp.create(newKubeconfigSecret(cluster, sync), { signal });
     } catch (e) {
       // Changed by someone else since the copy this pass read: the next pass reads it from the API server.
-      if (isConflict(e)) this.deps.secrets?.writes.distrust(namespacedName({ namespace: ref.namespace, name: ref.name }));
+      if (isConflict(e)) this.deps.secrets.writes.distrust(namespacedName({ namespace: ref.namespace, name: ref.name }));
       return this.fail(cluster, errorStatus(secret ? ConditionReasonFailedToUpdateSecret : ConditionReasonFailedToCreateSecret, e), e, signal);
     }
     if (problem) this.deps.log.warn('kubeconfig secret repaired', { ...req, secret: `${ref.namespace}/${ref.name}`, problem });
@@ -154,12 +152,6 @@ export class GardenerClusterReconciler {
     const newExpiresAt = parseLastSync(sync.expiresAt);
     this.recordMetrics(cluster, syncedMs, newExpiresAt);
     return { requeueAfterMs: Math.max(1, msUntilRotation(this.deps.policy, syncedMs, this.now(), newExpiresAt)) };
-  }
-
-  /** An object from its reader (a cache that waits for this controller's writes), or a GET; undefined when it does not exist. */
-  private async read<T extends KubeObject>(reader: Pick<CachedReader<T>, 'get'> | undefined, kind: KindRef, key: ObjectKey, signal: AbortSignal): Promise<T | undefined> {
-    if (reader) return reader.get(key, { signal, confirmAbsent: true });
-    return findObject<T>(this.deps.kcp, kind, key, { signal });
   }
 
   /**
