@@ -107,19 +107,23 @@ function mergeList(l: unknown[], c: unknown[], schema: SchemaNode | undefined, d
 
 /**
  * Removes, in place, the fields `released` (what the applier owned before and no longer applies)
- * that nobody in `kept` still owns. A released struct field survives while someone owns anything
- * below it; a released list item or map entry goes as a whole.
+ * that nobody in `kept` still owns. A released struct field (one the schema declares) goes as a
+ * whole, with whatever is left below it, unless someone owns anything below it: structured-merge-diff
+ * counts a declared field with released fields below it as released itself
+ * (EnsureNamedFieldsAreMembers), so dropping `spec.resource` from an apply removes the field rather
+ * than leaving `resource: {metadata: {}}`. A released list item or map entry goes as a whole.
  */
 export function pruneReleased(obj: Record<string, unknown>, released: FieldSet, kept: FieldSet, schema: SchemaNode): void {
-  pruneMap(obj, released, kept, schema);
+  pruneMap(obj, released, kept, schema, true);
 }
 
 function shouldRemove(released: FieldSet, kept: FieldSet | undefined, declared: boolean): boolean {
-  if (!released.member || kept?.member) return false;
+  if (kept?.member) return false;
+  if (!released.member && !(declared && released.hasMembers())) return false;
   return !(declared && kept !== undefined && kept.hasMembers());
 }
 
-function pruneMap(obj: Record<string, unknown>, released: FieldSet, kept: FieldSet | undefined, schema: SchemaNode | undefined): void {
+function pruneMap(obj: Record<string, unknown>, released: FieldSet, kept: FieldSet | undefined, schema: SchemaNode | undefined, top = false): void {
   if (released.children === undefined) return;
   for (const [key, rel] of released.children) {
     if (key[0] !== 'f') continue;
@@ -128,7 +132,8 @@ function pruneMap(obj: Record<string, unknown>, released: FieldSet, kept: FieldS
     if (value === undefined) continue;
     const { schema: childSchema, declared } = childOf(schema, name);
     const keptChild = kept?.child(key);
-    if (shouldRemove(rel, keptChild, declared)) {
+    // Every configuration holds metadata.name, which managedFields never track: metadata stays.
+    if (!(top && name === 'metadata') && shouldRemove(rel, keptChild, declared)) {
       delete obj[name];
       continue;
     }

@@ -126,7 +126,7 @@ async function syncOne(deps: ModuleSyncDeps, kyma: KymaObject, module: KymaModul
     if (!(e instanceof TemplateError)) throw e;
     return { status: { ...statusBase, state: States.Error, message: e.message }, manifest: existing };
   }
-  const applied = existing && manifestUpToDate(existing, desired) ? existing : await applyManifest(deps, desired, existing, signal);
+  const applied = existing && manifestUpToDate(existing, desired) ? existing : await applyManifest(deps, desired, signal);
   const { state, message } = module.managed === false ? { state: States.Unmanaged as State, message: undefined } : manifestState(applied);
   const status: ModuleStatus = { ...statusBase, state, manifest: track(applied) };
   if (message) status.message = message;
@@ -159,12 +159,8 @@ function waitForMaintenance(windows: MaintenanceWindows, kyma: KymaObject, modul
   return { ...kept, message: MaintenanceMessages.Waiting, maintenance: true };
 }
 
-async function applyManifest(deps: ModuleSyncDeps, desired: ManifestObject, existing: ManifestObject | undefined, signal: AbortSignal): Promise<ManifestObject> {
-  if (existing?.spec.resource && !desired.spec.resource) {
-    // The embedded server's apply leaves an empty embedded object behind when the whole field is
-    // dropped (invalid: apiVersion/kind required); remove the default CR explicitly first.
-    await deps.kcp.patch(Manifest, { namespace: existing.metadata.namespace, name: existing.metadata.name ?? '' }, 'json', [{ op: 'remove', path: '/spec/resource' }], { fieldManager: FIELD_MANAGER, signal });
-  }
+
+function applyManifest(deps: ModuleSyncDeps, desired: ManifestObject, signal: AbortSignal): Promise<ManifestObject> {
   return deps.kcp.apply<ManifestObject>(desired, { fieldManager: FIELD_MANAGER, force: true, signal });
 }
 
@@ -227,5 +223,5 @@ async function followWhileDeleting(deps: ModuleSyncDeps, kyma: KymaObject, m: Ma
     throw e;
   }
   if (desired.metadata.name !== m.metadata.name || manifestUpToDate(m, desired)) return m;
-  return applyManifest(deps, desired, m, signal);
+  return applyManifest(deps, desired, signal);
 }

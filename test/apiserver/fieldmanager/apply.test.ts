@@ -65,12 +65,45 @@ test('a no-op apply returns the live object with its managedFields unchanged', (
   assert.deepStrictEqual(again, live);
 });
 
-test('an applier owning nothing any more loses its entry; the fields it alone owned go', () => {
+test('an applier owning nothing any more loses its entry; the fields it alone owned go whole', () => {
   const live = apply(undefined, cm({ a: '1' }, { l: 'x' }), 'alpha');
   const out = apply(live, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }, 'alpha');
-  assert.deepStrictEqual(out.data, {});
-  assert.deepStrictEqual(out.metadata.labels, {});
+  // data and metadata.labels are declared fields: released with everything below them, they go
+  // rather than stay empty (structured-merge-diff's EnsureNamedFieldsAreMembers); metadata stays.
+  assert.equal(out.data, undefined);
+  assert.equal(out.metadata.labels, undefined);
+  assert.equal(out.metadata.name, 'c');
   assert.equal(out.metadata.managedFields?.length ?? 0, 0);
+});
+
+const embeddingSchema = schemaFromOpenAPI({
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        version: { type: 'string' },
+        resource: { type: 'object', nullable: true, 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+      },
+    },
+  },
+});
+
+function embedding(resource?: JsonObject): ObjectWithMeta {
+  return { apiVersion: 'conf.example.com/v1', kind: 'Holder', metadata: { name: 'h' }, spec: { version: '1', ...(resource ? { resource } : {}) } };
+}
+
+test('a declared field dropped from an apply goes whole, unless another manager owns something below it', () => {
+  const opts = { apiVersion: 'conf.example.com/v1', schema: embeddingSchema };
+  const cr = { apiVersion: 'x.example.com/v1', kind: 'Sample', metadata: { name: 'default', namespace: 'kyma-system' }, spec: { size: 1 } };
+  const live = apply(undefined, embedding(cr), 'kyma', opts);
+  const dropped = apply(live, embedding(), 'kyma', opts);
+  assert.deepStrictEqual(dropped.spec, { version: '1' });
+
+  // Someone else's field below it keeps the field, and only what the applier alone owned goes.
+  const shared = apply(live, { apiVersion: 'conf.example.com/v1', kind: 'Holder', metadata: { name: 'h' }, spec: { resource: { spec: { size: 1 } } } }, 'other', opts);
+  const kept = apply(shared, embedding(), 'kyma', opts);
+  assert.deepStrictEqual(kept.spec, { version: '1', resource: { spec: { size: 1 } } });
 });
 
 const deploymentSchema = builtinSchema('apps', 'Deployment');
