@@ -5,7 +5,7 @@ import { Kyma, Manifest, type ManifestObject } from '../../src/api/operator/inde
 import { type RunningApiServer } from '../../src/apiserver/server.js';
 import { startModuleOperators, type ModuleOperators, type ModuleOperatorsOptions } from '../../src/landscape/module-operators.js';
 import { ArtifactError, type ArtifactFetcher, type FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
-import { setupManifestController } from '../../src/lifecycle/manifest/index.js';
+import { setupManifestController, type RequeueIntervals } from '../../src/lifecycle/manifest/index.js';
 import { clientFromKubeconfig, type HttpClient, isNotFound } from '../../src/runtime/client/index.js';
 import type { Client } from '../../src/runtime/client/interface.js';
 import { type Logger, silentLogger } from '../../src/runtime/log.js';
@@ -143,7 +143,7 @@ export interface Env {
 }
 
 /** `driftCheckMs`: as with the runtime watcher (drift checks on events, or at this interval, while the Kyma's SKRWebhook condition holds). */
-export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 'server'>; logger?: Logger; driftCheckMs?: number } = {}): Promise<Env> {
+export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 'server'>; logger?: Logger; driftCheckMs?: number; intervals?: Partial<RequeueIntervals> } = {}): Promise<Env> {
   const api = await startWithKinds([Manifest, Kyma] as unknown as AnyKind[], [NS]);
   const server = api.server;
   const kcp = clientFromKubeconfig(server.clusterAccess('default').kubeconfig, { qps: 0 });
@@ -164,7 +164,7 @@ export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 
       }
       return c.client;
     },
-    intervals: { successMs: 400, busyMs: 100, errorMs: 200, warningMs: 400 },
+    intervals: { successMs: 400, busyMs: 100, errorMs: 200, warningMs: 400, ...opts.intervals },
     crdEstablishTimeoutMs: 5_000,
     driftCheckMs: opts.driftCheckMs,
   });

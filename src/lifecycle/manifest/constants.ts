@@ -1,6 +1,9 @@
 // Names the Manifest controller writes into runtime clusters that are not part of the shared API
 // constants (upstream keeps them in internal/declarative/v2 and internal/manifest).
-import { LabelValues, Labels } from '../../api/operator/constants.js';
+import { Finalizers, LabelValues, Labels } from '../../api/operator/constants.js';
+
+/** The finalizers the Manifest controller puts on a Manifest (and takes off when its part of a deletion is done). */
+export const MANIFEST_FINALIZERS: readonly string[] = [Finalizers.Manifest, Finalizers.LabelRemoval, Finalizers.CustomResourceManager];
 
 /** The one field manager of every server-side apply into a runtime (upstream's applier). */
 export const MANIFEST_FIELD_MANAGER = 'declarative.kyma-project.io/applier';

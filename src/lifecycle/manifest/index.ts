@@ -5,10 +5,10 @@ import { Kyma, KymaConditionTypes, type KymaObject, Labels, Manifest, type Manif
 import type { Client } from '../../runtime/client/interface.js';
 import type { Controller, KeySource } from '../../runtime/controller.js';
 import { type Manager, newControllerManagedBy } from '../../runtime/manager.js';
-import { annotationsChanged, deletionChanged, finalizersChanged, generationChanged, labelsChanged, or } from '../../runtime/predicates.js';
+import { admits, annotationsChanged, deletionChanged, finalizersChanged, generationChanged, labelsChanged, or, type Predicate } from '../../runtime/predicates.js';
 import { namespacedName } from '../../kube/keys.js';
 import type { ArtifactFetcher } from '../artifacts/types.js';
-import { MANIFEST_FIELD_MANAGER } from './constants.js';
+import { MANIFEST_FIELD_MANAGER, MANIFEST_FINALIZERS } from './constants.js';
 import { ManifestMetrics, type ModuleStateHook } from './metrics.js';
 import { DEFAULT_INTERVALS, ManifestReconciler, type ManifestReconcilerDeps, type RequeueIntervals, type TargetClients } from './reconciler.js';
 import { credentialsFromKcpSecret } from './registry-credentials.js';
@@ -59,8 +59,22 @@ export interface ManifestController {
   reconciler: ManifestReconciler;
 }
 
+/**
+ * Finalizer changes pass, but for the Manifest controller's own addition of its finalizers: the
+ * pass that wrote them goes on with the written Manifest (ManifestReconciler.ensureFinalizers).
+ */
+export const finalizersChangedByOthers: Predicate = {
+  update: (o, n) => {
+    if (!admits(finalizersChanged, { type: 'update', oldObject: o, object: n })) return false;
+    const before = o.metadata.finalizers ?? [];
+    const after = n.metadata.finalizers ?? [];
+    const onlyOursAdded = before.every((f, i) => after[i] === f) && after.slice(before.length).every((f) => MANIFEST_FINALIZERS.includes(f));
+    return !onlyOursAdded;
+  },
+};
+
 /** Our own status writes need no reconcile: updates pass when anything but the status changed. */
-const notStatusOnly = or(generationChanged, deletionChanged, labelsChanged, annotationsChanged, finalizersChanged);
+const notStatusOnly = or(generationChanged, deletionChanged, labelsChanged, annotationsChanged, finalizersChangedByOthers);
 
 /** Parallel reconciles of the Manifest controller unless configured (`--max-concurrent-manifest-reconciles`). */
 export const DEFAULT_MANIFEST_WORKERS = 10;

@@ -38,7 +38,7 @@ import { namespacedName } from '../../kube/keys.js';
 import { ArtifactError } from '../artifacts/types.js';
 import { accessErrorOf, type RuntimeAccessError } from '../remote/access.js';
 import { type AppliedRecord, ApplyError, applyAll, CrdNotEstablishedError } from './apply.js';
-import { Messages } from './constants.js';
+import { MANIFEST_FINALIZERS as OUR_FINALIZERS, Messages } from './constants.js';
 import { deleteDefaultCR, describeUserCRs, ensureDefaultCR, findUserCRs, liveDefaultCR, managedDefaultCR, moduleKinds } from './default-cr.js';
 import { checkDrift } from './drift.js';
 import { describeRef, refKey, refOf, removedRefs, type ResourceRef, unionRefs } from './inventory.js';
@@ -144,8 +144,6 @@ interface Context {
   statusChanged: ReadonlySet<string> | undefined;
 }
 
-const OUR_FINALIZERS: readonly string[] = [Finalizers.Manifest, Finalizers.LabelRemoval, Finalizers.CustomResourceManager];
-
 export class ManifestReconciler {
   /** The last apply per Manifest key (`namespace/name`). */
   private readonly applied = new Map<string, AppliedState>();
@@ -164,7 +162,7 @@ export class ManifestReconciler {
       this.forget(key);
       return;
     }
-    const manifest = structuredClone(cached);
+    let manifest = structuredClone(cached);
     if (isEnabled(manifest.metadata.labels?.[Labels.SkipReconciliation])) return { requeueAfterMs: this.intervalFor(States.Ready), fallback: true }; // nothing to do but notice the label go
     const ctx: Context = { manifest, status: new StatusDraft(manifest), signal, driftRequested, statusChanged };
     const deleting = !!manifest.metadata.deletionTimestamp;
@@ -176,9 +174,15 @@ export class ManifestReconciler {
 
     if (!deleting) {
       if (this.isOrphaned(manifest)) return this.orphaned(ctx);
-      if (await this.ensureFinalizers(manifest)) {
+      // Upstream requeues after adding its finalizers; this pass goes on with the written Manifest
+      // (the controller's predicate lets the event of our own addition pass by), which spares every
+      // new Manifest a second trip through a queue that is thousands of keys long in a fleet.
+      const written = await this.ensureFinalizers(manifest);
+      if (written === 'conflict') return; // a newer version is on its way through the informer
+      if (written) {
+        // Counted under upstream's reason, which dashboards and its tests read, though no requeue follows.
         this.d.metrics.requeue(ManifestRequeueReasons.AddFinalizer, 'intended');
-        return;
+        manifest = ctx.manifest = written;
       }
     }
     // A pass that took event marks and failed has not looked at what they named: the next pass
@@ -583,14 +587,21 @@ export class ManifestReconciler {
     return this.d.targets(kymaName, manifest);
   }
 
-  /** Adds the finalizers the Manifest needs; true when it wrote (the update event brings the next reconcile). */
-  private async ensureFinalizers(manifest: ManifestObject): Promise<boolean> {
+  /**
+   * Adds the finalizers the Manifest needs: the Manifest as written, undefined when none was
+   * missing, 'conflict' when a newer version came first (or the Manifest went).
+   */
+  private async ensureFinalizers(manifest: ManifestObject): Promise<ManifestObject | 'conflict' | undefined> {
     const want = [Finalizers.Manifest, Finalizers.LabelRemoval, ...(managedDefaultCR(manifest) ? [Finalizers.CustomResourceManager] : [])];
     const have = manifest.metadata.finalizers ?? [];
     const missing = want.filter((f) => !have.includes(f));
-    if (missing.length === 0) return false;
-    await this.updateFinalizers(manifest, [...have, ...missing]);
-    return true;
+    if (missing.length === 0) return undefined;
+    try {
+      return await this.d.kcp.update<ManifestObject>({ ...manifest, metadata: { ...manifest.metadata, finalizers: [...have, ...missing] } });
+    } catch (e) {
+      if (isConflict(e) || isNotFound(e)) return 'conflict';
+      throw e;
+    }
   }
 
   /** Whether the finalizers were dropped now (false: none of ours left, or a newer version came first). */

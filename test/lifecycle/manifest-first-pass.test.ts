@@ -1,0 +1,65 @@
+// A new Manifest's first pass adds the finalizers and goes on to install the module: no second
+// trip through the work queue for the event of its own finalizer write. Finalizer changes by
+// anyone else still bring a pass.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Finalizers, Kyma, type KymaObject, Manifest, type ManifestObject, States } from '../../src/api/operator/index.js';
+import { finalizersChangedByOthers } from '../../src/lifecycle/manifest/index.js';
+import { admits } from '../../src/runtime/predicates.js';
+import { DEFAULT_CR, type Env, NS, sampleModule, startEnv, waitFor } from './manifest-env.js';
+
+const LINK = 'https://modules.example.test/sample/1.0.0/first-pass.yaml';
+const OURS: string[] = [Finalizers.Manifest, Finalizers.LabelRemoval, Finalizers.CustomResourceManager];
+
+function withFinalizers(finalizers: string[] | undefined): ManifestObject {
+  return { apiVersion: Manifest.apiVersion, kind: 'Manifest', metadata: { name: 'm', namespace: NS, generation: 1, ...(finalizers ? { finalizers } : {}) }, spec: {} } as unknown as ManifestObject;
+}
+
+function passes(before: string[] | undefined, after: string[] | undefined): boolean {
+  return admits(finalizersChangedByOthers, { type: 'update', oldObject: withFinalizers(before), object: withFinalizers(after) });
+}
+
+describe('a Manifest installs in its first pass', () => {
+  it('the predicate lets by only the addition of our own finalizers', () => {
+    assert.equal(passes(undefined, OURS), false, 'ours added to none');
+    assert.equal(passes(['other.example.com/hold'], ['other.example.com/hold', ...OURS]), false, 'ours added after another');
+    assert.equal(passes(OURS.slice(0, 1), OURS), false, 'the rest of ours added');
+    assert.equal(passes(undefined, ['other.example.com/hold']), true, 'another added');
+    assert.equal(passes(OURS, OURS.slice(1)), true, 'one of ours removed');
+    assert.equal(passes(OURS, [...OURS].reverse()), true, 'reordered');
+    assert.equal(passes(OURS, OURS), false, 'unchanged');
+  });
+
+  let env: Env;
+  before(async () => {
+    // Busy passes far apart: a pass within this test comes from an event or from the first pass.
+    env = await startEnv({ intervals: { busyMs: 60_000 } });
+    env.fetcher.set(LINK, sampleModule());
+  });
+  after(async () => {
+    await env.stop();
+  });
+
+  it('finalizers, resources and status come from one pass; a finalizer removed by someone else is put back', async () => {
+    const rt = await env.runtime('first-1');
+    // The Kyma's create event would enqueue its Manifests: it is seen before the Manifest exists.
+    const kymas = env.manager.cache<KymaObject>(Kyma, { namespace: NS });
+    await waitFor('the Kyma in the controller cache', () => kymas.get(`${NS}/first-1`) !== undefined);
+    await env.createManifest('first-1-sample', 'first-1', LINK, { resource: DEFAULT_CR });
+
+    const processing = await env.waitState('first-1-sample', States.Processing);
+    assert.deepEqual([...(processing.metadata.finalizers ?? [])].sort(), [...OURS].sort());
+    assert.equal(processing.status?.synced?.length, sampleModule().length);
+    assert.ok(await rt.get({ apiVersion: 'apps/v1', kind: 'Deployment' }, { namespace: 'sample-system', name: 'sample-manager' }));
+    assert.equal(env.reconciles('first-1-sample'), 1, 'one pass added the finalizers, installed and wrote the status');
+
+    // Someone takes one of our finalizers off: that event brings a pass, which adds it again.
+    await env.kcp.update<ManifestObject>({ ...processing, metadata: { ...processing.metadata, finalizers: processing.metadata.finalizers?.filter((f) => f !== OURS[0]) } });
+    const restored = await waitFor('the finalizer back', async () => {
+      const m = await env.manifest('first-1-sample');
+      return m?.metadata.finalizers?.includes(OURS[0]) ? m : undefined;
+    });
+    assert.equal(restored.status?.state, States.Processing);
+    assert.equal(env.reconciles('first-1-sample'), 2);
+  });
+});
