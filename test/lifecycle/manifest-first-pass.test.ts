@@ -40,18 +40,30 @@ describe('a Manifest installs in its first pass', () => {
     await env.stop();
   });
 
-  it('finalizers, resources and status come from one pass; a finalizer removed by someone else is put back', async () => {
-    const rt = await env.runtime('first-1');
-    // The Kyma's create event would enqueue its Manifests: it is seen before the Manifest exists.
+  /** A runtime whose Kyma the controller has seen (its create event enqueues the Kyma's Manifests). */
+  async function runtime(name: string) {
+    const rt = await env.runtime(name);
     const kymas = env.manager.cache<KymaObject>(Kyma, { namespace: NS });
-    await waitFor('the Kyma in the controller cache', () => kymas.get(`${NS}/first-1`) !== undefined);
+    await waitFor('the Kyma in the controller cache', () => kymas.get(`${NS}/${name}`) !== undefined);
+    return rt;
+  }
+
+  it('finalizers, resources and status come from one pass; a finalizer removed by someone else is put back', async () => {
+    const rt = await runtime('first-1');
     await env.createManifest('first-1-sample', 'first-1', LINK, { resource: DEFAULT_CR });
 
     const processing = await env.waitState('first-1-sample', States.Processing);
     assert.deepEqual([...(processing.metadata.finalizers ?? [])].sort(), [...OURS].sort());
     assert.equal(processing.status?.synced?.length, sampleModule().length);
     assert.ok(await rt.get({ apiVersion: 'apps/v1', kind: 'Deployment' }, { namespace: 'sample-system', name: 'sample-manager' }));
+
+    // Another Manifest installed meanwhile: the controller went on working, and the event of the
+    // first one's finalizer write brought no second pass of it.
+    await runtime('first-2');
+    await env.createManifest('first-2-sample', 'first-2', LINK);
+    await env.waitState('first-2-sample', States.Processing);
     assert.equal(env.reconciles('first-1-sample'), 1, 'one pass added the finalizers, installed and wrote the status');
+    assert.equal(env.reconciles('first-2-sample'), 1);
 
     // Someone takes one of our finalizers off: that event brings a pass, which adds it again.
     await env.kcp.update<ManifestObject>({ ...processing, metadata: { ...processing.metadata, finalizers: processing.metadata.finalizers?.filter((f) => f !== OURS[0]) } });
@@ -60,6 +72,10 @@ describe('a Manifest installs in its first pass', () => {
       return m?.metadata.finalizers?.includes(OURS[0]) ? m : undefined;
     });
     assert.equal(restored.status?.state, States.Processing);
+    // And the event of that re-addition brings no third pass (another Manifest shows the controller at work).
+    await runtime('first-3');
+    await env.createManifest('first-3-sample', 'first-3', LINK);
+    await env.waitState('first-3-sample', States.Processing);
     assert.equal(env.reconciles('first-1-sample'), 2);
   });
 });

@@ -178,7 +178,13 @@ export class ManifestReconciler {
       // (the controller's predicate lets the event of our own addition pass by), which spares every
       // new Manifest a second trip through a queue that is thousands of keys long in a fleet.
       const written = await this.ensureFinalizers(manifest);
-      if (written === 'conflict') return; // a newer version is on its way through the informer
+      if (written === 'conflict') {
+        // A newer version is on its way through the informer, but its event may be one the
+        // predicate lets by (this pass read a copy older than an earlier pass's own write): look
+        // again soon, and read everything back then if this pass took event marks.
+        if (driftRequested || statusChanged !== undefined) this.unverified(key);
+        return { requeue: true };
+      }
       if (written) {
         // Counted under upstream's reason, which dashboards and its tests read, though no requeue follows.
         this.d.metrics.requeue(ManifestRequeueReasons.AddFinalizer, 'intended');
