@@ -206,6 +206,41 @@ describe('controller', () => {
     await stop();
   });
 
+  it('events a `later` predicate admits wait behind the keys other events brought', async () => {
+    const { client, manager, start, stop } = await fresh();
+    const channel = new KeyChannel();
+    const order: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let blocking!: () => void;
+    const blocked = new Promise<void>((r) => (blocking = r));
+    newControllerManagedBy(manager)
+      .named('later')
+      .for(CONFIGMAP, { later: { create: () => true, update: () => false, delete: () => false } })
+      .watchesChannel(channel)
+      .withOptions({ maxConcurrentReconciles: 1 })
+      .complete(async (req: Request): Promise<void> => {
+        if (!['block', 'event', 'fresh'].includes(req.name)) return; // the namespaces' kube-root-ca.crt
+        order.push(req.name);
+        if (req.name === 'block') {
+          blocking();
+          await gate;
+        }
+      });
+    await start();
+    channel.send('default/block');
+    await blocked;
+    // The only worker is busy: a new object's create event comes first, then a change of another key.
+    await client.create(obj(CONFIGMAP, 'fresh'));
+    await waitFor('the create seen', () => manager.cache(CONFIGMAP, {}).get('default/fresh') !== undefined);
+    channel.send('default/event');
+    await new Promise((r) => setImmediate(r));
+    release();
+    await waitFor('the new object reconciled', () => order.includes('fresh'));
+    assert.deepEqual(order, ['block', 'event', 'fresh']);
+    await stop();
+  });
+
   it('asks the gate before reconciling and requeueAll brings refused keys back', async () => {
     const { client, manager, start, stop } = await fresh();
     const rec = new Recorder();

@@ -95,6 +95,61 @@ describe('work queue', () => {
     await q.shutDown();
   });
 
+  it('the later lane: behind the changes, ahead of the low keys; keys move up, never down', async () => {
+    const q = new WorkQueue();
+    q.addLow('poll');
+    q.addLow('moved');
+    q.addLater('first-1');
+    q.addLater('first-2');
+    q.add('event');
+    q.addLater('event'); // already waiting as a change: keeps its place
+    q.addLater('moved'); // waiting in the low lane: moves up to the later lane, behind first-2
+    q.addLow('first-1'); // already waiting in the later lane: stays there
+    q.add('first-2'); // a change of a key waiting in the later lane: moves up, behind event
+    assert.equal(q.length, 5);
+    const order: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const key = (await q.get()) ?? '';
+      order.push(key);
+      q.done(key);
+      if (key === 'event') q.add('event-2'); // a change arriving meanwhile: before the later keys
+    }
+    order.push((await q.get()) ?? '');
+    assert.deepEqual(order, ['event', 'first-2', 'event-2', 'first-1', 'moved', 'poll']);
+    assert.equal(q.length, 0);
+    q.done('poll');
+    await q.shutDown();
+  });
+
+  it('serves later keys that waited maxLowWaitMs in turn with a stream of changes, before aged low keys', async () => {
+    const q = new WorkQueue({ maxLowWaitMs: 30 });
+    q.addLow('low');
+    q.addLater('later');
+    await sleep(40);
+    for (let i = 0; i < 4; i++) q.add(`n${i}`);
+    const order: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const key = (await q.get()) ?? '';
+      order.push(key);
+      q.done(key);
+    }
+    assert.deepEqual(order, ['later', 'n0', 'low', 'n1', 'n2', 'n3']);
+    await q.shutDown();
+  });
+
+  it('a later key added while the key is processed comes back as a change', async () => {
+    const q = new WorkQueue();
+    q.add('k');
+    assert.equal(await q.get(), 'k');
+    q.addLater('k');
+    q.add('other');
+    q.done('k');
+    const next = [await q.get(), await q.get()];
+    assert.deepEqual(next, ['other', 'k']);
+    for (const key of next) q.done(key ?? '');
+    await q.shutDown();
+  });
+
   it('gives a low-priority key to a waiting worker', async () => {
     const q = new WorkQueue();
     const next = q.get();

@@ -114,7 +114,10 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
   });
   const builder = newControllerManagedBy(manager)
     .named('manifest')
-    .for(Manifest, { ...scope, predicates: [notStatusOnly] })
+    // A new Manifest's first pass (the install) waits behind the passes of Manifests already under
+    // way: in a fleet's backlog those finish their modules (and their Kymas) first, instead of
+    // every readiness event waiting behind thousands of installs not yet begun.
+    .for(Manifest, { ...scope, predicates: [notStatusOnly], later: { create: () => true, update: () => false, delete: () => false } })
     .withOptions({ maxConcurrentReconciles: opts.maxConcurrentReconciles ?? DEFAULT_MANIFEST_WORKERS });
   if (kymas) {
     // A Kyma that appears or goes changes whether its Manifests are orphans; its many status
