@@ -9,7 +9,7 @@ import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/
 import { KeyChannel, type ReconcileResult, type Request } from '../../src/runtime/controller.js';
 import { type Logger, silentLogger } from '../../src/runtime/log.js';
 import { Manager, newControllerManagedBy } from '../../src/runtime/manager.js';
-import { and, annotationsChanged, generationChanged, labelsChanged, not, or } from '../../src/runtime/predicates.js';
+import { and, annotationsChanged, creations, generationChanged, labelsChanged, not, or } from '../../src/runtime/predicates.js';
 import { namespacedName } from '../../src/kube/keys.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { ExponentialBackoffLimiter } from '../../src/runtime/workqueue.js';
@@ -216,7 +216,7 @@ describe('controller', () => {
     const blocked = new Promise<void>((r) => (blocking = r));
     newControllerManagedBy(manager)
       .named('later')
-      .for(CONFIGMAP, { later: { create: () => true, update: () => false, delete: () => false } })
+      .for(CONFIGMAP, { later: creations })
       .watchesChannel(channel)
       .withOptions({ maxConcurrentReconciles: 1 })
       .complete(async (req: Request): Promise<void> => {
