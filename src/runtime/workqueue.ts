@@ -213,14 +213,7 @@ export class WorkQueue {
       this.later.push(key);
       return;
     }
-    if (this.dirty.has(key)) return;
-    this.metrics?.added();
-    this.dirty.set(key, performance.now());
-    if (this.processing.has(key)) return; // re-queued by done(), at normal priority
-    this.inLater.add(key);
-    this.later.push(key);
-    this.metrics?.depth(this.length);
-    this.scheduleDispatch();
+    this.addToLowerLane(key, 'later');
   }
 
   /**
@@ -230,12 +223,16 @@ export class WorkQueue {
    */
   addLow(key: string): void {
     if (this.shuttingDown) return;
+    this.addToLowerLane(key, 'low');
+  }
+
+  private addToLowerLane(key: string, lane: 'later' | 'low'): void {
     if (this.dirty.has(key)) return;
     this.metrics?.added();
     this.dirty.set(key, performance.now());
     if (this.processing.has(key)) return; // re-queued by done(), at normal priority
-    this.inLow.add(key);
-    this.low.push(key);
+    (lane === 'later' ? this.inLater : this.inLow).add(key);
+    (lane === 'later' ? this.later : this.low).push(key);
     this.metrics?.depth(this.length);
     this.scheduleDispatch();
   }

@@ -26,6 +26,15 @@ const obj = (kind: { apiVersion: string; kind: string }, name: string, extra: Pa
   ...extra,
 });
 
+/** A reconcile that holds the only worker: `blocking()` when it starts, until `release()` opens `gate`. */
+function blockingReconcile(): { gate: Promise<void>; release: () => void; blocking: () => void; blocked: Promise<void> } {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let blocking!: () => void;
+  const blocked = new Promise<void>((r) => (blocking = r));
+  return { gate, release, blocking, blocked };
+}
+
 /** Reconciles seen, as `namespace/name` keys, in order. */
 class Recorder {
   readonly seen: string[] = [];
@@ -172,10 +181,7 @@ describe('controller', () => {
     const { manager, start, stop } = await fresh();
     const channel = new KeyChannel();
     const order: string[] = [];
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let blocking!: () => void;
-    const blocked = new Promise<void>((r) => (blocking = r));
+    const { gate, release, blocking, blocked } = blockingReconcile();
     newControllerManagedBy(manager)
       .named('fallbacks')
       .for(CONFIGMAP)
@@ -210,10 +216,7 @@ describe('controller', () => {
     const { client, manager, start, stop } = await fresh();
     const channel = new KeyChannel();
     const order: string[] = [];
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let blocking!: () => void;
-    const blocked = new Promise<void>((r) => (blocking = r));
+    const { gate, release, blocking, blocked } = blockingReconcile();
     newControllerManagedBy(manager)
       .named('later')
       .for(CONFIGMAP, { later: creations })
