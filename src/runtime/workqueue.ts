@@ -379,25 +379,28 @@ export class WorkQueue {
     const later = this.liveHead('later');
     const low = this.liveHead('low');
     const normal = this.head < this.queue.length;
-    // A lower lane's key that waited too long goes in turn with the changes: every other key handed out.
-    let aged: 'later' | 'low' | undefined;
-    if (normal && !this.servedAged) {
-      if (later !== undefined && this.waitedTooLong(later)) aged = 'later';
-      else if (low !== undefined && this.waitedTooLong(low)) aged = 'low';
+    let lane: 'normal' | 'later' | 'low';
+    if (normal) lane = 'normal';
+    else if (later !== undefined) lane = 'later';
+    else if (low !== undefined) lane = 'low';
+    else return undefined;
+    // A lower lane's key that waited too long goes in turn with the keys of the lanes above it
+    // (every other key handed out); of two such, the one waiting longer.
+    const laterAged = lane === 'normal' && later !== undefined && this.waitedTooLong(later);
+    const lowAged = lane !== 'low' && low !== undefined && this.waitedTooLong(low);
+    if (this.servedAged || !(laterAged || lowAged)) this.servedAged = false;
+    else {
+      this.servedAged = true;
+      lane = laterAged && (!lowAged || this.addedAt(later) <= this.addedAt(low)) ? 'later' : 'low';
     }
-    this.servedAged = aged !== undefined;
     let key: string;
-    if (normal && !aged) {
+    if (lane === 'normal') {
       key = this.queue[this.head++];
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue = this.queue.slice(this.head);
         this.head = 0;
       }
-    } else if (later !== undefined && aged !== 'low') {
-      key = this.takeHead('later');
-    } else if (low !== undefined) {
-      key = this.takeHead('low');
-    } else return undefined;
+    } else key = this.takeHead(lane);
     this.metrics?.depth(this.length);
     this.startProcessing(key);
     return key;
@@ -440,9 +443,13 @@ export class WorkQueue {
     }
   }
 
-  private waitedTooLong(key: string): boolean {
-    const addedAt = this.dirty.get(key);
-    return addedAt !== undefined && performance.now() - addedAt >= this.maxLowWaitMs;
+  private waitedTooLong(key: string | undefined): boolean {
+    return key !== undefined && performance.now() - this.addedAt(key) >= this.maxLowWaitMs;
+  }
+
+  /** When a waiting key was added (Infinity for none). */
+  private addedAt(key: string | undefined): number {
+    return (key === undefined ? undefined : this.dirty.get(key)) ?? Infinity;
   }
 
   private startProcessing(key: string): void {

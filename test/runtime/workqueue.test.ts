@@ -8,6 +8,11 @@ import { sleep } from '../../src/util/sleep.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { waitFor } from '../support/wait.js';
 
+/** Waits until `ms` have passed since `since` (performance.now()): a timer alone may fire early against it. */
+async function waitSince(since: number, ms: number): Promise<void> {
+  while (performance.now() - since < ms) await sleep(5);
+}
+
 describe('work queue', () => {
   it('de-duplicates keys that are queued several times', async () => {
     const q = new WorkQueue();
@@ -73,6 +78,7 @@ describe('work queue', () => {
 
   it('serves low keys that waited maxLowWaitMs in turn with a stream of other keys', async () => {
     const q = new WorkQueue({ maxLowWaitMs: 30 });
+    const added = performance.now();
     q.addLow('l1');
     q.addLow('l2');
     q.add('n0');
@@ -82,7 +88,7 @@ describe('work queue', () => {
     q.add('n1');
     assert.equal(await q.get(), 'n1');
     q.done('n1');
-    await sleep(40);
+    await waitSince(added, 40);
     // A steady stream of changes: every other key handed out is a low one that has waited too long.
     const order: string[] = [];
     for (let i = 2; i < 6; i++) q.add(`n${i}`);
@@ -121,11 +127,13 @@ describe('work queue', () => {
     await q.shutDown();
   });
 
-  it('serves later keys that waited maxLowWaitMs in turn with a stream of changes, before aged low keys', async () => {
+  it('serves lower-lane keys that waited maxLowWaitMs in turn with a stream of changes, the longest waiting first', async () => {
     const q = new WorkQueue({ maxLowWaitMs: 30 });
+    const added = performance.now();
     q.addLow('low');
+    await sleep(2); // added after it: waits less long
     q.addLater('later');
-    await sleep(40);
+    await waitSince(added, 40);
     for (let i = 0; i < 4; i++) q.add(`n${i}`);
     const order: string[] = [];
     for (let i = 0; i < 6; i++) {
@@ -133,7 +141,23 @@ describe('work queue', () => {
       order.push(key);
       q.done(key);
     }
-    assert.deepEqual(order, ['later', 'n0', 'low', 'n1', 'n2', 'n3']);
+    assert.deepEqual(order, ['low', 'n0', 'later', 'n1', 'n2', 'n3']);
+    await q.shutDown();
+  });
+
+  it('a backlog in the later lane does not hold an aged low key back: it goes in turn with the later keys', async () => {
+    const q = new WorkQueue({ maxLowWaitMs: 30 });
+    const added = performance.now();
+    q.addLow('low');
+    await waitSince(added, 40);
+    for (let i = 0; i < 3; i++) q.addLater(`l${i}`);
+    const order: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const key = (await q.get()) ?? '';
+      order.push(key);
+      q.done(key);
+    }
+    assert.deepEqual(order, ['low', 'l0', 'l1', 'l2']);
     await q.shutDown();
   });
 
@@ -143,9 +167,10 @@ describe('work queue', () => {
     assert.equal(await q.get(), 'k');
     q.addLater('k');
     q.add('other');
+    q.addLater('x');
     q.done('k');
-    const next = [await q.get(), await q.get()];
-    assert.deepEqual(next, ['other', 'k']);
+    const next = [await q.get(), await q.get(), await q.get()];
+    assert.deepEqual(next, ['other', 'k', 'x']);
     for (const key of next) q.done(key ?? '');
     await q.shutDown();
   });
