@@ -49,11 +49,6 @@ export interface InformerScope {
 export interface WatchOptions extends InformerScope {
   /** All must admit an event for it to enqueue. */
   predicates?: Predicate[];
-  /**
-   * Events this admits enqueue behind the keys other events added (the work queue's `addLater`):
-   * e.g. a new object's first pass, so that in a backlog the work already under way finishes first.
-   */
-  later?: Predicate;
 }
 
 /** Maps an object of a watched kind to the keys (of the For kind) to reconcile. */
@@ -88,7 +83,6 @@ interface KindWatch {
   kind: KindRef;
   scope: InformerScope;
   predicates: Predicate[];
-  later?: Predicate;
   toKeys: (obj: KubeObject) => (ObjectKey | string)[];
 }
 
@@ -235,27 +229,21 @@ export class Controller {
   private attach(w: KindWatch): () => void {
     const informer = this.host.informer(w.kind, w.scope);
     const pass = (ev: ObjectEvent) => w.predicates.every((p) => admits(p, ev));
-    const enqueueFor = (ev: ObjectEvent, ...objs: KubeObject[]) => {
+    const enqueueFor = (...objs: KubeObject[]) => {
       const keys = new Set<string>();
       for (const o of objs) for (const k of w.toKeys(o)) keys.add(typeof k === 'string' ? k : namespacedName(k));
-      const later = w.later !== undefined && admits(w.later, ev);
-      for (const k of keys) {
-        if (later) this.queue.addLater(k);
-        else this.queue.add(k);
-      }
+      for (const k of keys) this.queue.add(k);
     };
     return informer.addHandlers({
       onAdd: (object) => {
-        const ev: ObjectEvent = { type: 'create', object };
-        if (pass(ev)) enqueueFor(ev, object);
+        if (pass({ type: 'create', object })) enqueueFor(object);
       },
       onUpdate: (oldObject, object) => {
-        const ev: ObjectEvent = { type: 'update', oldObject, object };
-        if (pass(ev)) enqueueFor(ev, oldObject, object);
+        if (!pass({ type: 'update', oldObject, object })) return;
+        enqueueFor(oldObject, object);
       },
       onDelete: (object) => {
-        const ev: ObjectEvent = { type: 'delete', object };
-        if (pass(ev)) enqueueFor(ev, object);
+        if (pass({ type: 'delete', object })) enqueueFor(object);
       },
     });
   }
@@ -391,13 +379,12 @@ export class ControllerBuilder {
     // `controller` is assigned before any watch fires (handlers attach in start()).
     const built: { controller?: Controller } = {};
     const watches: KindWatch[] = [
-      { kind: forKind, scope: scope(this.forOpts), predicates: [...this.filters, ...(this.forOpts.predicates ?? [])], later: this.forOpts.later, toKeys: (o) => [namespacedName(o)] },
+      { kind: forKind, scope: scope(this.forOpts), predicates: [...this.filters, ...(this.forOpts.predicates ?? [])], toKeys: (o) => [namespacedName(o)] },
       ...this.extra.map(
         (e): KindWatch => ({
           kind: e.kind,
           scope: scope(e.opts),
           predicates: [...this.filters, ...(e.opts.predicates ?? [])],
-          later: e.opts.later,
           toKeys: e.map === 'owner' ? (o) => built.controller?.ownerKeys(o) ?? [] : e.map,
         }),
       ),

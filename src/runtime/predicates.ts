@@ -42,9 +42,6 @@ function sameRecord(a: Record<string, string> | undefined, b: Record<string, str
   return true;
 }
 
-/** Creations only (e.g. as a watch's `later` predicate: a new object's first pass waits behind the work under way). */
-export const creations: Predicate = { create: () => true, update: () => false, delete: () => false };
-
 /** Updates pass only when `metadata.generation` changed (spec changes, not status-only writes). */
 export const generationChanged: Predicate = {
   update: (o, n) => o.metadata.generation !== n.metadata.generation,

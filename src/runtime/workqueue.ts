@@ -1,12 +1,9 @@
 // A rate-limited, de-duplicating work queue of string keys (client-go's workqueue, in TypeScript):
 // - a key is queued at most once; a key added while a worker processes it is processed once more
 //   after that worker is done (never by two workers at once);
-// - three lanes: `add` (changes), `addLater` (behind them: e.g. a new object's first look, so that
-//   work already under way is finished first) and `addLow` (behind both: periodic looks that events
-//   make up for); a key in a lower lane moves up when added to a higher one, and one that has waited
-//   `maxLowWaitMs` is served in turn with the changes;
 // - `addAfter(key, ms)` delays an add (a key waiting twice keeps the earlier time); with `low`, the
-//   add is `addLow` when due;
+//   add is `addLow` when due (a periodic look behind the keys changes brought; a low key that has
+//   waited `maxLowWaitMs` is served in turn with the others);
 // - `addRateLimited(key)` delays by the larger of a per-key exponential backoff and a global
 //   token bucket; `forget(key)` resets the key's backoff;
 // - `run(workers, fn)` processes keys with bounded concurrency; `shutDown()` stops intake, lets
@@ -97,9 +94,8 @@ export interface WorkQueueOptions {
   rateLimiter?: RateLimiter;
   metrics?: WorkQueueMetricsHooks;
   /**
-   * A key of a lower lane (addLater, addLow) that has waited this long is served in turn with the
-   * other keys (every other key handed out), so that a steady stream of changes cannot hold it back
-   * for good (default 5 min).
+   * A low-priority key that has waited this long is served in turn with the other keys (every other
+   * key handed out), so that a steady stream of changes cannot hold fallbacks back for good (default 5 min).
    */
   maxLowWaitMs?: number;
 }
@@ -131,10 +127,6 @@ export class WorkQueue {
   private low: string[] = [];
   private lowHead = 0;
   private readonly inLow = new Set<string>();
-  /** Keys added with addLater: handed out when `queue` is empty, before `low` (stale entries as in `low`; `inLater` is the truth). */
-  private later: string[] = [];
-  private laterHead = 0;
-  private readonly inLater = new Set<string>();
   /** Keys waiting to be processed (queued, or re-added while processing), with the time they were added. */
   private readonly dirty = new Map<string, number>();
   /** Keys being processed, with the time processing started. */
@@ -153,8 +145,8 @@ export class WorkQueue {
   private readonly drained: (() => void)[] = [];
   private stopMetrics: (() => void) | undefined;
   private readonly maxLowWaitMs: number;
-  /** The last key handed out was a lower lane's key served for having waited too long (they alternate with the others). */
-  private servedAged = false;
+  /** The last key handed out was a low key served for having waited too long (they alternate with the others). */
+  private servedAgedLow = false;
 
   constructor(opts: WorkQueueOptions = {}) {
     this.name = opts.name ?? 'queue';
@@ -169,7 +161,7 @@ export class WorkQueue {
 
   /** Keys ready to be handed to a worker. */
   get length(): number {
-    return this.queue.length - this.head + this.inLater.size + this.inLow.size;
+    return this.queue.length - this.head + this.inLow.size;
   }
 
   /** Keys delayed by addAfter / addRateLimited. */
@@ -189,8 +181,8 @@ export class WorkQueue {
 
   add(key: string): void {
     if (this.shuttingDown) return;
-    if (this.inLow.delete(key) || this.inLater.delete(key)) {
-      // Waiting in a lower lane: it moves up (its stale entry there is skipped).
+    if (this.inLow.delete(key)) {
+      // Waiting at low priority: it moves up (its stale entry in `low` is skipped).
       this.push(key);
       return;
     }
@@ -202,37 +194,18 @@ export class WorkQueue {
   }
 
   /**
-   * Adds a key behind the keys added with add(), ahead of those added with addLow(): handed out when
-   * no change is ready (or, once it has waited maxLowWaitMs, in turn with them). A key already
-   * waiting keeps its place, but for one waiting in the low lane, which moves up here.
-   */
-  addLater(key: string): void {
-    if (this.shuttingDown) return;
-    if (this.inLow.delete(key)) {
-      this.inLater.add(key);
-      this.later.push(key);
-      return;
-    }
-    this.addToLowerLane(key, 'later');
-  }
-
-  /**
    * Adds a key behind every key added otherwise: it is handed out only when no other key is ready,
    * or, once it has waited maxLowWaitMs, in turn with them (a key already waiting keeps its place;
    * add() of a key waiting here moves it up).
    */
   addLow(key: string): void {
     if (this.shuttingDown) return;
-    this.addToLowerLane(key, 'low');
-  }
-
-  private addToLowerLane(key: string, lane: 'later' | 'low'): void {
     if (this.dirty.has(key)) return;
     this.metrics?.added();
     this.dirty.set(key, performance.now());
     if (this.processing.has(key)) return; // re-queued by done(), at normal priority
-    (lane === 'later' ? this.inLater : this.inLow).add(key);
-    (lane === 'later' ? this.later : this.low).push(key);
+    this.inLow.add(key);
+    this.low.push(key);
     this.metrics?.depth(this.length);
     this.scheduleDispatch();
   }
@@ -325,9 +298,6 @@ export class WorkQueue {
       this.low = [];
       this.lowHead = 0;
       this.inLow.clear();
-      this.later = [];
-      this.laterHead = 0;
-      this.inLater.clear();
       this.dirty.clear();
       this.metrics?.depth(0);
       for (const g of this.getters.splice(0)) g(undefined);
@@ -376,80 +346,46 @@ export class WorkQueue {
   }
 
   private take(): string | undefined {
-    const later = this.liveHead('later');
-    const low = this.liveHead('low');
+    const low = this.liveLowHead();
     const normal = this.head < this.queue.length;
-    let lane: 'normal' | 'later' | 'low';
-    if (normal) lane = 'normal';
-    else if (later !== undefined) lane = 'later';
-    else if (low !== undefined) lane = 'low';
-    else return undefined;
-    // A lower lane's key that waited too long goes in turn with the keys of the lanes above it
-    // (every other key handed out); of two such, the one waiting longer.
-    const laterAged = lane === 'normal' && later !== undefined && this.waitedTooLong(later);
-    const lowAged = lane !== 'low' && low !== undefined && this.waitedTooLong(low);
-    if (this.servedAged || !(laterAged || lowAged)) this.servedAged = false;
-    else {
-      this.servedAged = true;
-      lane = laterAged && (!lowAged || this.addedAt(later) <= this.addedAt(low)) ? 'later' : 'low';
-    }
+    // A low key that waited too long goes in turn with the others: every other key handed out.
+    const aged = normal && low !== undefined && !this.servedAgedLow && this.waitedTooLong(low);
+    this.servedAgedLow = aged;
     let key: string;
-    if (lane === 'normal') {
+    if (normal && !aged) {
       key = this.queue[this.head++];
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue = this.queue.slice(this.head);
         this.head = 0;
       }
-    } else key = this.takeHead(lane);
+    } else if (low !== undefined) {
+      key = low;
+      this.inLow.delete(key);
+      this.lowHead++;
+      if (this.lowHead > 1024 && this.lowHead * 2 > this.low.length) {
+        this.low = this.low.slice(this.lowHead);
+        this.lowHead = 0;
+      }
+    } else return undefined;
     this.metrics?.depth(this.length);
     this.startProcessing(key);
     return key;
   }
 
-  /** The first key of a lower lane still waiting there (the stale entries before it are dropped). */
-  private liveHead(lane: 'later' | 'low'): string | undefined {
-    const keys = lane === 'later' ? this.later : this.low;
-    const live = lane === 'later' ? this.inLater : this.inLow;
-    let head = lane === 'later' ? this.laterHead : this.lowHead;
-    while (head < keys.length && !live.has(keys[head])) head++;
-    let found: string | undefined;
-    if (head < keys.length) found = keys[head];
-    else if (keys.length > 0) {
-      this.setLane(lane, [], 0);
-      return undefined;
+  /** The first key of the low lane still waiting there (the stale entries before it are dropped). */
+  private liveLowHead(): string | undefined {
+    while (this.lowHead < this.low.length && !this.inLow.has(this.low[this.lowHead])) this.lowHead++;
+    if (this.lowHead < this.low.length) return this.low[this.lowHead];
+    if (this.low.length > 0) {
+      this.low = [];
+      this.lowHead = 0;
     }
-    this.setLane(lane, keys, head);
-    return found;
+    return undefined;
   }
 
-  /** Takes the live head of a lower lane (liveHead found it). */
-  private takeHead(lane: 'later' | 'low'): string {
-    const keys = lane === 'later' ? this.later : this.low;
-    const head = lane === 'later' ? this.laterHead : this.lowHead;
-    const key = keys[head];
-    (lane === 'later' ? this.inLater : this.inLow).delete(key);
-    if (head + 1 > 1024 && (head + 1) * 2 > keys.length) this.setLane(lane, keys.slice(head + 1), 0);
-    else this.setLane(lane, keys, head + 1);
-    return key;
-  }
-
-  private setLane(lane: 'later' | 'low', keys: string[], head: number): void {
-    if (lane === 'later') {
-      this.later = keys;
-      this.laterHead = head;
-    } else {
-      this.low = keys;
-      this.lowHead = head;
-    }
-  }
-
-  private waitedTooLong(key: string | undefined): boolean {
-    return key !== undefined && performance.now() - this.addedAt(key) >= this.maxLowWaitMs;
-  }
-
-  /** When a waiting key was added (Infinity for none). */
-  private addedAt(key: string | undefined): number {
-    return (key === undefined ? undefined : this.dirty.get(key)) ?? Infinity;
+  private waitedTooLong(key: string): boolean {
+    const addedAt = this.dirty.get(key);
+    return addedAt !== undefined && performance.now() - addedAt >= this.maxLowWaitMs;
   }
 
   private startProcessing(key: string): void {

@@ -9,7 +9,7 @@ import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/
 import { KeyChannel, type ReconcileResult, type Request } from '../../src/runtime/controller.js';
 import { type Logger, silentLogger } from '../../src/runtime/log.js';
 import { Manager, newControllerManagedBy } from '../../src/runtime/manager.js';
-import { and, annotationsChanged, creations, generationChanged, labelsChanged, not, or } from '../../src/runtime/predicates.js';
+import { and, annotationsChanged, generationChanged, labelsChanged, not, or } from '../../src/runtime/predicates.js';
 import { namespacedName } from '../../src/kube/keys.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { ExponentialBackoffLimiter } from '../../src/runtime/workqueue.js';
@@ -25,15 +25,6 @@ const obj = (kind: { apiVersion: string; kind: string }, name: string, extra: Pa
   metadata: { name, ...(namespace ? { namespace } : {}) },
   ...extra,
 });
-
-/** A reconcile that holds the only worker: `blocking()` when it starts, until `release()` opens `gate`. */
-function blockingReconcile(): { gate: Promise<void>; release: () => void; blocking: () => void; blocked: Promise<void> } {
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  let blocking!: () => void;
-  const blocked = new Promise<void>((r) => (blocking = r));
-  return { gate, release, blocking, blocked };
-}
 
 /** Reconciles seen, as `namespace/name` keys, in order. */
 class Recorder {
@@ -181,7 +172,10 @@ describe('controller', () => {
     const { manager, start, stop } = await fresh();
     const channel = new KeyChannel();
     const order: string[] = [];
-    const { gate, release, blocking, blocked } = blockingReconcile();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let blocking!: () => void;
+    const blocked = new Promise<void>((r) => (blocking = r));
     newControllerManagedBy(manager)
       .named('fallbacks')
       .for(CONFIGMAP)
@@ -209,38 +203,6 @@ describe('controller', () => {
     release();
     await waitFor('poll looked at again', () => order.filter((n) => n === 'poll').length === 2);
     assert.deepEqual(order, ['poll', 'block', 'event', 'poll']);
-    await stop();
-  });
-
-  it('events a `later` predicate admits wait behind the keys other events brought', async () => {
-    const { client, manager, start, stop } = await fresh();
-    const channel = new KeyChannel();
-    const order: string[] = [];
-    const { gate, release, blocking, blocked } = blockingReconcile();
-    newControllerManagedBy(manager)
-      .named('later')
-      .for(CONFIGMAP, { later: creations })
-      .watchesChannel(channel)
-      .withOptions({ maxConcurrentReconciles: 1 })
-      .complete(async (req: Request): Promise<void> => {
-        if (!['block', 'event', 'fresh'].includes(req.name)) return; // the namespaces' kube-root-ca.crt
-        order.push(req.name);
-        if (req.name === 'block') {
-          blocking();
-          await gate;
-        }
-      });
-    await start();
-    channel.send('default/block');
-    await blocked;
-    // The only worker is busy: a new object's create event comes first, then a change of another key.
-    await client.create(obj(CONFIGMAP, 'fresh'));
-    await waitFor('the create seen', () => manager.cache(CONFIGMAP, {}).get('default/fresh') !== undefined);
-    channel.send('default/event');
-    await new Promise((r) => setImmediate(r));
-    release();
-    await waitFor('the new object reconciled', () => order.includes('fresh'));
-    assert.deepEqual(order, ['block', 'event', 'fresh']);
     await stop();
   });
 

@@ -38,7 +38,7 @@ import { isConflict } from '../../runtime/client/errors.js';
 import { type Controller, type KeySource, newControllerManagedBy, type ReconcileResult } from '../../runtime/controller.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Manager } from '../../runtime/manager.js';
-import { annotationsChanged, creations, deletionChanged, generationChanged, labelsChanged, or, type Predicate } from '../../runtime/predicates.js';
+import { annotationsChanged, deletionChanged, generationChanged, labelsChanged, or, type Predicate } from '../../runtime/predicates.js';
 import { jitter } from '../../runtime/timers.js';
 import { canonicalJson, jsonEqual } from '../../kube/json.js';
 import type { KubeObject } from '../../kube/object.js';
@@ -594,13 +594,10 @@ export function setupKymaController(manager: Manager, opts: KymaControllerOption
     .named(KYMA_CONTROLLER_NAME)
     .for(Kyma, { namespace: ns, predicates: [or(generationChanged, labelsChanged, annotationsChanged, deletionStarted)] })
     .owns(Manifest, { namespace: ns, predicates: [manifestChangedForKyma as Predicate] })
-    // A runtime's first kubeconfig starts its Kyma's first full check (CRDs, catalog, webhook, the
-    // Manifests): behind the passes of Kymas already under way, so that in a fleet's backlog those
-    // are finished before more runtimes' modules are begun. A rotated kubeconfig is a change.
     .watches<Secret>(SECRET_KIND, (s) => {
       const kyma = s.metadata.labels?.[Labels.KymaName];
       return kyma ? [{ namespace: ns, name: kyma }] : [];
-    }, { namespace: ns, labelSelector: KUBECONFIG_SECRET_SELECTOR, later: creations })
+    }, { namespace: ns, labelSelector: KUBECONFIG_SECRET_SELECTOR })
     .watches<ModuleTemplateObject>(ModuleTemplate, (t) => {
       const moduleName = t.spec.moduleName ?? t.metadata.labels?.[Labels.ModuleName];
       return affected(moduleName, !!t.spec.mandatory || mandatoryModule(moduleName));

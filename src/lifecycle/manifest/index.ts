@@ -5,7 +5,7 @@ import { Kyma, KymaConditionTypes, type KymaObject, Labels, Manifest, type Manif
 import type { Client } from '../../runtime/client/interface.js';
 import type { Controller, KeySource } from '../../runtime/controller.js';
 import { type Manager, newControllerManagedBy } from '../../runtime/manager.js';
-import { admits, annotationsChanged, creations, deletionChanged, finalizersChanged, generationChanged, labelsChanged, or, type Predicate } from '../../runtime/predicates.js';
+import { admits, annotationsChanged, deletionChanged, finalizersChanged, generationChanged, labelsChanged, or, type Predicate } from '../../runtime/predicates.js';
 import { namespacedName } from '../../kube/keys.js';
 import type { ArtifactFetcher } from '../artifacts/types.js';
 import { MANIFEST_FIELD_MANAGER, MANIFEST_FINALIZERS } from './constants.js';
@@ -114,10 +114,7 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
   });
   const builder = newControllerManagedBy(manager)
     .named('manifest')
-    // A new Manifest's first pass (the install) waits behind the passes of Manifests already under
-    // way: in a fleet's backlog those finish their modules (and their Kymas) first, instead of
-    // every readiness event waiting behind thousands of installs not yet begun.
-    .for(Manifest, { ...scope, predicates: [notStatusOnly], later: creations })
+    .for(Manifest, { ...scope, predicates: [notStatusOnly] })
     .withOptions({ maxConcurrentReconciles: opts.maxConcurrentReconciles ?? DEFAULT_MANIFEST_WORKERS });
   if (kymas) {
     // A Kyma that appears or goes changes whether its Manifests are orphans; its many status
