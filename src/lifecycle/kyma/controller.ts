@@ -53,7 +53,7 @@ import { ensureRemoteNamespace, mirrorStatus, syncRemoteKyma, writeRemoteStatus 
 import type { SkrWebhookInstaller } from '../remote/skr-webhook.js';
 import type { MaintenanceWindows } from '../maintenance/windows.js';
 import { REMOVING_MODULES, runDeletion } from './deletion.js';
-import { manifestChangedForKyma, syncModules } from './modules.js';
+import { syncModules } from './modules.js';
 import { DEFAULT_INTERVALS, intervalFor, type RequeueIntervals } from './options.js';
 import { determineState, lastOperation, modulesCondition, removeCondition, setCondition, statusFingerprint } from './status.js';
 import { createHash } from 'node:crypto';
@@ -593,7 +593,7 @@ export function setupKymaController(manager: Manager, opts: KymaControllerOption
   const builder = newControllerManagedBy(manager)
     .named(KYMA_CONTROLLER_NAME)
     .for(Kyma, { namespace: ns, predicates: [or(generationChanged, labelsChanged, annotationsChanged, deletionStarted)] })
-    .owns(Manifest, { namespace: ns, predicates: [manifestChangedForKyma as Predicate] })
+    .owns(Manifest, { namespace: ns })
     .watches<Secret>(SECRET_KIND, (s) => {
       const kyma = s.metadata.labels?.[Labels.KymaName];
       return kyma ? [{ namespace: ns, name: kyma }] : [];

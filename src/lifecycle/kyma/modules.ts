@@ -17,8 +17,6 @@ import {
   type State,
 } from '../../api/operator/index.js';
 import type { Store } from '../../runtime/cache/store.js';
-import type { Predicate } from '../../runtime/predicates.js';
-import { jsonEqual } from '../../kube/json.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import { compareVersions } from '../catalog/semver.js';
@@ -50,22 +48,6 @@ function manifestState(m: ManifestObject | undefined): { state: State; message?:
   if (!state || stale) return { state: States.Processing, message: 'waiting for the Manifest to be reconciled' };
   return { state, message: m.status?.lastOperation?.operation };
 }
-
-/**
- * What the Kyma controller reads of one of its Manifests (its module entry, whether the Manifest is
- * up to date, the deletion): a Manifest update that changes none of it, such as the Manifest
- * controller's finalizers or a condition or inventory detail, needs no Kyma pass.
- */
-function kymaViewOf(m: ManifestObject): unknown[] {
-  const { state, message } = manifestState(m);
-  const meta = m.metadata;
-  return [state, message ?? null, meta.generation ?? null, meta.deletionTimestamp ?? null, meta.labels ?? {}, meta.annotations ?? {}, meta.ownerReferences ?? []];
-}
-
-/** Manifest updates that change what the Kyma controller reads of them (creations and deletions always pass). */
-export const manifestChangedForKyma: Predicate<ManifestObject> = {
-  update: (o, n) => !jsonEqual(kymaViewOf(o), kymaViewOf(n)),
-};
 
 export interface ModuleSyncDeps {
   kcp: Client;
@@ -176,6 +158,7 @@ function waitForMaintenance(windows: MaintenanceWindows, kyma: KymaObject, modul
   }
   return { ...kept, message: MaintenanceMessages.Waiting, maintenance: true };
 }
+
 
 function applyManifest(deps: ModuleSyncDeps, desired: ManifestObject, signal: AbortSignal): Promise<ManifestObject> {
   return deps.kcp.apply<ManifestObject>(desired, { fieldManager: FIELD_MANAGER, force: true, signal });
