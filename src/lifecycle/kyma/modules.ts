@@ -159,7 +159,6 @@ function waitForMaintenance(windows: MaintenanceWindows, kyma: KymaObject, modul
   return { ...kept, message: MaintenanceMessages.Waiting, maintenance: true };
 }
 
-
 function applyManifest(deps: ModuleSyncDeps, desired: ManifestObject, signal: AbortSignal): Promise<ManifestObject> {
   return deps.kcp.apply<ManifestObject>(desired, { fieldManager: FIELD_MANAGER, force: true, signal });
 }

@@ -602,28 +602,22 @@ export class ManifestReconciler {
     const have = manifest.metadata.finalizers ?? [];
     const missing = want.filter((f) => !have.includes(f));
     if (missing.length === 0) return undefined;
-    try {
-      return await this.d.kcp.update<ManifestObject>({ ...manifest, metadata: { ...manifest.metadata, finalizers: [...have, ...missing] } });
-    } catch (e) {
-      if (isConflict(e) || isNotFound(e)) return 'conflict';
-      throw e;
-    }
+    return (await this.updateFinalizers(manifest, [...have, ...missing])) ?? 'conflict';
   }
 
   /** Whether the finalizers were dropped now (false: none of ours left, or a newer version came first). */
   private async dropFinalizers(manifest: ManifestObject, drop: readonly string[]): Promise<boolean> {
     const have = manifest.metadata.finalizers ?? [];
     const keep = have.filter((f) => !drop.includes(f));
-    return keep.length !== have.length && (await this.updateFinalizers(manifest, keep));
+    return keep.length !== have.length && (await this.updateFinalizers(manifest, keep)) !== undefined;
   }
 
-  private async updateFinalizers(manifest: ManifestObject, finalizers: string[]): Promise<boolean> {
+  /** The Manifest as written; undefined when a newer version came first or it went (on its way through the informer). */
+  private async updateFinalizers(manifest: ManifestObject, finalizers: string[]): Promise<ManifestObject | undefined> {
     try {
-      await this.d.kcp.update({ ...manifest, metadata: { ...manifest.metadata, finalizers } });
-      return true;
+      return await this.d.kcp.update<ManifestObject>({ ...manifest, metadata: { ...manifest.metadata, finalizers } });
     } catch (e) {
-      // A newer version is on its way through the informer: it brings another reconcile.
-      if (isConflict(e) || isNotFound(e)) return false;
+      if (isConflict(e) || isNotFound(e)) return undefined;
       throw e;
     }
   }
