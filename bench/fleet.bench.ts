@@ -33,7 +33,7 @@ import { secureContexts } from '../src/util/tls-contexts.js';
 import { controllerFlags, enableInRuntime, EXTRA_MODULE, FleetWatch, machineLine, memoryOf, MODULES, NotConverged, NS, routeCountsReader, routeDeltaLines, statsReader, connectionStatsReader, connectionDeltaLine } from './fleet-common.js';
 import { OBJECTS_PER_MODULE, writeFleetModules } from './fleet-modules.js';
 import { printSettings } from './settings.js';
-import { CpuWindow, labelledDelta, option, quantilesOf, RECONCILE_METRICS, reconcileDelta, reconcilesByController, series, summary } from './stats.js';
+import { CpuShares, CpuWindow, labelledDelta, option, quantilesOf, RECONCILE_METRICS, reconcileDelta, reconcilesByController, series, summary } from './stats.js';
 
 const BENCH_OPTIONS = new Set(['--runtimes', '--steady', '--changes', '--change-rate', '--converge-timeout', '--heap-snapshot', '--landscape-heap']);
 
@@ -127,7 +127,8 @@ async function main(): Promise<void> {
   // this process it would count as the controllers' memory.
   const convergeFamilies = ['lifecycle_mgr_requeue_reason_total', 'lifecycle_mgr_drift_checks_total', 'lifecycle_mgr_manifest_readiness_passes_total', 'lifecycle_mgr_manifest_clean_passes_total', 'watcher_events_received_total', 'watcher_events_rejected_total'];
   const convergeMetrics0 = up.controlPlane.manager.registry.render(convergeFamilies);
-  const cpu = new CpuWindow();
+  const cpu = new CpuWindow(info.pid);
+  const shares = new CpuShares(info.pid);
   const t0 = performance.now();
   await fleet.createFleet();
   phase = 'converging';
@@ -139,7 +140,7 @@ async function main(): Promise<void> {
       () => {
         // The controllers' V8 heap beside their RSS: what is heap (live and garbage) and what is not.
         const m = process.memoryUsage();
-        return `controllers ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB (V8 heap ${(m.heapTotal / 2 ** 20).toFixed(0)} MiB, ${(m.heapUsed / 2 ** 20).toFixed(0)} used; external ${(m.external / 2 ** 20).toFixed(0)} MiB), API server ${memoryOf(info.pid).rssMiB.toFixed(0)} MiB`;
+        return `controllers ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB (V8 heap ${(m.heapTotal / 2 ** 20).toFixed(0)} MiB, ${(m.heapUsed / 2 ** 20).toFixed(0)} used; external ${(m.external / 2 ** 20).toFixed(0)} MiB), API server ${memoryOf(info.pid).rssMiB.toFixed(0)} MiB; ${shares.text()}`;
       },
       interrupted.signal,
     );
@@ -180,7 +181,7 @@ async function main(): Promise<void> {
 
   // 2. Steady state: a short settle, then the window.
   await sleep(30_000);
-  const steadyCpu = new CpuWindow();
+  const steadyCpu = new CpuWindow(info.pid);
   const steadyReconciles0 = reconciles();
   const steady0 = (await stats()) - ownRequests();
   const s0 = performance.now();

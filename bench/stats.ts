@@ -1,7 +1,7 @@
 // Helpers shared by the benchmarks (bench:watcher, bench:sync, bench:fleet): numeric options from a
 // flag or an environment variable, quantiles of latency samples, counters from a metrics rendering,
 // CPU of this process and of the machine, reconciles per controller, states of cached objects.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 
 /** A positive number from `--flag N`, else from the environment variable, else the fallback. */
@@ -81,11 +81,50 @@ export function machineBusySeconds(): number | undefined {
   }
 }
 
-/** This process's CPU and the rest of the machine's over a window. */
+/**
+ * CPU seconds of a process's threads, from /proc/<pid>/task (Linux; undefined elsewhere or once it
+ * ended): its main thread (the event loop) and the others together (V8's GC helpers, libuv's pool).
+ */
+export function threadCpuSeconds(pid: number): { main: number; others: number } | undefined {
+  try {
+    let main = 0;
+    let others = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      // The fields after the command name (which may hold spaces): state is the first, utime the 12th, stime the 13th; USER_HZ is 100.
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const seconds = (Number(f[11]) + Number(f[12])) / 100;
+      if (tid === String(pid)) main += seconds;
+      else others += seconds;
+    }
+    return { main, others };
+  } catch {
+    return undefined;
+  }
+}
+
+function threadsText(what: string, now: { main: number; others: number } | undefined, start: { main: number; others: number } | undefined): string {
+  if (!now || !start) return '';
+  const main = now.main - start.main;
+  const others = now.others - start.others;
+  return `; ${what} ${(main + others).toFixed(1)} s CPU: main thread ${main.toFixed(1)} s, other threads ${others.toFixed(1)} s`;
+}
+
+/**
+ * This process's CPU and the rest of the machine's over a window; with `landscapePid`, also the
+ * landscape process's CPU by thread (a busy main thread is its event loop's limit; the other
+ * threads are mostly V8's garbage collector).
+ */
 export class CpuWindow {
   private readonly own = process.cpuUsage();
+  private readonly ownThreads = threadCpuSeconds(process.pid);
   private readonly machine = machineBusySeconds();
+  private readonly landscape: { main: number; others: number } | undefined;
   private readonly t0 = performance.now();
+
+  constructor(private readonly landscapePid?: number) {
+    this.landscape = landscapePid === undefined ? undefined : threadCpuSeconds(landscapePid);
+  }
 
   text(): string {
     const seconds = (performance.now() - this.t0) / 1000;
@@ -93,7 +132,34 @@ export class CpuWindow {
     const own = (u.user + u.system) / 1e6;
     const now = machineBusySeconds();
     const others = now !== undefined && this.machine !== undefined ? Math.max(0, now - this.machine - own) : undefined;
-    return `this process ${own.toFixed(1)} s CPU in ${seconds.toFixed(1)} s (${((own / seconds) * 100).toFixed(0)}% of one core)${others !== undefined ? `, other processes ${((others / seconds) * 100).toFixed(0)}% of one core` : ''}; load average ${os.loadavg()[0].toFixed(2)}`;
+    const threads =
+      threadsText('this process', threadCpuSeconds(process.pid), this.ownThreads) +
+      (this.landscapePid === undefined ? '' : threadsText('landscape process', threadCpuSeconds(this.landscapePid), this.landscape));
+    return `this process ${own.toFixed(1)} s CPU in ${seconds.toFixed(1)} s (${((own / seconds) * 100).toFixed(0)}% of one core)${others !== undefined ? `, other processes ${((others / seconds) * 100).toFixed(0)}% of one core` : ''}${threads}; load average ${os.loadavg()[0].toFixed(2)}`;
+  }
+}
+
+/** Share of a core each process's threads used since the previous call: for progress lines. */
+export class CpuShares {
+  private last = performance.now();
+  private own = threadCpuSeconds(process.pid);
+  private landscape: { main: number; others: number } | undefined;
+
+  constructor(private readonly landscapePid: number) {
+    this.landscape = threadCpuSeconds(landscapePid);
+  }
+
+  text(): string {
+    const now = performance.now();
+    const seconds = (now - this.last) / 1000;
+    const own = threadCpuSeconds(process.pid);
+    const landscape = threadCpuSeconds(this.landscapePid);
+    const pct = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || !(seconds > 0) ? '?' : `${Math.round(((a - b) / seconds) * 100)}%`);
+    const text = `CPU of a core: controllers ${pct(own && own.main + own.others, this.own && this.own.main + this.own.others)}, landscape main thread ${pct(landscape?.main, this.landscape?.main)} and other threads ${pct(landscape?.others, this.landscape?.others)}`;
+    this.last = now;
+    this.own = own;
+    this.landscape = landscape;
+    return text;
   }
 }
 

@@ -103,6 +103,11 @@ export interface WorkQueueOptions {
 /** See WorkQueueOptions.maxLowWaitMs. */
 export const DEFAULT_MAX_LOW_WAIT_MS = 5 * 60_000;
 
+interface LowEntry {
+  key: string;
+  seq: number;
+}
+
 interface Delayed {
   at: number;
   key: string;
@@ -122,11 +127,14 @@ export class WorkQueue {
   /**
    * Keys added with addLow, handed out only when `queue` is empty (bulk re-enqueues such as a gained
    * shard's keys must not delay changes that arrive meanwhile). `low` may hold stale entries of keys
-   * promoted by add(); `inLow` is the truth.
+   * promoted by add(); `inLow` is the truth: an entry is live when its sequence number is the one
+   * `inLow` holds for its key (a key added here again after a promotion does not take its stale
+   * place ahead of the keys added in between).
    */
-  private low: string[] = [];
+  private low: LowEntry[] = [];
   private lowHead = 0;
-  private readonly inLow = new Set<string>();
+  private readonly inLow = new Map<string, number>();
+  private lowSeq = 0;
   /** Keys waiting to be processed (queued, or re-added while processing), with the time they were added. */
   private readonly dirty = new Map<string, number>();
   /** Keys being processed, with the time processing started. */
@@ -204,8 +212,9 @@ export class WorkQueue {
     this.metrics?.added();
     this.dirty.set(key, performance.now());
     if (this.processing.has(key)) return; // re-queued by done(), at normal priority
-    this.inLow.add(key);
-    this.low.push(key);
+    const seq = ++this.lowSeq;
+    this.inLow.set(key, seq);
+    this.low.push({ key, seq });
     this.metrics?.depth(this.length);
     this.scheduleDispatch();
   }
@@ -374,8 +383,8 @@ export class WorkQueue {
 
   /** The first key of the low lane still waiting there (the stale entries before it are dropped). */
   private liveLowHead(): string | undefined {
-    while (this.lowHead < this.low.length && !this.inLow.has(this.low[this.lowHead])) this.lowHead++;
-    if (this.lowHead < this.low.length) return this.low[this.lowHead];
+    while (this.lowHead < this.low.length && this.inLow.get(this.low[this.lowHead].key) !== this.low[this.lowHead].seq) this.lowHead++;
+    if (this.lowHead < this.low.length) return this.low[this.lowHead].key;
     if (this.low.length > 0) {
       this.low = [];
       this.lowHead = 0;

@@ -48,6 +48,26 @@ describe('work queue', () => {
     assert.equal(q.length, 0);
   });
 
+  it('a low key moved up by add() and added low again later waits behind the low keys added in between', async () => {
+    const q = new WorkQueue();
+    q.addLow('k');
+    q.add('k'); // moved up: its entry in the low lane is stale from now on
+    assert.equal(await q.get(), 'k');
+    q.done('k');
+    q.addLow('l1');
+    q.addLow('l2');
+    q.addLow('k'); // behind l1 and l2, not in its old place ahead of them
+    const order: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const key = (await q.get()) ?? '';
+      order.push(key);
+      q.done(key);
+    }
+    assert.deepEqual(order, ['l1', 'l2', 'k']);
+    assert.equal(q.length, 0);
+    await q.shutDown();
+  });
+
   it('a delayed add at low priority joins the low keys when due; a normal delayed add of the same key still comes', async () => {
     const q = new WorkQueue();
     q.addAfter('poll', 5, { low: true });
