@@ -143,7 +143,16 @@ export interface Env {
 }
 
 /** `driftCheckMs`: as with the runtime watcher (drift checks on events, or at this interval, while the Kyma's SKRWebhook condition holds). */
-export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 'server'>; logger?: Logger; driftCheckMs?: number; intervals?: Partial<RequeueIntervals> } = {}): Promise<Env> {
+export async function startEnv(
+  opts: {
+    operators?: Omit<ModuleOperatorsOptions, 'server'>;
+    logger?: Logger;
+    driftCheckMs?: number;
+    intervals?: Partial<RequeueIntervals>;
+    /** Wraps the KCP client the Manifest controller writes with (the informers read through the plain one). */
+    controllerKcp?: (kcp: HttpClient) => HttpClient;
+  } = {},
+): Promise<Env> {
   const api = await startWithKinds([Manifest, Kyma] as unknown as AnyKind[], [NS]);
   const server = api.server;
   const kcp = clientFromKubeconfig(server.clusterAccess('default').kubeconfig, { qps: 0 });
@@ -153,7 +162,7 @@ export async function startEnv(opts: { operators?: Omit<ModuleOperatorsOptions, 
   const manager = new Manager({ client: kcp, logger: opts.logger ?? silentLogger, informerBackoff: { initialMs: 20, maxMs: 200 } });
   const reconciles = countReconciles(manager);
   const { controller } = setupManifestController(manager, {
-    kcp,
+    kcp: opts.controllerKcp ? opts.controllerKcp(kcp) : kcp,
     namespace: NS,
     fetcher,
     remoteClients: (kyma) => {

@@ -79,3 +79,59 @@ describe('a Manifest installs in its first pass', () => {
     assert.equal(env.reconciles('first-1-sample'), 2);
   });
 });
+
+describe('a first pass whose finalizer write conflicts', () => {
+  let env: Env;
+  let conflicts = 0;
+  /** The Manifest whose first finalizer write is made to conflict. */
+  const RACED = 'raced-sample';
+  let raced = false;
+  before(async () => {
+    env = await startEnv({
+      // Busy passes far apart: after the conflict only the controller's own requeue can bring the next pass.
+      intervals: { busyMs: 60_000 },
+      controllerKcp: (kcp) =>
+        new Proxy(kcp, {
+          get(target, prop, receiver) {
+            if (prop !== 'update') return Reflect.get(target, prop, receiver) as unknown;
+            return async <T extends ManifestObject>(obj: T, opts?: Parameters<typeof target.update>[1]): Promise<T> => {
+              if (obj.kind === 'Manifest' && obj.metadata.name === RACED && !raced) {
+                raced = true;
+                // Someone else writes the status first: the controller's copy is now stale, and the
+                // event of that write is one its predicate drops (status only).
+                await target.patch(Manifest, { namespace: NS, name: RACED }, 'merge', { status: { state: States.Processing, lastOperation: { operation: 'written by another client', lastUpdateTime: new Date().toISOString() } } }, { subresource: 'status' });
+              }
+              try {
+                return await target.update(obj, opts);
+              } catch (e) {
+                if ((e as { code?: number }).code === 409) conflicts++;
+                throw e;
+              }
+            };
+          },
+        }),
+    });
+    env.fetcher.set(LINK, sampleModule());
+  });
+  after(async () => {
+    await env.stop();
+  });
+
+  it('is tried again by the controller itself and then installs', async () => {
+    await env.runtime('raced');
+    const kymas = env.manager.cache<KymaObject>(Kyma, { namespace: NS });
+    await waitFor('the Kyma in the controller cache', () => kymas.get(`${NS}/raced`) !== undefined);
+    await env.createManifest(RACED, 'raced', LINK, { resource: DEFAULT_CR });
+
+    // The other client's write says Processing too: what shows the install is the synced list.
+    const processing = await waitFor('the module installed', async () => {
+      const m = await env.manifest(RACED);
+      return m?.status?.synced?.length ? m : undefined;
+    });
+    assert.equal(processing.status?.state, States.Processing);
+    assert.equal(conflicts, 1, 'the first finalizer write met a newer version');
+    assert.deepEqual([...(processing.metadata.finalizers ?? [])].sort(), [...OURS].sort());
+    assert.equal(processing.status?.synced?.length, sampleModule().length);
+    assert.ok(env.reconciles(RACED) >= 2, 'a pass after the conflicting one');
+  });
+});
