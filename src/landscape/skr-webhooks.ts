@@ -7,189 +7,178 @@
 // anywhere else, so each event carries only its own runtime's identity.
 //
 // One HTTPS port serves every runtime: the embedded API server resolves `skr-webhook.kyma-system`
-// of a cluster to this port with an SNI name of its own, which selects the runtime. States are built
-// lazily and kept in a bounded LRU, so 10,000 runtimes cost what the busy ones need. The TLS
-// contexts (the serving one here, the sender's client one) come from the process's context cache,
-// so a state rebuilt for an unchanged certificate does not build them again.
+// of a cluster to this port with an SNI name of its own, which selects the runtime. The servers
+// run in a worker thread (skr-webhooks-worker.ts), as webhook pods run beside a runtime's API
+// server and not in it: their TLS, the admission reviews they parse and the events they send to
+// the KCP stay off the main thread, whose event loop serves every cluster's API. The main thread
+// reads a runtime's Deployment and Secret when its API server is about to call, and sends them
+// over when they changed.
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { Worker } from 'node:worker_threads';
 import type { ResolvedService, ServiceResolver } from '../apiserver/admission.js';
 import type { RunningApiServer } from '../apiserver/server.js';
 import type { StoredObject } from '../apiserver/store.js';
 import type { Logger } from '../runtime/log.js';
 import type { Registry } from '../runtime/metrics.js';
-import { closeServer, listen } from '../util/servers.js';
-import { secureContexts, type SecureContextLease } from '../util/tls-contexts.js';
-import { KcpEventSender } from '../watcher/sender.js';
 import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_TLS_SECRET, webhookEnvOf } from '../watcher/skr-objects.js';
-import { answerAdmission, EventForwarder, WebhookMetrics } from '../watcher/webhook-server.js';
-import { type IgnoredWrites, parseIgnoredWrites } from '../watcher/webhook.js';
+import { WebhookMetrics } from '../watcher/webhook-server.js';
 import { SIMULATOR_DOMAIN } from './constants.js';
+import { addIncrements, type FromWebhookThread, type RuntimeWebhookState, type ToWebhookThread } from './skr-webhooks-messages.js';
 
 /** SNI names of the runtimes' webhooks end in this. */
 const SNI_SUFFIX = `.skr-webhook.${SIMULATOR_DOMAIN}`;
 
-interface RuntimeWebhook {
-  /** Resource versions of the Secret and Deployment the state was built from. */
+/** What the main thread knows of a runtime's webhook: the version the thread has, and whether it is usable. */
+interface SentState {
   version: string;
-  context: SecureContextLease;
-  sender: KcpEventSender;
-  /** The Deployment's IGNORED_FIELD_MANAGERS and IGNORED_FIELD_MANAGERS_FOR. */
-  ignoredWrites: IgnoredWrites;
+  sni: string;
+  /** The thread could not use the key pair of this version. */
+  unusable: boolean;
 }
 
 export interface SkrWebhookHostOptions {
   log?: Logger;
   registry?: Registry;
-  /** Runtimes whose state is kept at once (default 10,000); others are rebuilt when they call. */
-  maxCached?: number;
 }
 
 export class SkrWebhookHost {
-  private server: Server | undefined;
+  private worker: Worker | undefined;
   /** The server's URL, kept: the resolver answers it for every admission call. */
   private serverUrl: string | undefined;
-  private readonly states = new Map<string, RuntimeWebhook>();
-  private readonly sniToCluster = new Map<string, string>();
+  private readonly sent = new Map<string, SentState>();
   private readonly metrics: WebhookMetrics | undefined;
-  private readonly forwarder: EventForwarder;
+  private stopped: Promise<void> | undefined;
 
   constructor(
     private readonly api: RunningApiServer,
     private readonly opts: SkrWebhookHostOptions = {},
   ) {
     this.metrics = opts.registry ? new WebhookMetrics(opts.registry) : undefined;
-    this.forwarder = new EventForwarder(this.metrics, opts.log, 4096);
   }
 
   async start(): Promise<void> {
-    const server = createServer(
-      {
-        minVersion: 'TLSv1.2',
-        SNICallback: (servername, cb) => {
-          const state = this.stateOf(this.sniToCluster.get(servername));
-          if (state) cb(null, state.context.context);
-          else cb(new Error(`no skr-webhook runs for ${servername}`));
-        },
-      },
-      (req, res) => {
-        const cluster = this.sniToCluster.get((req.socket as TLSSocket).servername || '');
-        const state = this.stateOf(cluster);
-        if (!cluster || !state) {
-          res.writeHead(503, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ message: 'the skr-webhook of this runtime does not run' }));
-          return;
-        }
-        answerAdmission(req, res, this.metrics, (manager, event) => this.forwarder.forward(state.sender, manager, event, cluster), state.ignoredWrites);
-      },
-    );
-    server.keepAliveTimeout = 30_000;
-    await listen(server, 0, '127.0.0.1');
-    this.server = server;
-    this.serverUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const worker = new Worker(new URL('./skr-webhooks-worker.js', import.meta.url));
+    const port = await new Promise<number>((resolve, reject) => {
+      const failed = (e: Error) => reject(e);
+      worker.once('error', failed);
+      worker.once('exit', (code) => reject(new Error(`the skr-webhook thread ended with code ${code} before it listened`)));
+      worker.on('message', (m: FromWebhookThread) => {
+        if (m.t === 'listening') {
+          worker.off('error', failed);
+          worker.removeAllListeners('exit');
+          resolve(m.port);
+        } else this.onMessage(m);
+      });
+    });
+    worker.on('error', (e) => this.opts.log?.error('the skr-webhook thread failed; runtimes get no watcher events', { error: e }));
+    this.stopped = new Promise((resolve) => worker.once('exit', () => resolve()));
+    this.worker = worker;
+    this.serverUrl = `https://127.0.0.1:${port}`;
     this.api.setServiceResolver(this.resolver);
   }
 
   get url(): string {
-    if (!this.server || !this.serverUrl) throw new Error('the skr-webhook host is not started');
+    if (!this.worker || !this.serverUrl) throw new Error('the skr-webhook host is not started');
     return this.serverUrl;
   }
 
   /** For the embedded API server: where a cluster's `skr-webhook.kyma-system` is served. */
   readonly resolver: ServiceResolver = (cluster, service): ResolvedService | undefined => {
-    if (service.namespace !== SKR_WEBHOOK_NAMESPACE || service.name !== SKR_WEBHOOK_NAME || !this.server) return undefined;
-    if (!this.stateOf(cluster)) return undefined;
-    return { url: this.url, servername: this.sniOf(cluster) };
+    if (service.namespace !== SKR_WEBHOOK_NAMESPACE || service.name !== SKR_WEBHOOK_NAME || !this.worker) return undefined;
+    const state = this.stateOf(cluster);
+    if (!state) return undefined;
+    return { url: this.url, servername: state.sni };
   };
 
-  /** Runtimes whose webhook state is built now. */
+  /** Runtimes whose webhook the thread serves now. */
   cachedRuntimes(): number {
-    return this.states.size;
+    let n = 0;
+    for (const s of this.sent.values()) if (!s.unusable) n++;
+    return n;
   }
 
   async stop(): Promise<void> {
     this.api.setServiceResolver(undefined);
-    for (const s of this.states.values()) dispose(s);
-    this.states.clear();
-    const server = this.server;
-    this.server = undefined;
+    const worker = this.worker;
+    this.worker = undefined;
     this.serverUrl = undefined;
-    if (server) await closeServer(server);
+    this.sent.clear();
+    if (!worker) return;
+    this.send(worker, { t: 'stop' });
+    // The thread closes its server and ends; one that does not within 10 s is ended.
+    const timer = setTimeout(() => {
+      worker.terminate().catch(() => undefined);
+    }, 10_000);
+    await this.stopped;
+    clearTimeout(timer);
+  }
+
+  private onMessage(m: FromWebhookThread): void {
+    if (m.t === 'metrics') {
+      if (this.metrics) addIncrements(this.metrics, m.increments);
+    } else if (m.t === 'log') {
+      this.opts.log?.[m.level](m.msg, m.fields);
+    } else if (m.t === 'unusable') {
+      const s = this.sent.get(m.cluster);
+      if (s && s.version === m.version) s.unusable = true;
+    }
+  }
+
+  private send(worker: Worker, m: ToWebhookThread): void {
+    worker.postMessage(m);
   }
 
   private sniOf(cluster: string): string {
-    const name = `c${createHash('sha256').update(cluster).digest('hex').slice(0, 20)}${SNI_SUFFIX}`;
-    this.sniToCluster.set(name, cluster);
-    return name;
+    return `c${createHash('sha256').update(cluster).digest('hex').slice(0, 20)}${SNI_SUFFIX}`;
   }
 
-  /** The runtime's webhook as its Deployment and Secret say now; undefined when it does not run. */
-  private stateOf(cluster: string | undefined): RuntimeWebhook | undefined {
-    if (!cluster || !this.api.hasCluster(cluster)) return this.drop(cluster);
-    const store = this.api.cluster(cluster).store;
-    const deployment = store.get('apps/deployments', SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_NAME);
-    const secret = store.get('/secrets', SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_TLS_SECRET);
-    if (!deployment || !secret) return this.drop(cluster);
-    const version = `${secret.rv}/${deployment.rv}`;
-    const cached = this.states.get(cluster);
-    if (cached && cached.version === version) {
-      // Most recently used last.
-      this.states.delete(cluster);
-      this.states.set(cluster, cached);
-      return cached;
-    }
-    const built = this.build(deployment, secret, version, cached);
-    if (!built) return this.drop(cluster);
-    this.states.delete(cluster);
-    this.states.set(cluster, built);
-    const max = this.opts.maxCached ?? 10_000;
-    for (const [k, v] of this.states) {
-      if (this.states.size <= max) break;
-      dispose(v);
-      this.states.delete(k);
-    }
-    return built;
-  }
-
-  private build(deploymentStored: StoredObject, secretStored: StoredObject, version: string, previous: RuntimeWebhook | undefined): RuntimeWebhook | undefined {
-    const deployment = JSON.parse(deploymentStored.json) as { spec?: { replicas?: number } };
-    if ((deployment.spec?.replicas ?? 1) < 1) return undefined;
-    const env = webhookEnvOf(deployment);
-    const data = (JSON.parse(secretStored.json) as { data?: Record<string, string> }).data ?? {};
-    const text = (k: string): string => Buffer.from(data[k] ?? '', 'base64').toString('utf8');
-    const credentials = { certPem: text('tls.crt'), keyPem: text('tls.key'), caPem: text('ca.crt') };
-    if (!credentials.certPem || !credentials.keyPem || !env.KCP_ADDR) return undefined;
-    const ignoredWrites = parseIgnoredWrites(env.IGNORED_FIELD_MANAGERS, env.IGNORED_FIELD_MANAGERS_FOR);
-    let context: SecureContextLease | undefined;
-    try {
-      context = secureContexts.acquire({ cert: credentials.certPem, key: credentials.keyPem });
-      previous?.context.release();
-      if (previous && previous.sender.address === env.KCP_ADDR) {
-        previous.sender.updateCredentials(credentials);
-        return { version, context, sender: previous.sender, ignoredWrites };
+  /**
+   * The runtime's webhook as its Deployment and Secret say now (sent to the thread when they
+   * changed); undefined when it does not run.
+   */
+  private stateOf(cluster: string): SentState | undefined {
+    const worker = this.worker;
+    if (!worker) return undefined;
+    const store = this.api.hasCluster(cluster) ? this.api.cluster(cluster).store : undefined;
+    const deployment = store?.get('apps/deployments', SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_NAME);
+    const secret = store?.get('/secrets', SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_TLS_SECRET);
+    const version = deployment && secret ? `${secret.rv}/${deployment.rv}` : undefined;
+    const known = this.sent.get(cluster);
+    if (known && known.version === version) return known.unusable ? undefined : known;
+    const state = version !== undefined && deployment && secret ? readState(cluster, this.sniOf(cluster), version, deployment, secret) : undefined;
+    if (!state) {
+      if (known) {
+        this.sent.delete(cluster);
+        this.send(worker, { t: 'drop', cluster });
       }
-      previous?.sender.close();
-      return { version, context, sender: new KcpEventSender({ kcpAddress: env.KCP_ADDR, credentials }), ignoredWrites };
-    } catch (e) {
-      this.opts.log?.warn('skr-webhook certificate unusable', { error: e });
-      context?.release();
       return undefined;
     }
-  }
-
-  private drop(cluster: string | undefined): undefined {
-    const state = cluster === undefined ? undefined : this.states.get(cluster);
-    if (state) {
-      dispose(state);
-      this.states.delete(cluster!);
-    }
-    return undefined;
+    const sent: SentState = { version: state.version, sni: state.sni, unusable: false };
+    this.sent.set(cluster, sent);
+    this.send(worker, { t: 'state', state });
+    return sent;
   }
 }
 
-function dispose(state: RuntimeWebhook): void {
-  state.sender.close();
-  state.context.release();
+/** What the webhook pod would read; undefined when it would not run (no replicas, no key pair, no KCP address). */
+function readState(cluster: string, sni: string, version: string, deploymentStored: StoredObject, secretStored: StoredObject): RuntimeWebhookState | undefined {
+  const deployment = JSON.parse(deploymentStored.json) as { spec?: { replicas?: number } };
+  if ((deployment.spec?.replicas ?? 1) < 1) return undefined;
+  const env = webhookEnvOf(deployment);
+  const data = (JSON.parse(secretStored.json) as { data?: Record<string, string> }).data ?? {};
+  const text = (k: string): string => Buffer.from(data[k] ?? '', 'base64').toString('utf8');
+  const certPem = text('tls.crt');
+  const keyPem = text('tls.key');
+  if (!certPem || !keyPem || !env.KCP_ADDR) return undefined;
+  return {
+    cluster,
+    sni,
+    version,
+    certPem,
+    keyPem,
+    caPem: text('ca.crt'),
+    kcpAddress: env.KCP_ADDR,
+    ignoredFieldManagers: env.IGNORED_FIELD_MANAGERS,
+    ignoredFieldManagersFor: env.IGNORED_FIELD_MANAGERS_FOR,
+  };
 }

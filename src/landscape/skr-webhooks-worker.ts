@@ -1,0 +1,178 @@
+// The runtimes' skr-webhook servers, in a worker thread of the landscape process (see
+// skr-webhooks.ts for what they serve and why here). The thread holds what a webhook pod holds:
+// its runtime's key pair, the KCP address and the writes to ignore, sent by the main thread when
+// they change. It answers the admission calls over TLS and forwards events to the KCP listener
+// over mutual TLS, off the main thread, whose event loop serves every cluster's API.
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { parentPort } from 'node:worker_threads';
+import type { LogFields, Logger, LogLevel } from '../runtime/log.js';
+import { Registry } from '../runtime/metrics.js';
+import { closeServer, listen } from '../util/servers.js';
+import { secureContexts, type SecureContextLease } from '../util/tls-contexts.js';
+import { KcpEventSender } from '../watcher/sender.js';
+import { answerAdmission, EventForwarder, WebhookMetrics } from '../watcher/webhook-server.js';
+import { type IgnoredWrites, parseIgnoredWrites } from '../watcher/webhook.js';
+import type { FromWebhookThread, MetricIncrement, RuntimeWebhookState, ToWebhookThread, WebhookCounter } from './skr-webhooks-messages.js';
+
+/** How long a TLS handshake waits for its runtime's state (sent by the main thread before it calls). */
+const STATE_WAIT_MS = 5_000;
+
+interface RuntimeWebhook {
+  cluster: string;
+  version: string;
+  context: SecureContextLease;
+  sender: KcpEventSender;
+  ignoredWrites: IgnoredWrites;
+}
+
+const port = parentPort;
+if (!port) throw new Error('skr-webhooks-worker runs as a worker thread');
+const post = (m: FromWebhookThread): void => port.postMessage(m);
+
+const relay =
+  (level: LogLevel) =>
+  (msg: string, fields?: LogFields): void =>
+    post({ t: 'log', level, msg, fields: loggable(fields) });
+/** Lines go to the main thread's logger, which decides what is shown. */
+const log: Logger = { name: 'skr-webhook', debug: relay('debug'), info: relay('info'), warn: relay('warn'), error: relay('error'), enabled: () => true, child: () => log };
+
+// Counters increment here and are added to the main thread's registry once per turn.
+let pending: MetricIncrement[] = [];
+function relayed(name: WebhookCounter, local: WebhookMetrics[WebhookCounter]): WebhookMetrics[WebhookCounter] {
+  return new Proxy(local, {
+    get(target, prop, receiver) {
+      if (prop !== 'inc') return Reflect.get(target, prop, receiver) as unknown;
+      return (labels?: Record<string, string>, by = 1) => {
+        target.inc(labels, by);
+        if (pending.length === 0) setImmediate(flushMetrics);
+        pending.push([name, labels ?? {}, by]);
+      };
+    },
+  });
+}
+function flushMetrics(): void {
+  if (pending.length === 0) return;
+  post({ t: 'metrics', increments: pending });
+  pending = [];
+}
+const local = new WebhookMetrics(new Registry());
+for (const name of ['requests', 'events', 'kcpRequests', 'failedKcp'] as const) (local as { -readonly [K in WebhookCounter]: WebhookMetrics[K] })[name] = relayed(name, local[name]);
+const metrics = local;
+const forwarder = new EventForwarder(metrics, log, 4096);
+
+const states = new Map<string, RuntimeWebhook>();
+const sniToCluster = new Map<string, string>();
+/** SNI names whose last state had an unusable key pair: refused at once, not waited for. */
+const unusable = new Set<string>();
+/** TLS handshakes waiting for the state of their SNI name. */
+const waiting = new Map<string, ((s: RuntimeWebhook | undefined) => void)[]>();
+
+function stateOfSni(servername: string): RuntimeWebhook | undefined {
+  const cluster = sniToCluster.get(servername);
+  return cluster === undefined ? undefined : states.get(cluster);
+}
+
+function apply(s: RuntimeWebhookState): void {
+  sniToCluster.set(s.sni, s.cluster);
+  const previous = states.get(s.cluster);
+  const credentials = { certPem: s.certPem, keyPem: s.keyPem, caPem: s.caPem };
+  const ignoredWrites = parseIgnoredWrites(s.ignoredFieldManagers, s.ignoredFieldManagersFor);
+  let context: SecureContextLease | undefined;
+  let built: RuntimeWebhook | undefined;
+  try {
+    context = secureContexts.acquire({ cert: credentials.certPem, key: credentials.keyPem });
+    if (previous && previous.sender.address === s.kcpAddress) {
+      previous.sender.updateCredentials(credentials);
+      built = { cluster: s.cluster, version: s.version, context, sender: previous.sender, ignoredWrites };
+      previous.context.release();
+    } else {
+      built = { cluster: s.cluster, version: s.version, context, sender: new KcpEventSender({ kcpAddress: s.kcpAddress, credentials }), ignoredWrites };
+      if (previous) dispose(previous);
+    }
+  } catch (e) {
+    context?.release();
+    if (previous) dispose(previous);
+    states.delete(s.cluster);
+    log.warn('skr-webhook certificate unusable', { cluster: s.cluster, error: e });
+    post({ t: 'unusable', cluster: s.cluster, version: s.version });
+  }
+  if (built) {
+    states.set(s.cluster, built);
+    unusable.delete(s.sni);
+  } else unusable.add(s.sni);
+  for (const resolve of waiting.get(s.sni) ?? []) resolve(built);
+  waiting.delete(s.sni);
+}
+
+function drop(cluster: string): void {
+  const s = states.get(cluster);
+  if (!s) return;
+  dispose(s);
+  states.delete(cluster);
+}
+
+function dispose(s: RuntimeWebhook): void {
+  s.sender.close();
+  s.context.release();
+}
+
+const server = createServer(
+  {
+    minVersion: 'TLSv1.2',
+    SNICallback: (servername, cb) => {
+      const known = stateOfSni(servername);
+      if (known) return cb(null, known.context.context);
+      if (unusable.has(servername)) return cb(new Error(`the skr-webhook certificate for ${servername} is unusable`));
+      // The main thread sends a runtime's state before its API server calls; the call may get here first.
+      let list = waiting.get(servername);
+      if (!list) waiting.set(servername, (list = []));
+      const timer = setTimeout(() => answer(undefined), STATE_WAIT_MS);
+      function answer(s: RuntimeWebhook | undefined): void {
+        clearTimeout(timer);
+        if (s) cb(null, s.context.context);
+        else cb(new Error(`no skr-webhook runs for ${servername}`));
+      }
+      list.push(answer);
+    },
+  },
+  (req, res) => {
+    const state = stateOfSni((req.socket as TLSSocket).servername || '');
+    if (!state) {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: 'the skr-webhook of this runtime does not run' }));
+      return;
+    }
+    answerAdmission(req, res, metrics, (manager, event) => forwarder.forward(state.sender, manager, event, state.cluster), state.ignoredWrites);
+  },
+);
+server.keepAliveTimeout = 30_000;
+
+port.on('message', (m: ToWebhookThread) => {
+  if (m.t === 'state') apply(m.state);
+  else if (m.t === 'drop') drop(m.cluster);
+  else if (m.t === 'stop') stop().catch((e: unknown) => log.error('stopping the skr-webhook thread failed', { error: e }));
+});
+
+async function stop(): Promise<void> {
+  for (const s of states.values()) dispose(s);
+  states.clear();
+  for (const [, list] of waiting) for (const resolve of list) resolve(undefined);
+  waiting.clear();
+  await closeServer(server);
+  flushMetrics();
+  post({ t: 'stopped' });
+  port?.close();
+}
+
+/** Fields as they can cross to the main thread (an Error keeps its message). */
+function loggable(fields: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!fields) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) out[k] = v instanceof Error ? v.message : typeof v === 'object' && v !== null ? JSON.parse(JSON.stringify(v)) : v;
+  return out;
+}
+
+const address: AddressInfo = await listen(server, 0, '127.0.0.1');
+post({ t: 'listening', port: address.port });
