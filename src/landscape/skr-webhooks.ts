@@ -39,6 +39,8 @@ interface SentState {
 export interface SkrWebhookHostOptions {
   log?: Logger;
   registry?: Registry;
+  /** How often the states the thread holds are checked against their runtimes (default 30 s). */
+  sweepMs?: number;
 }
 
 export class SkrWebhookHost {
@@ -48,6 +50,7 @@ export class SkrWebhookHost {
   private readonly sent = new Map<string, SentState>();
   private readonly metrics: WebhookMetrics | undefined;
   private stopped: Promise<void> | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly api: RunningApiServer,
@@ -75,6 +78,12 @@ export class SkrWebhookHost {
     this.worker = worker;
     this.serverUrl = `https://127.0.0.1:${port}`;
     this.api.setServiceResolver(this.resolver);
+    // A runtime deleted, or whose webhook was stopped, may never be called again: its state goes
+    // from the thread at the next sweep.
+    this.sweeper = setInterval(() => {
+      for (const cluster of [...this.sent.keys()]) this.stateOf(cluster);
+    }, this.opts.sweepMs ?? 30_000);
+    this.sweeper.unref();
   }
 
   get url(): string {
@@ -99,6 +108,7 @@ export class SkrWebhookHost {
 
   async stop(): Promise<void> {
     this.api.setServiceResolver(undefined);
+    clearInterval(this.sweeper);
     const worker = this.worker;
     this.worker = undefined;
     this.serverUrl = undefined;

@@ -1,6 +1,7 @@
 // The landscape's skr-webhook host: each runtime's webhook is served (in the host's worker thread)
 // with the runtime's own key pair once its Deployment and Secret are there; a key pair that cannot
-// be used gives that runtime no webhook, and a usable one later brings it back.
+// be used gives that runtime no webhook, and a usable one later brings it back; a deleted runtime's
+// state goes from the thread.
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
@@ -56,7 +57,7 @@ describe('skr-webhook host', () => {
     await server.createCluster('rt-1');
     runtime = clientFromKubeconfig(server.clusterAccess('rt-1').kubeconfig, { qps: 0 });
     await runtime.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kyma-system' } });
-    host = new SkrWebhookHost(server, { registry: metrics });
+    host = new SkrWebhookHost(server, { registry: metrics, sweepMs: 50 });
     await host.start();
   });
   after(async () => {
@@ -104,5 +105,10 @@ describe('skr-webhook host', () => {
     assert.equal((answer.body.response as { allowed?: boolean }).allowed, true);
     // Counted in the thread, added to the host's registry.
     await waitFor('the request counted', () => metrics.render().includes('watcher_webhook_requests_total{manager="lifecycle-manager",event="true"} 1'));
+
+    // The runtime goes, and no call comes for it again: the host's sweep takes its state from the thread.
+    await server.deleteCluster('rt-1');
+    await waitFor('the deleted runtime dropped', () => host.cachedRuntimes() === 0);
+    assert.equal(host.resolver('rt-1', SERVICE), undefined);
   });
 });
