@@ -24,11 +24,10 @@ export type ToWebhookThread = { t: 'state'; state: RuntimeWebhookState } | { t: 
 
 export type FromWebhookThread =
   | { t: 'listening'; port: number }
-  /** The state's key pair could not be used: this runtime has no webhook until its Secret changes. */
+  /** The state's key pair could not be used: this runtime has no webhook until its Secret or Deployment changes. */
   | { t: 'unusable'; cluster: string; version: string }
   | { t: 'metrics'; increments: MetricIncrement[] }
-  | { t: 'log'; level: LogLevel; msg: string; fields: LogFields | undefined }
-  | { t: 'stopped' };
+  | { t: 'log'; level: LogLevel; msg: string; fields: LogFields | undefined };
 
 /** Adds increments counted in the thread to the main thread's counters. */
 export function addIncrements(metrics: WebhookMetrics, increments: MetricIncrement[]): void {

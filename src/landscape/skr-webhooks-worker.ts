@@ -6,7 +6,7 @@
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import type { LogFields, Logger, LogLevel } from '../runtime/log.js';
 import { Registry } from '../runtime/metrics.js';
 import { closeServer, listen } from '../util/servers.js';
@@ -21,7 +21,8 @@ const STATE_WAIT_MS = 5_000;
 
 interface RuntimeWebhook {
   cluster: string;
-  version: string;
+  /** The SNI name of the version it was built from. */
+  sni: string;
   context: SecureContextLease;
   sender: KcpEventSender;
   ignoredWrites: IgnoredWrites;
@@ -58,24 +59,35 @@ function flushMetrics(): void {
   pending = [];
 }
 const local = new WebhookMetrics(new Registry());
-for (const name of ['requests', 'events', 'kcpRequests', 'failedKcp'] as const) (local as { -readonly [K in WebhookCounter]: WebhookMetrics[K] })[name] = relayed(name, local[name]);
+// Relayed only when the host keeps them (a registry was given).
+if ((workerData as { metrics?: boolean } | undefined)?.metrics) {
+  for (const name of ['requests', 'events', 'kcpRequests', 'failedKcp'] as const) (local as { -readonly [K in WebhookCounter]: WebhookMetrics[K] })[name] = relayed(name, local[name]);
+}
 const metrics = local;
 const forwarder = new EventForwarder(metrics, log, 4096);
 
+/** The state of every runtime whose webhook runs; its `sni` names the version it was built from. */
 const states = new Map<string, RuntimeWebhook>();
+/** Every SNI name a runtime's states had, to its runtime: a kept-alive connection of an older version is served with the current one. */
 const sniToCluster = new Map<string, string>();
-/** SNI names whose last state had an unusable key pair: refused at once, not waited for. */
-const unusable = new Set<string>();
-/** TLS handshakes waiting for the state of their SNI name. */
-const waiting = new Map<string, ((s: RuntimeWebhook | undefined) => void)[]>();
+const snisOf = new Map<string, Set<string>>();
+/** SNI names refused at once: a version whose key pair was unusable, a runtime whose webhook was stopped. */
+const refused = new Set<string>();
+/** TLS handshakes waiting for the state of their SNI name (the main thread sends it before its API server calls; the call may get here first). */
+const waiting = new Map<string, Set<(s: RuntimeWebhook | undefined) => void>>();
+let stopping = false;
 
 function stateOfSni(servername: string): RuntimeWebhook | undefined {
   const cluster = sniToCluster.get(servername);
   return cluster === undefined ? undefined : states.get(cluster);
 }
 
+function settle(sni: string, s: RuntimeWebhook | undefined): void {
+  for (const resolve of waiting.get(sni) ?? []) resolve(s);
+  waiting.delete(sni);
+}
+
 function apply(s: RuntimeWebhookState): void {
-  sniToCluster.set(s.sni, s.cluster);
   const previous = states.get(s.cluster);
   const credentials = { certPem: s.certPem, keyPem: s.keyPem, caPem: s.caPem };
   const ignoredWrites = parseIgnoredWrites(s.ignoredFieldManagers, s.ignoredFieldManagersFor);
@@ -85,10 +97,10 @@ function apply(s: RuntimeWebhookState): void {
     context = secureContexts.acquire({ cert: credentials.certPem, key: credentials.keyPem });
     if (previous && previous.sender.address === s.kcpAddress) {
       previous.sender.updateCredentials(credentials);
-      built = { cluster: s.cluster, version: s.version, context, sender: previous.sender, ignoredWrites };
+      built = { cluster: s.cluster, sni: s.sni, context, sender: previous.sender, ignoredWrites };
       previous.context.release();
     } else {
-      built = { cluster: s.cluster, version: s.version, context, sender: new KcpEventSender({ kcpAddress: s.kcpAddress, credentials }), ignoredWrites };
+      built = { cluster: s.cluster, sni: s.sni, context, sender: new KcpEventSender({ kcpAddress: s.kcpAddress, credentials }), ignoredWrites };
       if (previous) dispose(previous);
     }
   } catch (e) {
@@ -100,17 +112,25 @@ function apply(s: RuntimeWebhookState): void {
   }
   if (built) {
     states.set(s.cluster, built);
-    unusable.delete(s.sni);
-  } else unusable.add(s.sni);
-  for (const resolve of waiting.get(s.sni) ?? []) resolve(built);
-  waiting.delete(s.sni);
+    sniToCluster.set(s.sni, s.cluster);
+    let snis = snisOf.get(s.cluster);
+    if (!snis) snisOf.set(s.cluster, (snis = new Set()));
+    snis.add(s.sni);
+    refused.delete(s.sni);
+  } else refused.add(s.sni);
+  settle(s.sni, built);
 }
 
 function drop(cluster: string): void {
   const s = states.get(cluster);
-  if (!s) return;
-  dispose(s);
+  if (s) dispose(s);
   states.delete(cluster);
+  for (const sni of snisOf.get(cluster) ?? []) {
+    sniToCluster.delete(sni);
+    refused.add(sni);
+    settle(sni, undefined);
+  }
+  snisOf.delete(cluster);
 }
 
 function dispose(s: RuntimeWebhook): void {
@@ -122,19 +142,23 @@ const server = createServer(
   {
     minVersion: 'TLSv1.2',
     SNICallback: (servername, cb) => {
-      const known = stateOfSni(servername);
-      if (known) return cb(null, known.context.context);
-      if (unusable.has(servername)) return cb(new Error(`the skr-webhook certificate for ${servername} is unusable`));
-      // The main thread sends a runtime's state before its API server calls; the call may get here first.
+      const current = stateOfSni(servername);
+      if (current) return cb(null, current.context.context);
+      if (stopping || refused.has(servername)) return cb(new Error(`no skr-webhook runs for ${servername}`));
       let list = waiting.get(servername);
-      if (!list) waiting.set(servername, (list = []));
-      const timer = setTimeout(() => answer(undefined), STATE_WAIT_MS);
-      function answer(s: RuntimeWebhook | undefined): void {
+      if (!list) waiting.set(servername, (list = new Set()));
+      const waiters = list;
+      const answer = (s: RuntimeWebhook | undefined): void => {
         clearTimeout(timer);
+        waiters.delete(answer);
         if (s) cb(null, s.context.context);
         else cb(new Error(`no skr-webhook runs for ${servername}`));
-      }
-      list.push(answer);
+      };
+      const timer = setTimeout(() => {
+        answer(undefined);
+        if (waiters.size === 0 && waiting.get(servername) === waiters) waiting.delete(servername);
+      }, STATE_WAIT_MS);
+      waiters.add(answer);
     },
   },
   (req, res) => {
@@ -156,14 +180,14 @@ port.on('message', (m: ToWebhookThread) => {
 });
 
 async function stop(): Promise<void> {
+  stopping = true;
   for (const s of states.values()) dispose(s);
   states.clear();
-  for (const [, list] of waiting) for (const resolve of list) resolve(undefined);
-  waiting.clear();
+  for (const sni of [...waiting.keys()]) settle(sni, undefined);
   await closeServer(server);
   flushMetrics();
-  post({ t: 'stopped' });
-  port?.close();
+  // Ends the thread now: events still being sent go, as with a webhook pod that is stopped.
+  process.exit(0);
 }
 
 /** Fields as they can cross to the main thread (an Error keeps its message). */

@@ -60,21 +60,33 @@ export class SkrWebhookHost {
   }
 
   async start(): Promise<void> {
-    const worker = new Worker(new URL('./skr-webhooks-worker.js', import.meta.url));
+    const worker = new Worker(new URL('./skr-webhooks-worker.js', import.meta.url), { workerData: { metrics: this.metrics !== undefined } });
     const port = await new Promise<number>((resolve, reject) => {
       const failed = (e: Error) => reject(e);
+      const exited = (code: number) => reject(new Error(`the skr-webhook thread ended with code ${code} before it listened`));
       worker.once('error', failed);
-      worker.once('exit', (code) => reject(new Error(`the skr-webhook thread ended with code ${code} before it listened`)));
+      worker.once('exit', exited);
       worker.on('message', (m: FromWebhookThread) => {
         if (m.t === 'listening') {
           worker.off('error', failed);
-          worker.removeAllListeners('exit');
+          worker.off('exit', exited);
           resolve(m.port);
         } else this.onMessage(m);
       });
     });
-    worker.on('error', (e) => this.opts.log?.error('the skr-webhook thread failed; runtimes get no watcher events', { error: e }));
-    this.stopped = new Promise((resolve) => worker.once('exit', () => resolve()));
+    worker.on('error', (e) => this.complain('the skr-webhook thread failed', e));
+    this.stopped = new Promise((resolve) =>
+      worker.once('exit', (code) => {
+        // Not asked to stop: no runtime has a webhook from now on (the API server finds no service,
+        // and the webhooks' failure policy lets the writes through without events).
+        if (this.worker === worker) {
+          this.complain(`the skr-webhook thread ended (code ${code}); runtimes get no watcher events from now on`);
+          this.worker = undefined;
+          this.sent.clear();
+        }
+        resolve();
+      }),
+    );
     this.worker = worker;
     this.serverUrl = `https://127.0.0.1:${port}`;
     this.api.setServiceResolver(this.resolver);
@@ -84,6 +96,12 @@ export class SkrWebhookHost {
       for (const cluster of [...this.sent.keys()]) this.stateOf(cluster);
     }, this.opts.sweepMs ?? 30_000);
     this.sweeper.unref();
+  }
+
+  /** Logged, or written to stderr without a logger: a landscape without webhooks must not go unnoticed. */
+  private complain(msg: string, error?: unknown): void {
+    if (this.opts.log) this.opts.log.error(msg, error === undefined ? undefined : { error });
+    else console.error(`skr-webhook host: ${msg}${error instanceof Error ? `: ${error.message}` : ''}`);
   }
 
   get url(): string {
@@ -99,7 +117,7 @@ export class SkrWebhookHost {
     return { url: this.url, servername: state.sni };
   };
 
-  /** Runtimes whose webhook the thread serves now. */
+  /** Runtimes whose webhook state was sent to the thread (less those it reported unusable). */
   cachedRuntimes(): number {
     let n = 0;
     for (const s of this.sent.values()) if (!s.unusable) n++;
@@ -138,8 +156,12 @@ export class SkrWebhookHost {
     worker.postMessage(m);
   }
 
-  private sniOf(cluster: string): string {
-    return `c${createHash('sha256').update(cluster).digest('hex').slice(0, 20)}${SNI_SUFFIX}`;
+  /**
+   * The SNI name of a runtime's webhook at one version of its Deployment and Secret: a new version
+   * gets a new name, so the API server's next connection waits in the thread for exactly that state.
+   */
+  private sniOf(cluster: string, version: string): string {
+    return `c${createHash('sha256').update(`${cluster}\0${version}`).digest('hex').slice(0, 20)}${SNI_SUFFIX}`;
   }
 
   /**
@@ -155,7 +177,7 @@ export class SkrWebhookHost {
     const version = deployment && secret ? `${secret.rv}/${deployment.rv}` : undefined;
     const known = this.sent.get(cluster);
     if (known && known.version === version) return known.unusable ? undefined : known;
-    const state = version !== undefined && deployment && secret ? readState(cluster, this.sniOf(cluster), version, deployment, secret) : undefined;
+    const state = version !== undefined && deployment && secret ? readState(cluster, this.sniOf(cluster, version), version, deployment, secret) : undefined;
     if (!state) {
       if (known) {
         this.sent.delete(cluster);

@@ -15,7 +15,7 @@ import { waitFor } from '../support/wait.js';
 const SERVICE = { namespace: 'kyma-system', name: 'skr-webhook', port: 443 };
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 
-/** POSTs an AdmissionReview to the runtime's webhook as its API server would (SNI selects the runtime). */
+/** POSTs an AdmissionReview to the runtime's webhook as its API server would (SNI selects the runtime), on a new connection. */
 function review(url: string, servername: string, caPem: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const body = JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
@@ -35,7 +35,7 @@ function review(url: string, servername: string, caPem: string): Promise<{ statu
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     const req = request(
-      { host: u.hostname, port: u.port, path: '/validate/lifecycle-manager', method: 'POST', servername, ca: caPem, checkServerIdentity: () => undefined, headers: { 'content-type': 'application/json' } },
+      { host: u.hostname, port: u.port, path: '/validate/lifecycle-manager', method: 'POST', agent: false, servername, ca: caPem, checkServerIdentity: () => undefined, headers: { 'content-type': 'application/json' } },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString('utf8')));
@@ -79,7 +79,8 @@ describe('skr-webhook host', () => {
       },
     });
     await runtime.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'skr-webhook-tls', namespace: 'kyma-system' }, data: { 'tls.crt': b64('not a certificate'), 'tls.key': b64('not a key'), 'ca.crt': b64('') } });
-    // The state goes to the thread; the thread finds the key pair unusable and says so.
+    // The state goes to the thread (the resolver answers before the thread has looked at it); the
+    // thread finds the key pair unusable and says so.
     assert.ok(host.resolver('rt-1', SERVICE), 'sent to the thread');
     await waitFor('the key pair found unusable', () => host.resolver('rt-1', SERVICE) === undefined);
     assert.equal(host.cachedRuntimes(), 0);
@@ -110,5 +111,7 @@ describe('skr-webhook host', () => {
     await server.deleteCluster('rt-1');
     await waitFor('the deleted runtime dropped', () => host.cachedRuntimes() === 0);
     assert.equal(host.resolver('rt-1', SERVICE), undefined);
+    // The thread let it go too: a new connection for it is refused.
+    await assert.rejects(review(target.url, target.servername ?? '', ca.certPem));
   });
 });
