@@ -190,12 +190,20 @@ async function stop(): Promise<void> {
   process.exit(0);
 }
 
-/** Fields as they can cross to the main thread (an Error keeps its message). */
+/** Fields as they can cross to the main thread (an Error keeps its message; what cannot be copied goes as text). */
 function loggable(fields: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!fields) return undefined;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) out[k] = v instanceof Error ? v.message : typeof v === 'object' && v !== null ? JSON.parse(JSON.stringify(v)) : v;
+  for (const [k, v] of Object.entries(fields)) out[k] = v instanceof Error ? v.message : typeof v === 'object' && v !== null ? plain(v) : typeof v === 'function' || typeof v === 'symbol' ? String(v) : v;
   return out;
+}
+
+function plain(v: object): unknown {
+  try {
+    return JSON.parse(JSON.stringify(v)) as unknown;
+  } catch {
+    return String(v);
+  }
 }
 
 const address: AddressInfo = await listen(server, 0, '127.0.0.1');
