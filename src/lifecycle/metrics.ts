@@ -50,7 +50,7 @@ export class LifecycleMetrics {
     this.cachedPasses = registry.counter({ name: 'lifecycle_mgr_kyma_cached_passes_total', help: 'Kyma reconciles that worked from the KCP caches alone (no runtime request unless the mirrored status changed).' });
     this.runtimeKymaEvents = registry.counter({
       name: 'lifecycle_mgr_kyma_runtime_events_total',
-      help: 'Watcher events on the runtime Kyma answered by a Kyma reconcile, by pass: event (read the runtime Kyma only), full (a full runtime check was due anyway).',
+      help: 'Watcher events on the runtime Kyma answered by a Kyma reconcile, by pass: event (read the runtime Kyma only), full (a full runtime check was due anyway), recheck (an event pass found the runtime Kyma unchanged and looked once more a second later).',
       labelNames: ['pass'],
     });
   }
@@ -63,7 +63,7 @@ export class LifecycleMetrics {
     this.cachedPasses.inc();
   }
 
-  runtimeKymaEvent(pass: 'event' | 'full'): void {
+  runtimeKymaEvent(pass: 'event' | 'full' | 'recheck'): void {
     this.runtimeKymaEvents.inc({ pass });
   }
 

@@ -12,7 +12,7 @@
 import { EventEmitter } from 'node:events';
 import { Kyma, Labels, type KymaObject, type ManifestObject } from '../api/operator/index.js';
 import type { Store } from '../runtime/cache/store.js';
-import type { KeyEmitter } from '../runtime/controller.js';
+import type { KeyEmitter, ReconcileResult } from '../runtime/controller.js';
 import { splitApiVersion } from '../kube/object.js';
 import { managedDefaultCR } from './manifest/default-cr.js';
 import { runtimeIdOf } from '../watcher/certificates.js';
@@ -29,6 +29,39 @@ export type RouteResult = 'enqueued' | 'ignored' | 'unknown-runtime';
 /** The runtime Kyma: its status is the lifecycle manager's own mirror, not a module's. */
 function isRuntimeKyma(e: DeliveredWatchEvent): boolean {
   return e.event?.watchedGvk.group === 'operator.kyma-project.io' && e.event.watchedGvk.kind === Kyma.kind;
+}
+
+/**
+ * A pass that answered watcher events and found nothing changed looks once more this much later:
+ * a webhook is called before the API server stores the write, so the event can come first (upstream's
+ * runtime-watcher sends it before it even answers the API server).
+ */
+export const EVENT_RECHECK_MS = 1_000;
+
+/**
+ * The result of a pass, bringing the key back by its pending recheck's time (`dueAt`,
+ * performance.now()) at the latest: the work queue keeps only the earliest wake-up of a key, so every
+ * pass (also one that came sooner) asks for the recheck's.
+ */
+export function untilRecheck(result: ReconcileResult | void, dueAt: number | undefined): ReconcileResult | void {
+  if (dueAt === undefined) return result;
+  const ms = Math.max(1, Math.ceil(dueAt - performance.now()));
+  if (result?.requeueAfterMs !== undefined && result.requeueAfterMs <= ms) return result;
+  return { ...result, requeueAfterMs: ms, fallback: false };
+}
+
+/**
+ * Takes the recheck of `key` when it is due (`performance.now()` at or after its time, less a
+ * timer's slack); one not yet due stays for the requeue that comes for it, so that a pass woken
+ * sooner (by the asking pass's own writes) does not use it up before the change could be stored.
+ */
+export function takeDue<T extends number | { dueAt: number }>(rechecks: Map<string, T>, key: string): T | undefined {
+  const r = rechecks.get(key);
+  if (r === undefined) return undefined;
+  const dueAt = typeof r === 'number' ? r : r.dueAt;
+  if (performance.now() < dueAt - 50) return undefined;
+  rechecks.delete(key);
+  return r;
 }
 
 /** Keys marked for a closer look at their next reconcile: set by events, taken by the reconciler. */

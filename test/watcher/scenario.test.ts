@@ -139,8 +139,11 @@ describe('runtime watcher: events instead of polling', () => {
     // The event was answered by reading the runtime Kyma alone: no full runtime check in the window.
     assert.ok(eventPasses() > before.passes, 'an event pass answered the event');
     assert.equal(fullChecks(), before.fullChecks, 'no full runtime check');
-    const mirrored = await remote.get<KymaObject>(Kyma, { namespace: Namespaces.Remote, name: 'default' });
-    assert.ok(mirrored.status?.modules?.some((m) => m.name === 'web' && m.state === 'Ready'), 'the status mirrored into the runtime Kyma');
+    // The KCP status is written first, then mirrored into the runtime Kyma by the same pass.
+    await waitFor('the status mirrored into the runtime Kyma', async () => {
+      const mirrored = await remote.get<KymaObject>(Kyma, { namespace: Namespaces.Remote, name: 'default' });
+      return mirrored.status?.modules?.some((m) => m.name === 'web' && m.state === 'Ready');
+    }, 5_000);
     // The install's own writes (the module's objects created, the runtime Kyma's status mirrored) sent
     // no event; the kubelets' status writes of the module Deployment in the same window did.
     const window = handedFrom('rt-enable').slice(before.handed);
@@ -184,6 +187,41 @@ describe('runtime watcher: events instead of polling', () => {
     await remote.patch(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' }, 'strategic', { spec: { template: { spec: { containers: [{ name: 'web', image: 'web:hacked' }] } } } }, { fieldManager: 'kubectl-set' });
     await waitFor("the module's image back", async () => (await imageOf()) === 'web:1', 15_000);
     assert.ok(eventsOf('lifecycle-manager-resources') > beforeEdit, 'the edit reached the listener as an event');
+  });
+
+  it('an event that comes before the API server stored its write: the pass that found nothing changed looks once more a second later', async () => {
+    // A webhook is called before the write is stored, so an event can be answered before its change
+    // can be read. Here the event is handed to the router by hand, and the change it reports comes
+    // after the pass that answered it, under a field manager the webhook ignores (no event of its own).
+    const remote = await runtime('rt-early');
+    const router = cp.lifecycle?.watcherEvents;
+    assert.ok(router);
+    await remote.patch(Kyma, { namespace: Namespaces.Remote, name: 'default' }, 'merge', { spec: { modules: [{ name: 'web' }] } });
+    await waitFor('the Manifest Ready', async () => {
+      const ms = (await land.kcp.list<ManifestObject>(Manifest, { namespace: NS, labelSelector: `${Labels.KymaName}=rt-early` })).items;
+      return ms.length === 1 && ms[0].status?.state === 'Ready';
+    }, 20_000);
+    const manifestRechecks = (): number => Number(cp.manager.registry.render().split('\n').find((l) => l.startsWith('lifecycle_mgr_manifest_event_rechecks_total '))?.split(' ').pop() ?? 0);
+    const kymaRechecks = (): number => counter(cp.manager.registry.render(), 'lifecycle_mgr_kyma_runtime_events_total', 'pass="recheck"');
+
+    // A Deployment edit: the pass answering the early event finds the Deployment as applied.
+    const imageOf = async () => (await remote.get<KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } }>(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' })).spec.template.spec.containers[0].image;
+    const asked = manifestRechecks();
+    assert.equal(router.moduleResourceChanged({ runtimeId: 'rt-early', event: { watchedGvk: { group: 'apps', kind: 'Deployment' }, watched: { namespace: Namespaces.Remote, name: 'web' } } }), 'enqueued');
+    await waitFor('the event pass found nothing and asked for a recheck', () => manifestRechecks() > asked, 10_000);
+    const eventsBefore = eventsOf('lifecycle-manager-resources');
+    await remote.patch(DEPLOYMENT, { namespace: Namespaces.Remote, name: 'web' }, 'strategic', { spec: { template: { spec: { containers: [{ name: 'web', image: 'web:late' }] } } } }, { fieldManager: 'declarative.kyma-project.io/applier' });
+    await waitFor("the module's image back through the recheck", async () => (await imageOf()) === 'web:1', 10_000);
+    assert.equal(eventsOf('lifecycle-manager-resources'), eventsBefore, 'the late edit sent no event of its own');
+
+    // A runtime Kyma spec change: the event pass reads the runtime Kyma as it was.
+    const rechecked = kymaRechecks();
+    const passes = eventPasses();
+    assert.equal(router.kymaChanged({ runtimeId: 'rt-early', event: { watchedGvk: { group: 'operator.kyma-project.io', kind: 'Kyma' }, watched: { namespace: Namespaces.Remote, name: 'default' } } }), 'enqueued');
+    await waitFor('the event pass', () => eventPasses() > passes, 10_000);
+    await remote.patch(Kyma, { namespace: Namespaces.Remote, name: 'default' }, 'merge', { spec: { channel: 'fast' } }, { fieldManager: 'lifecycle-manager-sync' });
+    await waitFor('the KCP Kyma follows the late change through the recheck', async () => (await land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: 'rt-early' })).spec.channel === 'fast', 10_000);
+    assert.ok(kymaRechecks() > rechecked, 'a recheck pass');
   });
 
   it('a runtime Kyma change that arrives while the Kyma is skipped is followed once the skip label goes', async () => {

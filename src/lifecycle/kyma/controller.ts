@@ -45,6 +45,7 @@ import type { KubeObject } from '../../kube/object.js';
 import type { CatalogView } from '../catalog/resolve.js';
 import { catalogSyncEnabled, desiredCatalog, syncCatalog } from '../catalog/sync.js';
 import type { LifecycleMetrics, RuntimeCheckReason } from '../metrics.js';
+import { EVENT_RECHECK_MS, takeDue, untilRecheck } from '../watcher-events.js';
 import { KymaRequeueReasons } from '../requeue-reasons.js';
 import { accessErrorOf, KUBECONFIG_SECRET_SELECTOR, SECRET_KIND, type RuntimeAccess, type Secret } from '../remote/access.js';
 import { FIELD_MANAGER, syncRemoteCrds } from '../remote/crds.js';
@@ -152,6 +153,11 @@ class KymaReconciler {
   private readonly checks = new Map<string, RuntimeCheck>();
   /** Full runtime checks asked for by KCP changes that concern the runtime (catalog entries, Watchers), by Kyma key. */
   private readonly asked = new Map<string, RuntimeCheckReason>();
+  /**
+   * Kymas whose event pass found the runtime Kyma unchanged, by name, with when to read it once more
+   * (performance.now(); the pass that asked requeued the Kyma for then).
+   */
+  private readonly rechecks = new Map<string, number>();
 
   constructor(
     private readonly manager: Manager,
@@ -170,10 +176,18 @@ class KymaReconciler {
   }
 
   async reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<ReconcileResult | void> {
+    const result = await this.reconcileOnce(req, signal);
+    return untilRecheck(result, this.rechecks.get(req.name));
+  }
+
+  private async reconcileOnce(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<ReconcileResult | void> {
     const key = `${req.namespace ?? this.opts.namespace}/${req.name}`;
     // The marks are taken now: this reconcile is the one that answers them.
     const requested = this.opts.runtimeChecks?.take(key) ?? false;
-    const changedInRuntime = this.opts.runtimeKymaEvents?.take(key) ?? false;
+    // A recheck answers the event of the pass that asked for it once more (the event may have come
+    // before the API server stored the write it reports).
+    const recheck = takeDue(this.rechecks, req.name) !== undefined;
+    const changedInRuntime = (this.opts.runtimeKymaEvents?.take(key) ?? false) || recheck;
     const asked = this.asked.get(key);
     this.asked.delete(key);
     const last = this.checks.get(req.name);
@@ -204,7 +218,7 @@ class KymaReconciler {
     }
     if (kyma.metadata.deletionTimestamp) return this.delete(kyma, signal);
     try {
-      return await this.reconcileRead(kyma, reason, changedInRuntime, last, signal);
+      return await this.reconcileRead(kyma, reason, changedInRuntime, last, signal, recheck);
     } catch (e) {
       // Written by someone else since the copy this pass worked from: the next pass reads it from the API server.
       if (isConflict(e)) this.kymaWrites.distrust(key);
@@ -212,13 +226,13 @@ class KymaReconciler {
     }
   }
 
-  private async reconcileRead(read: KymaObject, reason: RuntimeCheckReason | undefined, changedInRuntime: boolean, last: RuntimeCheck | undefined, signal: AbortSignal): Promise<ReconcileResult> {
+  private async reconcileRead(read: KymaObject, reason: RuntimeCheckReason | undefined, changedInRuntime: boolean, last: RuntimeCheck | undefined, signal: AbortSignal, recheck: boolean): Promise<ReconcileResult> {
     const kyma = await this.ensureFinalizerAndLabels(read, signal);
     // An event pass only when the Kyma as read now needs no full check either (the cache may lag).
     const fullReason = reason ?? this.fullCheckReason(kyma, last, false, undefined);
     if (!fullReason && !changedInRuntime) return this.cachedPass(kyma, signal);
-    if (changedInRuntime) this.opts.metrics.runtimeKymaEvent(fullReason ? 'full' : 'event');
-    return this.reconcileRuntime(kyma, signal, fullReason ?? 'event', last);
+    if (changedInRuntime) this.opts.metrics.runtimeKymaEvent(fullReason ? 'full' : recheck ? 'recheck' : 'event');
+    return this.reconcileRuntime(kyma, signal, fullReason ?? 'event', last, recheck);
   }
 
   /** Why this reconcile must look at the runtime, or undefined when the KCP caches suffice. */
@@ -248,6 +262,7 @@ class KymaReconciler {
     this.opts.metrics.forget(name, ids);
     this.opts.skrWebhook?.forget(name);
     this.checks.delete(name);
+    this.rechecks.delete(name);
   }
 
   private async ensureFinalizerAndLabels(kyma: KymaObject, signal: AbortSignal): Promise<KymaObject> {
@@ -272,7 +287,7 @@ class KymaReconciler {
    * manager keeps in the runtime; an `event` pass (a watcher event on the runtime Kyma, after a
    * healthy full check) reads and follows the runtime Kyma only.
    */
-  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason | 'event', last: RuntimeCheck | undefined): Promise<ReconcileResult> {
+  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason | 'event', last: RuntimeCheck | undefined, recheck = false): Promise<ReconcileResult> {
     const name = kyma.metadata.name ?? '';
     const now = new Date().toISOString();
     const full = reason !== 'event';
@@ -283,6 +298,7 @@ class KymaReconciler {
     let remote: Client;
     let remoteKyma: KymaObject;
     let webhookFailed = false;
+    let followed: boolean;
     try {
       remote = this.opts.access.client(name);
       if (full) {
@@ -316,7 +332,9 @@ class KymaReconciler {
       // A runtime Kyma that had to be re-created says the runtime was (partly) wiped: look at everything.
       if (!full && synced.created) return this.reconcileRuntime(kyma, signal, 'unhealthy', last);
       remoteKyma = synced.remote;
+      const before = kyma;
       kyma = await this.followRuntimeSpec(kyma, remoteKyma, signal);
+      followed = kyma !== before;
       // The runtime conditions do not depend on the spec the Kyma just followed: they hold for its new generation too.
       if (!full) conditions = conditions.map((c) => (RUNTIME_CONDITIONS.includes(c.type) && kyma.metadata.generation !== undefined ? { ...c, observedGeneration: kyma.metadata.generation } : c));
       if (full) {
@@ -360,6 +378,8 @@ class KymaReconciler {
         mirrored,
       });
     }
+    // An event pass that found the runtime Kyma as it was: one more look soon (reconcile requeues for it).
+    if (!full && !followed && !recheck) this.rechecks.set(name, performance.now() + EVENT_RECHECK_MS);
     return this.requeue(status);
   }
 

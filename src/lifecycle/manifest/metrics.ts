@@ -24,6 +24,7 @@ export class ManifestMetrics {
   private readonly driftChecks;
   private readonly cleanPasses;
   private readonly readinessPasses;
+  private readonly eventRechecks;
 
   constructor(
     registry: Registry,
@@ -51,6 +52,14 @@ export class ManifestMetrics {
       name: 'lifecycle_mgr_manifest_readiness_passes_total',
       help: 'Passes of an unchanged Manifest that read its readiness (the manager, the module CR) and only the objects whose status change the runtime watcher reported: an installing one whose objects were applied or read back under a healthy webhook, or a Ready one with such an event.',
     });
+    this.eventRechecks = registry.counter({
+      name: 'lifecycle_mgr_manifest_event_rechecks_total',
+      help: 'Passes answering runtime watcher events that found nothing changed and asked for one more look a second later (an event can come before the API server stored its write).',
+    });
+  }
+
+  eventRecheck(): void {
+    this.eventRechecks.inc();
   }
 
   readinessPass(): void {

@@ -44,6 +44,7 @@ import { checkDrift } from './drift.js';
 import { describeRef, refKey, refOf, removedRefs, type ResourceRef, unionRefs } from './inventory.js';
 import type { ManifestMetrics } from './metrics.js';
 import { ManifestRequeueReasons } from '../requeue-reasons.js';
+import { EVENT_RECHECK_MS, takeDue, untilRecheck } from '../watcher-events.js';
 import { deleteResources } from './prune.js';
 import { findManager, managerState, moduleCRState, type StateInfo } from './readiness.js';
 import { hashObjects, RenderError, renderObjects } from './render.js';
@@ -74,6 +75,13 @@ export type DriftCheckReason = 'watcher_off' | 'not_watched' | 'watcher_event' |
 
 /** Every periodic requeue is spread by up to this share, so that Manifests installed together do not stay in step. */
 const JITTER = 0.1;
+
+/** The event marks a recheck repeats, and when (performance.now()). */
+interface Recheck {
+  drift: boolean;
+  objects: ReadonlySet<string> | undefined;
+  dueAt: number;
+}
 
 /** How the target cluster of a Manifest is reached: a remote cluster cache keyed by Kyma name, or a function. */
 /** The client of a Manifest's runtime; KubeconfigSecretError (SecretNotFound) when the runtime has no kubeconfig Secret. */
@@ -142,6 +150,10 @@ interface Context {
    * may have changed, and so may their spec through a subresource no event reports (`kubectl scale`).
    */
   statusChanged: ReadonlySet<string> | undefined;
+  /** Objects read back had drifted and were applied again. */
+  restored?: boolean;
+  /** The status was written. */
+  statusWritten?: boolean;
 }
 
 export class ManifestReconciler {
@@ -149,14 +161,23 @@ export class ManifestReconciler {
   private readonly applied = new Map<string, AppliedState>();
   /** Metric labels reported per Manifest key, to drop the series when the Manifest goes. */
   private readonly reported = new Map<string, { kymaName: string; moduleName: string }>();
+  /** Event passes to repeat once (EVENT_RECHECK_MS), by Manifest key. */
+  private readonly rechecks = new Map<string, Recheck>();
 
   constructor(private readonly d: ManifestReconcilerDeps) {}
 
   async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
+    const result = await this.reconcileOnce(req, signal);
+    return untilRecheck(result, this.rechecks.get(namespacedName(req))?.dueAt);
+  }
+
+  private async reconcileOnce(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
     const key = namespacedName(req);
-    const statusChanged = this.d.readinessChecks?.take(key);
+    // A recheck answers the marks of the pass that asked for it once more.
+    const recheck = takeDue(this.rechecks, key);
+    const statusChanged = union(this.d.readinessChecks?.take(key), recheck?.objects);
     // A status event that named no object: every object is read back, as for a spec event.
-    const driftRequested = (this.d.driftChecks?.take(key) ?? false) || (statusChanged?.has('*') ?? false);
+    const driftRequested = (this.d.driftChecks?.take(key) ?? false) || (recheck?.drift ?? false) || (statusChanged?.has('*') ?? false);
     const cached = this.d.manifests.get(key);
     if (!cached) {
       this.forget(key);
@@ -198,6 +219,7 @@ export class ManifestReconciler {
       const target = this.targetClient(manifest);
       const result = deleting ? await this.remove(ctx, target) : await this.install(ctx, target);
       if (marked && ctx.status.state === States.Error) this.unverified(key);
+      if (marked && !recheck && !deleting && this.foundNothing(ctx)) this.askRecheck(key, ctx);
       return result;
     } catch (e) {
       if (marked) this.unverified(key);
@@ -220,6 +242,23 @@ export class ManifestReconciler {
       await this.finish(ctx, 'unexpected error');
       throw e;
     }
+  }
+
+  /**
+   * Whether a pass that answered events saw none of what they reported: no object restored, no
+   * status change, for a spec event (an installing Manifest's busy pass looks at its readiness
+   * anyway) or for a status event of a Ready Manifest.
+   */
+  private foundNothing(ctx: Context): boolean {
+    if (ctx.restored || ctx.statusWritten) return false;
+    return ctx.driftRequested || ctx.status.state === States.Ready;
+  }
+
+  /** Repeats this pass's event marks once, EVENT_RECHECK_MS from now (with those of a recheck still pending). */
+  private askRecheck(key: string, ctx: Context): void {
+    const pending = this.rechecks.get(key);
+    this.rechecks.set(key, { drift: ctx.driftRequested || (pending?.drift ?? false), objects: union(ctx.statusChanged, pending?.objects), dueAt: performance.now() + EVENT_RECHECK_MS });
+    this.d.metrics.eventRecheck();
   }
 
   /** A failure to use the Manifest's runtime (not the KCP) as the Kyma controller names it; undefined for anything else. */
@@ -346,6 +385,7 @@ export class ManifestReconciler {
   private async restoreDrift(ctx: Context, target: Client, objects: KubeObject[], known: AppliedState, opts: Parameters<typeof applyAll>[2]): Promise<Map<string, KubeObject>> {
     const drift = await checkDrift(target, objects, known.records, this.d.requestConcurrency, ctx.signal);
     if (drift.drifted.length > 0) {
+      ctx.restored = true;
       const records = await applyAll(target, drift.drifted, opts);
       for (const [k, r] of records) known.records.set(k, r);
       const what = drift.drifted.map((o) => describeRef(refOf(o)));
@@ -631,6 +671,7 @@ export class ManifestReconciler {
     const { manifest, status } = ctx;
     const next = status.toWrite();
     if (next) {
+      ctx.statusWritten = true;
       try {
         await this.d.kcp.patch(Manifest, { namespace: manifest.metadata.namespace, name: manifest.metadata.name ?? '' }, 'merge', { status: next }, { subresource: 'status', signal: ctx.signal });
       } catch (e) {
@@ -689,10 +730,16 @@ export class ManifestReconciler {
 
   private forget(key: string): void {
     this.applied.delete(key);
+    this.rechecks.delete(key);
     const labels = this.reported.get(key);
     if (labels) {
       this.d.metrics.forget(key.slice(key.indexOf('/') + 1), labels.kymaName, labels.moduleName);
       this.reported.delete(key);
     }
   }
+}
+
+function union(a: ReadonlySet<string> | undefined, b: ReadonlySet<string> | undefined): ReadonlySet<string> | undefined {
+  if (!a || !b) return a ?? b;
+  return new Set([...a, ...b]);
 }
