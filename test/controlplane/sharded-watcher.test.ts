@@ -3,7 +3,7 @@
 // hands, also back to a replica that owned it before (whose own record of the webhook is stale).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Kyma, Labels, Namespaces } from '../../src/api/operator/index.js';
+import { Kyma, type KymaObject, Labels, Namespaces } from '../../src/api/operator/index.js';
 import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { type Landscape, startInMemoryLandscape } from '../../src/landscape/in-memory.js';
@@ -73,6 +73,10 @@ describe('sharded control planes with the runtime watcher', () => {
     }
     const reportsTo = async (id: string, cp: ControlPlane): Promise<boolean> => (await webhookAddress.get(id)?.()) === cp.watcher?.kcpAddress;
     for (const id of perShard) await waitFor(`${id}'s webhook reports to a`, () => reportsTo(id, a), 10_000);
+    // a's record of each runtime is healthy (its webhook confirmed): a later full check is due to the shard's gain alone.
+    for (const id of perShard) {
+      await waitFor(`${id}'s webhook confirmed`, async () => (await land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: id })).status?.conditions?.some((c) => c.type === 'SKRWebhook' && c.status === 'True'), 10_000);
+    }
 
     // b joins and takes one shard: the webhook of that shard's runtime follows it to b's listener.
     const b = await start('replica-b');
