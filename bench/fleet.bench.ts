@@ -125,7 +125,7 @@ async function main(): Promise<void> {
   const convergeReconciles0 = reconciles();
   // Only the families printed below: a whole rendering is tens of MiB at 5,000 runtimes, and kept in
   // this process it would count as the controllers' memory.
-  const convergeFamilies = ['lifecycle_mgr_requeue_reason_total', 'lifecycle_mgr_drift_checks_total', 'lifecycle_mgr_manifest_readiness_passes_total', 'lifecycle_mgr_manifest_clean_passes_total', 'watcher_events_received_total', 'watcher_events_rejected_total'];
+  const convergeFamilies = ['lifecycle_mgr_requeue_reason_total', 'lifecycle_mgr_drift_checks_total', 'lifecycle_mgr_manifest_readiness_passes_total', 'lifecycle_mgr_manifest_clean_passes_total', 'lifecycle_mgr_manifest_event_rechecks_total', 'lifecycle_mgr_kyma_event_rechecks_total', 'watcher_events_received_total', 'watcher_events_rejected_total'];
   const convergeMetrics0 = up.controlPlane.manager.registry.render(convergeFamilies);
   const cpu = new CpuWindow(info.pid);
   const shares = new CpuShares(info.pid);
@@ -161,7 +161,7 @@ async function main(): Promise<void> {
   const convergeMetrics = up.controlPlane.manager.registry.render(convergeFamilies);
   const counted = (name: string, label?: string) => labelledDelta(convergeMetrics0, convergeMetrics, name, label);
   console.log(`  requeues while converging (Kyma and Manifest controllers), by reason: ${counted('lifecycle_mgr_requeue_reason_total', 'requeue_reason')}`);
-  console.log(`  Manifest passes while converging: object read-backs by reason: ${counted('lifecycle_mgr_drift_checks_total', 'reason')}; readiness only ${counted('lifecycle_mgr_manifest_readiness_passes_total')}; clean ${counted('lifecycle_mgr_manifest_clean_passes_total')}`);
+  console.log(`  Manifest passes while converging: object read-backs by reason: ${counted('lifecycle_mgr_drift_checks_total', 'reason')}; readiness only ${counted('lifecycle_mgr_manifest_readiness_passes_total')}; clean ${counted('lifecycle_mgr_manifest_clean_passes_total')}; event rechecks asked: Manifests ${counted('lifecycle_mgr_manifest_event_rechecks_total')}, Kymas ${counted('lifecycle_mgr_kyma_event_rechecks_total')}`);
   console.log(`  watcher events while converging: received by manager ${counted('watcher_events_received_total', 'manager')}; rejected ${counted('watcher_events_rejected_total', 'reason')}`);
   if (notConverged) {
     console.log(`memory at the stop: RSS ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB, heap after a full GC ${liveHeapMiB().toFixed(0)} MiB; peak RSS: controllers ${Math.max(peak.controllers, memoryOf(process.pid).peakMiB).toFixed(0)} MiB, API server and simulators ${Math.max(peak.apiserver, memoryOf(info.pid).peakMiB).toFixed(0)} MiB`);

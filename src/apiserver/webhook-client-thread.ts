@@ -20,10 +20,15 @@ export type ToWebhookClientThread = { t: 'post'; id: number; target: SentTarget;
 export type FromWebhookClientThread = ({ t: 'answer'; id: number; text: string } | { t: 'failed'; id: number; message: string }) & { connections: number; resumed: number };
 
 interface InFlight {
-  display: string;
+  target: WebhookTarget;
+  json: string;
+  timeoutMs: number;
   resolve(text: string): void;
   reject(e: Error): void;
 }
+
+/** How long close() waits for the thread to end by itself before it is terminated. */
+const CLOSE_GRACE_MS = 5_000;
 
 export class ThreadedWebhookClient implements WebhookCaller {
   private worker: Worker | undefined;
@@ -35,6 +40,8 @@ export class ThreadedWebhookClient implements WebhookCaller {
   private calls = 0;
   private threadCounts = { connections: 0, resumed: 0 };
   private closed = false;
+  /** The thread answered at least once (a thread that never did may not have started at all). */
+  private answered = false;
 
   constructor(
     private readonly log: StoreLog,
@@ -60,7 +67,7 @@ export class ThreadedWebhookClient implements WebhookCaller {
     const text = await new Promise<string>((resolve, reject) => {
       // Awaited answers keep the process alive; an idle thread does not.
       if (this.inFlight.size === 0) worker.ref();
-      this.inFlight.set(id, { display: target.display, resolve, reject });
+      this.inFlight.set(id, { target, json, timeoutMs, resolve, reject });
       const message: ToWebhookClientThread = { t: 'post', id, target: { ...target, connect: target.connect.href }, json, timeoutMs };
       worker.postMessage(message);
     });
@@ -72,9 +79,16 @@ export class ThreadedWebhookClient implements WebhookCaller {
     if (!this.closed) {
       this.closed = true;
       this.useFallback().destroy();
-      // Its exit is awaited: it keeps the process alive until then.
-      this.worker?.ref();
-      this.worker?.postMessage({ t: 'close' } satisfies ToWebhookClientThread);
+      const worker = this.worker;
+      if (worker) {
+        // Its exit is awaited: it keeps the process alive until then.
+        worker.ref();
+        worker.postMessage({ t: 'close' } satisfies ToWebhookClientThread);
+        const grace = setTimeout(() => {
+          worker.terminate().catch(() => undefined);
+        }, CLOSE_GRACE_MS);
+        this.ended?.then(() => clearTimeout(grace)).catch(() => undefined);
+      }
     }
     await this.ended;
   }
@@ -88,10 +102,12 @@ export class ThreadedWebhookClient implements WebhookCaller {
       worker.once('exit', (code) => {
         this.worker = undefined;
         if (!this.closed) this.log('error', 'the webhook client thread ended; webhooks are called from the main thread from now on', { code });
-        this.useFallback();
+        const fallback = this.useFallback();
         for (const [id, call] of this.inFlight) {
           this.inFlight.delete(id);
-          call.reject(new Error(`Post "${call.display}": ${this.closed ? 'the API server is stopping' : 'the webhook client thread ended'}`));
+          // A thread that never answered may never have run: its calls are made here instead.
+          if (!this.answered && !this.closed) fallback.postText(call.target, call.json, call.timeoutMs).then(call.resolve, call.reject);
+          else call.reject(new Error(`Post "${call.target.display}": ${this.closed ? 'the API server is stopping' : 'the webhook client thread ended'}`));
         }
         resolve();
       }),
@@ -106,11 +122,13 @@ export class ThreadedWebhookClient implements WebhookCaller {
   }
 
   private onAnswer(m: FromWebhookClientThread): void {
+    this.answered = true;
     this.threadCounts = { connections: m.connections, resumed: m.resumed };
     const call = this.inFlight.get(m.id);
     if (!call) return;
     this.inFlight.delete(m.id);
-    if (this.inFlight.size === 0) this.worker?.unref();
+    // While closing, the exit stays awaited.
+    if (this.inFlight.size === 0 && !this.closed) this.worker?.unref();
     if (m.t === 'answer') call.resolve(m.text);
     else call.reject(new Error(m.message));
   }

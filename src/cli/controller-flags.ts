@@ -89,6 +89,7 @@ export const CONTROLLER_FLAGS: readonly Flag[] = [
   { name: 'skr-webhook-image', type: 'string', default: DEFAULT_SKR_WEBHOOK_IMAGE, help: 'image of the skr-webhook Deployment in runtimes (another image runs with its own entrypoint, e.g. upstream\'s runtime-watcher)' },
   { name: 'kyma-runtime-check-interval', type: 'duration', default: d(defaults.kymaRuntimeCheckMs ?? 0), help: 'with the watcher: a Kyma\'s runtime (namespace, CRDs, runtime Kyma, catalog, webhook) is checked at least this often, besides on watcher events and changes (jittered by up to 10%; without the watcher on every reconcile)' },
   { name: 'manifest-drift-check-interval', type: 'duration', default: d(defaults.manifestDriftCheckMs ?? 0), help: 'with the watcher: the objects of a Ready Manifest are read back from its runtime at least this often, besides on watcher events and changes (jittered by up to 10%; without the watcher on every pass)' },
+  { name: 'watcher-event-recheck-delay', type: 'duration', default: d(defaults.watcherEventRecheckMs ?? 0), help: 'with the watcher: a pass that answered watcher events and found nothing changed looks once more after this long (a webhook is called before the API server stores the write, so an event can come first)' },
   { name: 'watcher-fallback-interval', type: 'duration', default: d(WATCHER_FALLBACK_MS), help: 'with the watcher: requeue of Ready Kymas and Manifests, unless their success intervals are given (jittered by up to 10%)' },
   { name: 'module-config-resync-interval', type: 'duration', default: d(DEFAULT_MODULE_CONFIG_RESYNC_MS), help: 'how often each ModuleConfig is copied from its runtime again (with the watcher: --watcher-fallback-interval unless given)' },
   { name: 'sync-resource-resync-interval', type: 'duration', default: d(DEFAULT_MODULE_SYNC.syncResourceResyncMs), help: 'how often each SyncResource is applied into its runtime again, repairing changes made there' },
@@ -344,6 +345,7 @@ export function controlPlaneConfigFrom(flags: FlagReader, namespace: string, env
     },
     kymaRuntimeCheckMs: flags.duration('kyma-runtime-check-interval'),
     manifestDriftCheckMs: flags.duration('manifest-drift-check-interval'),
+    watcherEventRecheckMs: flags.duration('watcher-event-recheck-delay'),
     kymaWorkers: flags.int('max-concurrent-kyma-reconciles', 1),
     manifestWorkers: flags.int('max-concurrent-manifest-reconciles', 1),
     moduleSync: {

@@ -13,6 +13,7 @@ import {
   DEFAULT_PURGE_GRACE_MS,
   DEFAULT_RUNTIME_CHECK_MS,
   DEFAULT_SYNC_RESYNC_MS,
+  EVENT_RECHECK_MS,
   type ManifestRequeueIntervals,
   type RequeueIntervals,
 } from '../lifecycle/index.js';
@@ -67,6 +68,8 @@ export interface ControlPlaneConfig {
   kymaRuntimeCheckMs?: number;
   /** With the watcher: a Ready Manifest's objects are read back from its runtime at least this often (default 24 h). */
   manifestDriftCheckMs?: number;
+  /** With the watcher: a pass that answered events and found nothing changed looks once more after this long (default 1 s). */
+  watcherEventRecheckMs?: number;
   kymaWorkers: number;
   /** Parallel reconciles of the Manifest controller (no default here: the controller's own, 10). */
   manifestWorkers?: number;
@@ -141,6 +144,7 @@ export function defaultControlPlaneConfig(): ControlPlaneConfig {
     manifestIntervals: { ...DEFAULT_MANIFEST_INTERVALS },
     kymaRuntimeCheckMs: DEFAULT_RUNTIME_CHECK_MS,
     manifestDriftCheckMs: DEFAULT_DRIFT_CHECK_MS,
+    watcherEventRecheckMs: EVENT_RECHECK_MS,
     kymaWorkers: 4,
     purgeGraceMs: DEFAULT_PURGE_GRACE_MS,
     moduleSync: { ...DEFAULT_MODULE_SYNC },

@@ -255,6 +255,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       manifestIntervals: config.manifestIntervals,
       runtimeCheckMs: config.kymaRuntimeCheckMs,
       driftCheckMs: config.manifestDriftCheckMs,
+      eventRecheckMs: config.watcherEventRecheckMs,
       maxConcurrentReconciles: config.kymaWorkers,
       maxConcurrentManifestReconciles: config.manifestWorkers,
       purgeGraceMs: config.purgeGraceMs,

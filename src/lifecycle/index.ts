@@ -34,6 +34,7 @@ import { LIFECYCLE_MANAGER_EVENTS, MODULE_RESOURCE_EVENTS, MODULE_STATUS_EVENTS 
 export { DEFAULT_INTERVALS, DEFAULT_RUNTIME_CHECK_MS, type RequeueIntervals } from './kyma/options.js';
 export { DEFAULT_DRIFT_CHECK_MS, DEFAULT_INTERVALS as DEFAULT_MANIFEST_INTERVALS, DEFAULT_MANIFEST_WORKERS, type RequeueIntervals as ManifestRequeueIntervals } from './manifest/index.js';
 export { DEFAULT_PURGE_GRACE_MS } from './purge/controller.js';
+export { EVENT_RECHECK_MS } from './watcher-events.js';
 export { DEFAULT_MIN_MAINTENANCE_WINDOW_MS } from './maintenance/windows.js';
 export { MaintenancePolicyError, parseMaintenancePolicy, type MaintenanceWindowPolicy } from './maintenance/policy.js';
 export { KUBECONFIG_SECRET_SELECTOR, RuntimeAccess, RuntimeAccessError } from './remote/access.js';
@@ -64,6 +65,8 @@ export interface LifecycleManagerOptions {
   runtimeCheckMs?: number;
   /** With the watcher: a Ready Manifest's objects are read back at least this often (default 24 h; without the watcher on every pass). */
   driftCheckMs?: number;
+  /** With the watcher: a pass that answered events and found nothing changed looks once more after this long (default 1 s). */
+  eventRecheckMs?: number;
   /** Parallel reconciles of the Kyma controller (default 4). */
   maxConcurrentReconciles?: number;
   /** Parallel reconciles of the Manifest controller (default 10). */
@@ -162,6 +165,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     runtimeCheckMs: opts.watcher ? (opts.runtimeCheckMs ?? DEFAULT_RUNTIME_CHECK_MS) : undefined,
     runtimeChecks: router?.runtimeChecks,
     runtimeKymaEvents: router?.kymaEvents,
+    eventRecheckMs: opts.eventRecheckMs,
     maintenance: new MaintenanceWindows(opts.maintenancePolicy, opts.minMaintenanceWindowMs),
     skrImagePullSecret: opts.skrImagePullSecret,
   });
@@ -178,6 +182,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     driftCheckMs: opts.watcher ? (opts.driftCheckMs ?? DEFAULT_DRIFT_CHECK_MS) : undefined,
     driftChecks: router?.driftChecks,
     readinessChecks: router?.readinessChecks,
+    eventRecheckMs: opts.eventRecheckMs,
     maxConcurrentReconciles: opts.maxConcurrentManifestReconciles,
     registryCredentialsSecret: opts.ociRegistryCredSecret ? { namespace, name: opts.ociRegistryCredSecret } : undefined,
     skrImagePullSecret: opts.skrImagePullSecret,

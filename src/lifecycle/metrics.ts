@@ -33,6 +33,7 @@ export class LifecycleMetrics {
   private readonly runtimeChecks: Counter;
   private readonly cachedPasses: Counter;
   private readonly runtimeKymaEvents: Counter;
+  private readonly eventRechecks: Counter;
   private readonly modulesByKyma = new Map<string, Set<string>>();
 
   constructor(registry: Registry) {
@@ -53,6 +54,14 @@ export class LifecycleMetrics {
       help: 'Watcher events on the runtime Kyma answered by a Kyma reconcile, by pass: event (read the runtime Kyma only), full (a full runtime check was due anyway), recheck (an event pass found the runtime Kyma unchanged and looked once more a second later).',
       labelNames: ['pass'],
     });
+    this.eventRechecks = registry.counter({
+      name: 'lifecycle_mgr_kyma_event_rechecks_total',
+      help: 'Event passes that found the runtime Kyma unchanged and asked for one more look a second later (an event can come before the API server stored its write).',
+    });
+  }
+
+  eventRecheck(): void {
+    this.eventRechecks.inc();
   }
 
   runtimeCheck(reason: RuntimeCheckReason): void {

@@ -44,7 +44,8 @@ export const EVENT_RECHECK_MS = 1_000;
  * pass (also one that came sooner) asks for the recheck's.
  */
 export function untilRecheck(result: ReconcileResult | void, dueAt: number | undefined): ReconcileResult | void {
-  if (dueAt === undefined) return result;
+  // A failure's backoff stays as it is (requeueAfterMs would reset it); the recheck waits for the pass after.
+  if (dueAt === undefined || (result?.requeue && result.requeueAfterMs === undefined)) return result;
   const ms = Math.max(1, Math.ceil(dueAt - performance.now()));
   if (result?.requeueAfterMs !== undefined && result.requeueAfterMs <= ms) return result;
   return { ...result, requeueAfterMs: ms, fallback: false };

@@ -522,7 +522,11 @@ describe('webhook calls from a worker thread', () => {
       const received = hook.received.length;
       hook.beforeAnswer = () => new Promise<void>((resolve) => (release = resolve));
       const inFlight = client.post(target, { request: { uid: 'c1' } }, 5000).then(() => 'answered', (e: Error) => e.message);
-      while (hook.received.length === received) await new Promise((resolve) => setTimeout(resolve, 10));
+      const deadline = Date.now() + 5_000;
+      while (hook.received.length === received) {
+        assert.ok(Date.now() < deadline, 'the call reached the webhook');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       await (client as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
       assert.equal(await inFlight, `Post "${hook.url}/crash?timeout=5s": the webhook client thread ended`);
       assert.ok(logged.some((l) => l.level === 'error' && l.message.includes('webhook client thread ended')), 'logged');

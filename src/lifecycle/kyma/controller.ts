@@ -83,6 +83,8 @@ export interface KymaControllerOptions {
   runtimeChecks?: { take(key: string): boolean };
   /** Kymas whose runtime Kyma changed, as the runtime watcher reported (marked before their key is enqueued). */
   runtimeKymaEvents?: { take(key: string): boolean };
+  /** An event pass that found the runtime Kyma unchanged looks once more after this long (default EVENT_RECHECK_MS). */
+  eventRecheckMs?: number;
   /** Maintenance windows for module upgrades that require downtime. */
   maintenance?: MaintenanceWindows;
   /** Secret of `namespace` copied into every runtime's kyma-system (upstream `--skr-image-pull-secret`). */
@@ -187,7 +189,8 @@ class KymaReconciler {
     // A recheck answers the event of the pass that asked for it once more (the event may have come
     // before the API server stored the write it reports).
     const recheck = takeDue(this.rechecks, req.name) !== undefined;
-    const changedInRuntime = (this.opts.runtimeKymaEvents?.take(key) ?? false) || recheck;
+    const freshEvent = this.opts.runtimeKymaEvents?.take(key) ?? false;
+    const changedInRuntime = freshEvent || recheck;
     const asked = this.asked.get(key);
     this.asked.delete(key);
     const last = this.checks.get(req.name);
@@ -218,7 +221,7 @@ class KymaReconciler {
     }
     if (kyma.metadata.deletionTimestamp) return this.delete(kyma, signal);
     try {
-      return await this.reconcileRead(kyma, reason, changedInRuntime, last, signal, recheck);
+      return await this.reconcileRead(kyma, reason, changedInRuntime, last, signal, freshEvent);
     } catch (e) {
       // Written by someone else since the copy this pass worked from: the next pass reads it from the API server.
       if (isConflict(e)) this.kymaWrites.distrust(key);
@@ -226,13 +229,14 @@ class KymaReconciler {
     }
   }
 
-  private async reconcileRead(read: KymaObject, reason: RuntimeCheckReason | undefined, changedInRuntime: boolean, last: RuntimeCheck | undefined, signal: AbortSignal, recheck: boolean): Promise<ReconcileResult> {
+  /** `freshEvent`: this pass took an event's mark (else a runtime Kyma change is looked for again by a recheck). */
+  private async reconcileRead(read: KymaObject, reason: RuntimeCheckReason | undefined, changedInRuntime: boolean, last: RuntimeCheck | undefined, signal: AbortSignal, freshEvent: boolean): Promise<ReconcileResult> {
     const kyma = await this.ensureFinalizerAndLabels(read, signal);
     // An event pass only when the Kyma as read now needs no full check either (the cache may lag).
     const fullReason = reason ?? this.fullCheckReason(kyma, last, false, undefined);
     if (!fullReason && !changedInRuntime) return this.cachedPass(kyma, signal);
-    if (changedInRuntime) this.opts.metrics.runtimeKymaEvent(fullReason ? 'full' : recheck ? 'recheck' : 'event');
-    return this.reconcileRuntime(kyma, signal, fullReason ?? 'event', last, recheck);
+    if (changedInRuntime) this.opts.metrics.runtimeKymaEvent(fullReason ? 'full' : freshEvent ? 'event' : 'recheck');
+    return this.reconcileRuntime(kyma, signal, fullReason ?? 'event', last, freshEvent);
   }
 
   /** Why this reconcile must look at the runtime, or undefined when the KCP caches suffice. */
@@ -287,7 +291,7 @@ class KymaReconciler {
    * manager keeps in the runtime; an `event` pass (a watcher event on the runtime Kyma, after a
    * healthy full check) reads and follows the runtime Kyma only.
    */
-  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason | 'event', last: RuntimeCheck | undefined, recheck = false): Promise<ReconcileResult> {
+  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason | 'event', last: RuntimeCheck | undefined, freshEvent = false): Promise<ReconcileResult> {
     const name = kyma.metadata.name ?? '';
     const now = new Date().toISOString();
     const full = reason !== 'event';
@@ -378,8 +382,12 @@ class KymaReconciler {
         mirrored,
       });
     }
-    // An event pass that found the runtime Kyma as it was: one more look soon (reconcile requeues for it).
-    if (!full && !followed && !recheck) this.rechecks.set(name, performance.now() + EVENT_RECHECK_MS);
+    // An event pass that found the runtime Kyma as the event's mark left it: one more look soon
+    // (reconcile requeues for it).
+    if (!full && !followed && freshEvent) {
+      this.rechecks.set(name, performance.now() + (this.opts.eventRecheckMs ?? EVENT_RECHECK_MS));
+      this.opts.metrics.eventRecheck();
+    }
     return this.requeue(status);
   }
 

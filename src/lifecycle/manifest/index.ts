@@ -48,6 +48,8 @@ export interface ManifestControllerOptions {
   driftChecks?: { take(key: string): boolean };
   /** Manifests whose resources' status the runtime watcher reported changed, with those resources (`group/kind/namespace/name`, `*` for any). */
   readinessChecks?: { take(key: string): ReadonlySet<string> | undefined };
+  /** A pass that answered events and found nothing changed looks once more after this long (default EVENT_RECHECK_MS). */
+  eventRecheckMs?: number;
   /** The KCP Secret with the credentials of private registries (upstream `--oci-registry-cred-secret`). */
   registryCredentialsSecret?: { namespace: string; name: string };
   /** The runtime image-pull Secret module Deployments and StatefulSets are pointed at (upstream `--skr-image-pull-secret`). */
@@ -108,6 +110,7 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
     driftCheckMs: opts.driftCheckMs,
     driftChecks: opts.driftChecks,
     readinessChecks: opts.readinessChecks,
+    eventRecheckMs: opts.eventRecheckMs,
     webhookHealthy,
     registryCredentials: opts.registryCredentialsSecret ? credentialsFromKcpSecret(opts.kcp, opts.registryCredentialsSecret) : undefined,
     skrImagePullSecret: opts.skrImagePullSecret,

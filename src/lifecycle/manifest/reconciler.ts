@@ -33,7 +33,7 @@ import type { ReconcileResult, Request } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
 import { KubeconfigSecretError } from '../../runtime/remote/cache.js';
-import type { KubeObject } from '../../kube/object.js';
+import { type KubeObject, splitApiVersion } from '../../kube/object.js';
 import { namespacedName } from '../../kube/keys.js';
 import { ArtifactError } from '../artifacts/types.js';
 import { accessErrorOf, type RuntimeAccessError } from '../remote/access.js';
@@ -76,10 +76,14 @@ export type DriftCheckReason = 'watcher_off' | 'not_watched' | 'watcher_event' |
 /** Every periodic requeue is spread by up to this share, so that Manifests installed together do not stay in step. */
 const JITTER = 0.1;
 
-/** The event marks a recheck repeats, and when (performance.now()). */
-interface Recheck {
+/** Event marks: a read-back of every object asked (`drift`), and the objects whose status changed. */
+interface Marks {
   drift: boolean;
   objects: ReadonlySet<string> | undefined;
+}
+
+/** The event marks a recheck repeats, and when (performance.now()). */
+interface Recheck extends Marks {
   dueAt: number;
 }
 
@@ -114,6 +118,8 @@ export interface ManifestReconcilerDeps {
    * is enqueued), with those resources (`group/kind/namespace/name`; `*`: the event named none).
    */
   readinessChecks?: { take(key: string): ReadonlySet<string> | undefined };
+  /** A pass that answered events and found nothing changed looks once more after this long (default EVENT_RECHECK_MS). */
+  eventRecheckMs?: number;
   /** Whether the watcher's webhook in a Kyma's runtime works, so its events can be relied on (key `namespace/kyma`). */
   webhookHealthy?: (kymaKey: string) => boolean;
   /** Credentials for private registries (undefined: artifacts are pulled anonymously). */
@@ -173,11 +179,14 @@ export class ManifestReconciler {
 
   private async reconcileOnce(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
     const key = namespacedName(req);
-    // A recheck answers the marks of the pass that asked for it once more.
+    // A recheck answers the marks of the pass that asked for it once more; marks taken fresh from
+    // events may ask for a recheck of their own.
     const recheck = takeDue(this.rechecks, key);
-    const statusChanged = union(this.d.readinessChecks?.take(key), recheck?.objects);
+    const freshObjects = this.d.readinessChecks?.take(key);
     // A status event that named no object: every object is read back, as for a spec event.
-    const driftRequested = (this.d.driftChecks?.take(key) ?? false) || (recheck?.drift ?? false) || (statusChanged?.has('*') ?? false);
+    const fresh: Marks = { drift: (this.d.driftChecks?.take(key) ?? false) || (freshObjects?.has('*') ?? false), objects: freshObjects };
+    const statusChanged = union(freshObjects, recheck?.objects);
+    const driftRequested = fresh.drift || (recheck?.drift ?? false);
     const cached = this.d.manifests.get(key);
     if (!cached) {
       this.forget(key);
@@ -219,7 +228,7 @@ export class ManifestReconciler {
       const target = this.targetClient(manifest);
       const result = deleting ? await this.remove(ctx, target) : await this.install(ctx, target);
       if (marked && ctx.status.state === States.Error) this.unverified(key);
-      if (marked && !recheck && !deleting && this.foundNothing(ctx)) this.askRecheck(key, ctx);
+      if (!deleting && this.foundNothing(ctx, fresh)) this.askRecheck(key, fresh);
       return result;
     } catch (e) {
       if (marked) this.unverified(key);
@@ -245,19 +254,28 @@ export class ManifestReconciler {
   }
 
   /**
-   * Whether a pass that answered events saw none of what they reported: no object restored, no
-   * status change, for a spec event (an installing Manifest's busy pass looks at its readiness
-   * anyway) or for a status event of a Ready Manifest.
+   * Whether a pass that answered fresh event marks saw none of what they reported: no object
+   * restored, no status change, no error; for a spec event (an installing Manifest's busy pass
+   * looks at its readiness anyway), or for a status event of one of this Manifest's own objects
+   * (not one the router handed to every Manifest of the Kyma because none has it yet) that left it
+   * Ready.
    */
-  private foundNothing(ctx: Context): boolean {
-    if (ctx.restored || ctx.statusWritten) return false;
-    return ctx.driftRequested || ctx.status.state === States.Ready;
+  private foundNothing(ctx: Context, fresh: Marks): boolean {
+    if (!fresh.drift && !fresh.objects) return false;
+    if (ctx.restored || ctx.statusWritten || ctx.status.state === States.Error) return false;
+    if (fresh.drift) return true;
+    if (ctx.status.state !== States.Ready) return false;
+    const own = new Set((ctx.status.synced ?? []).map(refKey));
+    const cr = managedDefaultCR(ctx.manifest);
+    if (cr) own.add(`${splitApiVersion(cr.apiVersion).group}/${cr.kind}/${cr.metadata.namespace ?? ''}/${cr.metadata.name ?? ''}`);
+    for (const k of fresh.objects ?? []) if (own.has(k)) return true;
+    return false;
   }
 
-  /** Repeats this pass's event marks once, EVENT_RECHECK_MS from now (with those of a recheck still pending). */
-  private askRecheck(key: string, ctx: Context): void {
+  /** Repeats these event marks once, EVENT_RECHECK_MS from now (with those of a recheck still pending). */
+  private askRecheck(key: string, marks: Marks): void {
     const pending = this.rechecks.get(key);
-    this.rechecks.set(key, { drift: ctx.driftRequested || (pending?.drift ?? false), objects: union(ctx.statusChanged, pending?.objects), dueAt: performance.now() + EVENT_RECHECK_MS });
+    this.rechecks.set(key, { drift: marks.drift || (pending?.drift ?? false), objects: union(marks.objects, pending?.objects), dueAt: performance.now() + (this.d.eventRecheckMs ?? EVENT_RECHECK_MS) });
     this.d.metrics.eventRecheck();
   }
 
