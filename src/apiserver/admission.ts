@@ -10,7 +10,7 @@ import { labelSelectorFromObject, matchesLabels } from '../kube/labels.js';
 import { isPlainObject, sortKeys } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import type { StoredObject } from './store.js';
-import { type ServiceResolver, type WebhookCaller, type WebhookClientConfig, WebhookClient, type WebhookClientStats, webhookTarget } from './webhook-client.js';
+import { type ServiceResolver, type WebhookClientConfig, WebhookClient, type WebhookClientStats, webhookTarget } from './webhook-client.js';
 
 export type { ResolvedService, ServiceResolver } from './webhook-client.js';
 
@@ -111,11 +111,9 @@ function webhooksOf(stored: StoredObject): readonly Webhook[] {
 export class WebhookAdmitter implements Admitter {
   /** Where `clientConfig.service` references are served; without one they fail as missing services. */
   serviceResolver: ServiceResolver | undefined;
+  private readonly client = new WebhookClient();
 
-  constructor(
-    serviceResolver?: ServiceResolver,
-    private readonly client: WebhookCaller = new WebhookClient(),
-  ) {
+  constructor(serviceResolver?: ServiceResolver) {
     this.serviceResolver = serviceResolver;
   }
 
@@ -125,8 +123,8 @@ export class WebhookAdmitter implements Admitter {
   }
 
   /** Closes the kept-alive connections to webhooks. */
-  close(): Promise<void> {
-    return this.client.close();
+  close(): void {
+    this.client.destroy();
   }
 
   async admit(cluster: LogicalCluster, a: AdmissionAttributes): Promise<void> {

@@ -8,8 +8,6 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { type ServiceResolver, WebhookAdmitter } from './admission.js';
-import { WebhookClient } from './webhook-client.js';
-import { ThreadedWebhookClient } from './webhook-client-thread.js';
 import { asksImpersonation, impersonated } from './auth/impersonation.js';
 import { looksLikeJwt, ServiceAccountTokens } from './auth/service-account-tokens.js';
 import { tokenRequestSubresource } from './auth/token-request.js';
@@ -63,11 +61,6 @@ export interface ApiServerOptions {
    * the landscape tells its garden and runtime clusters apart. Default: `kcp` for the default cluster, else `cluster`.
    */
   clusterClass?: (cluster: string) => string;
-  /**
-   * Where admission webhooks are called from: a worker thread (default; TLS and HTTP off the event
-   * loop that serves every cluster) or the main thread.
-   */
-  webhookCalls?: 'thread' | 'main';
 }
 
 export interface ClusterAccess {
@@ -169,7 +162,7 @@ class EmbeddedApiServer implements RunningApiServer {
   private serviceAccountTokens: ServiceAccountTokens | undefined;
 
   constructor(private readonly opts: ApiServerOptions) {
-    this.admitter = new WebhookAdmitter(opts.serviceResolver, opts.webhookCalls === 'main' ? new WebhookClient() : new ThreadedWebhookClient(opts.log ?? logToStderr));
+    this.admitter = new WebhookAdmitter(opts.serviceResolver);
   }
 
   async start(): Promise<void> {
@@ -440,7 +433,7 @@ class EmbeddedApiServer implements RunningApiServer {
       for (const s of this.sockets) s.destroy();
       await closed;
     }
-    await this.admitter.close();
+    this.admitter.close();
     this.tokenFile?.close();
     await this.persistence?.close();
   }

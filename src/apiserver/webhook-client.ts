@@ -162,16 +162,8 @@ export interface WebhookClientStats {
   resumed: number;
 }
 
-/** What the admitter calls webhooks with: a WebhookClient, or one in a worker thread (webhook-client-thread.ts). */
-export interface WebhookCaller {
-  readonly stats: WebhookClientStats;
-  post(target: WebhookTarget, body: unknown, timeoutMs: number): Promise<Record<string, unknown>>;
-  /** Closes every connection; later calls still work but keep no connection open. */
-  close(): Promise<void>;
-}
-
 /** Keep-alive HTTPS agents per webhook target, bounded in number (LRU). */
-export class WebhookClient implements WebhookCaller {
+export class WebhookClient {
   readonly stats: WebhookClientStats = { calls: 0, connections: 0, resumed: 0 };
   /** Map order is recency: the first entry is the least recently used. */
   private readonly agents = new Map<string, PooledAgent>();
@@ -188,32 +180,21 @@ export class WebhookClient implements WebhookCaller {
 
   /** POSTs a JSON body and parses the JSON answer; errors read like Go's `Post "<url>": ...`. */
   async post(target: WebhookTarget, body: unknown, timeoutMs: number): Promise<Record<string, unknown>> {
-    return JSON.parse(await this.postText(target, JSON.stringify(body), timeoutMs)) as Record<string, unknown>;
-  }
-
-  /** POSTs a body already encoded as JSON and returns the answer's text (what a thread hands over). */
-  async postText(target: WebhookTarget, json: string, timeoutMs: number): Promise<string> {
     this.stats.calls++;
     const pooled = this.acquire(target);
     const deadline = Date.now() + timeoutMs;
-    const payload = Buffer.from(json);
     try {
       try {
-        return await this.once(pooled.agent, target, payload, timeoutMs);
+        return await this.once(pooled.agent, target, body, timeoutMs);
       } catch (err) {
         // A kept-alive connection the server closed meanwhile: try once more on a fresh one, as Go's
         // transport does for a request it could not write.
         if (!(err instanceof StaleConnection) || Date.now() >= deadline) throw err instanceof StaleConnection ? err.error : err;
-        return await this.once(pooled.agent, target, payload, deadline - Date.now());
+        return await this.once(pooled.agent, target, body, deadline - Date.now());
       }
     } finally {
       this.release(pooled);
     }
-  }
-
-  close(): Promise<void> {
-    this.destroy();
-    return Promise.resolve();
   }
 
   /** Closes every connection; later calls still work but keep no connection open. */
@@ -298,8 +279,9 @@ export class WebhookClient implements WebhookCaller {
     });
   }
 
-  private once(agent: Agent, t: WebhookTarget, payload: Buffer, timeoutMs: number): Promise<string> {
+  private once(agent: Agent, t: WebhookTarget, body: unknown, timeoutMs: number): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
+      const payload = Buffer.from(JSON.stringify(body));
       const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': payload.length, accept: 'application/json' };
       if (t.hostHeader) headers.host = t.hostHeader;
       let answered = false;
@@ -309,7 +291,11 @@ export class WebhookClient implements WebhookCaller {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           clearTimeout(timer);
-          resolve(Buffer.concat(chunks).toString('utf8'));
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
+          } catch (e) {
+            reject(e instanceof Error ? e : new Error(String(e)));
+          }
         });
         res.on('error', (e) => {
           clearTimeout(timer);

@@ -10,7 +10,6 @@ import { after, before, describe, it } from 'node:test';
 import { type CertKeyPair, createCA, createServingCert, createSelfSigned } from '../../src/apiserver/pki.js';
 import { type ResolvedService, type RunningApiServer, type ServiceResolver, startApiServer } from '../../src/apiserver/server.js';
 import { WebhookClient, type WebhookTarget, webhookTarget } from '../../src/apiserver/webhook-client.js';
-import { ThreadedWebhookClient } from '../../src/apiserver/webhook-client-thread.js';
 import { KubeClient } from '../conformance/http.js';
 
 interface Received {
@@ -453,106 +452,5 @@ describe('webhook connection pool', () => {
       flaky.closeAllConnections();
       await new Promise((resolve) => flaky.close(resolve));
     }
-  });
-});
-
-describe('webhook calls from a worker thread', () => {
-  let hook: TestWebhook;
-  let caPem: string;
-  before(async () => {
-    const cert = await createSelfSigned({ commonName: 'x.ns.svc', dnsNames: ['x.ns.svc'], ipAddresses: ['127.0.0.1'], days: 1 });
-    caPem = Buffer.from(cert.certPem).toString('base64');
-    hook = await TestWebhook.start(cert);
-  });
-  after(() => hook.stop());
-
-  const logged: { level: string; message: string }[] = [];
-  const log = (level: string, message: string) => void logged.push({ level, message });
-
-  it('starts the thread at the first call, answers from it and counts its calls and connections', async () => {
-    const client = new ThreadedWebhookClient(log);
-    try {
-      assert.equal(client.threaded, false, 'no thread before a call');
-      const target = webhookTarget('default', { url: `${hook.url}/threaded`, caBundle: caPem }, 5, undefined);
-      const handshakes = hook.handshakes;
-      const answers = [];
-      for (let i = 0; i < 3; i++) answers.push(await client.post(target, { request: { uid: `t${i}` } }, 5000));
-      assert.equal(client.threaded, true);
-      assert.deepEqual(answers.map((a) => (a.response as { uid: string }).uid), ['t0', 't1', 't2']);
-      assert.deepEqual(hook.received.slice(-3).map((r) => r.review.request.uid), ['t0', 't1', 't2']);
-      assert.equal(hook.handshakes - handshakes, 1, 'one connection, kept alive in the thread');
-      assert.deepEqual(client.stats, { calls: 3, connections: 1, resumed: 0 });
-    } finally {
-      await client.close();
-    }
-  });
-
-  it('fails a call with the same text as the main thread\'s client', async () => {
-    const threaded = new ThreadedWebhookClient(log);
-    const inline = new WebhookClient();
-    const closed = https.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    try {
-      const otherCa = Buffer.from((await createSelfSigned({ commonName: 'other', dnsNames: ['other'], days: 1 })).certPem).toString('base64');
-      const targets = [
-        webhookTarget('default', { url: `https://127.0.0.1:${port}/refused`, caBundle: caPem }, 5, undefined),
-        webhookTarget('default', { url: `${hook.url}/untrusted`, caBundle: otherCa }, 5, undefined),
-        webhookTarget('default', { service: { namespace: 'ns', name: 'y' }, caBundle: caPem }, 5, () => ({ url: hook.url })),
-      ];
-      for (const target of targets) {
-        const why = (p: Promise<unknown>) => p.then(() => 'answered', (e: Error) => e.message);
-        const [fromThread, fromMain] = [await why(threaded.post(target, { request: { uid: 'e' } }, 5000)), await why(inline.post(target, { request: { uid: 'e' } }, 5000))];
-        assert.match(fromMain, /^Post "https:/);
-        assert.equal(fromThread, fromMain);
-      }
-    } finally {
-      inline.destroy();
-      await threaded.close();
-    }
-  });
-
-  it('when the thread ends unasked: the call in flight fails, the log says so, and later calls are made on the main thread', async () => {
-    const client = new ThreadedWebhookClient(log);
-    const target = webhookTarget('default', { url: `${hook.url}/crash`, caBundle: caPem }, 5, undefined);
-    let release: () => void = () => undefined;
-    try {
-      await client.post(target, { request: { uid: 'c0' } }, 5000);
-      const received = hook.received.length;
-      hook.beforeAnswer = () => new Promise<void>((resolve) => (release = resolve));
-      const inFlight = client.post(target, { request: { uid: 'c1' } }, 5000).then(() => 'answered', (e: Error) => e.message);
-      const deadline = Date.now() + 5_000;
-      while (hook.received.length === received) {
-        assert.ok(Date.now() < deadline, 'the call reached the webhook');
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      await (client as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
-      assert.equal(await inFlight, `Post "${hook.url}/crash?timeout=5s": the webhook client thread ended`);
-      assert.ok(logged.some((l) => l.level === 'error' && l.message.includes('webhook client thread ended')), 'logged');
-      hook.beforeAnswer = undefined;
-      release();
-      const answer = await client.post(target, { request: { uid: 'c2' } }, 5000);
-      assert.equal((answer.response as { uid: string }).uid, 'c2');
-      assert.equal(client.threaded, false, 'answered from the main thread');
-      assert.equal(client.stats.calls, 3);
-    } finally {
-      hook.beforeAnswer = undefined;
-      release();
-      await client.close();
-    }
-  });
-
-  it('close() ends the thread with its connections; later calls still work and keep none open', async () => {
-    const client = new ThreadedWebhookClient(log);
-    const target = webhookTarget('default', { url: `${hook.url}/close`, caBundle: caPem }, 5, undefined);
-    await client.post(target, { request: { uid: 'k0' } }, 5000);
-    assert.ok(hook.open > 0, 'a kept-alive connection');
-    await client.close();
-    assert.equal(client.threaded, false);
-    await hook.allClosed();
-    const answer = await client.post(target, { request: { uid: 'k1' } }, 5000);
-    assert.equal((answer.response as { uid: string }).uid, 'k1');
-    await hook.allClosed();
   });
 });
