@@ -33,7 +33,7 @@ import type { ReconcileResult, Request } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
 import { KubeconfigSecretError } from '../../runtime/remote/cache.js';
-import { type KubeObject, splitApiVersion } from '../../kube/object.js';
+import type { KubeObject } from '../../kube/object.js';
 import { namespacedName } from '../../kube/keys.js';
 import { ArtifactError } from '../artifacts/types.js';
 import { accessErrorOf, type RuntimeAccessError } from '../remote/access.js';
@@ -267,7 +267,7 @@ export class ManifestReconciler {
     if (ctx.status.state !== States.Ready) return false;
     const own = new Set((ctx.status.synced ?? []).map(refKey));
     const cr = managedDefaultCR(ctx.manifest);
-    if (cr) own.add(`${splitApiVersion(cr.apiVersion).group}/${cr.kind}/${cr.metadata.namespace ?? ''}/${cr.metadata.name ?? ''}`);
+    if (cr) own.add(refKey(refOf(cr)));
     for (const k of fresh.objects ?? []) if (own.has(k)) return true;
     return false;
   }
