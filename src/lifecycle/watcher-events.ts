@@ -56,11 +56,9 @@ export function untilRecheck(result: ReconcileResult | void, dueAt: number | und
  * timer's slack); one not yet due stays for the requeue that comes for it, so that a pass woken
  * sooner (by the asking pass's own writes) does not use it up before the change could be stored.
  */
-export function takeDue<T extends number | { dueAt: number }>(rechecks: Map<string, T>, key: string): T | undefined {
+export function takeDue<T extends { dueAt: number }>(rechecks: Map<string, T>, key: string): T | undefined {
   const r = rechecks.get(key);
-  if (r === undefined) return undefined;
-  const dueAt = typeof r === 'number' ? r : r.dueAt;
-  if (performance.now() < dueAt - 50) return undefined;
+  if (r === undefined || performance.now() < r.dueAt - 50) return undefined;
   rechecks.delete(key);
   return r;
 }

@@ -159,7 +159,7 @@ class KymaReconciler {
    * Kymas whose event pass found the runtime Kyma unchanged, by name, with when to read it once more
    * (performance.now(); the pass that asked requeued the Kyma for then).
    */
-  private readonly rechecks = new Map<string, number>();
+  private readonly rechecks = new Map<string, { dueAt: number }>();
 
   constructor(
     private readonly manager: Manager,
@@ -179,7 +179,7 @@ class KymaReconciler {
 
   async reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<ReconcileResult | void> {
     const result = await this.reconcileOnce(req, signal);
-    return untilRecheck(result, this.rechecks.get(req.name));
+    return untilRecheck(result, this.rechecks.get(req.name)?.dueAt);
   }
 
   private async reconcileOnce(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<ReconcileResult | void> {
@@ -385,7 +385,7 @@ class KymaReconciler {
     // An event pass that found the runtime Kyma as the event's mark left it: one more look soon
     // (reconcile requeues for it).
     if (!full && !followed && freshEvent) {
-      this.rechecks.set(name, performance.now() + (this.opts.eventRecheckMs ?? EVENT_RECHECK_MS));
+      this.rechecks.set(name, { dueAt: performance.now() + (this.opts.eventRecheckMs ?? EVENT_RECHECK_MS) });
       this.opts.metrics.eventRecheck();
     }
     return this.requeue(status);
