@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
 import { infrastructureMetrics } from '../../src/infrastructure/metrics.js';
-import { defaultRuntimeTiming, type Machine, runSteps, type Step, switchTo, type SystemState, updateStatusAndRequeueAfter } from '../../src/infrastructure/runtime/machine.js';
-import { conditionChanges, updateStateDeletion, updateStatePending, updateStateReady } from '../../src/infrastructure/runtime/status.js';
+import { defaultRuntimeTiming, type Machine, runSteps, type Step, switchTo, type SystemState, updateStatusAndRequeueAfter, waitForChange } from '../../src/infrastructure/runtime/machine.js';
+import { ensurePendingCondition } from '../../src/infrastructure/runtime/steps/ensure-condition.js';
+import { conditionChanges, statusChanged, updateStateDeletion, updateStatePending, updateStateReady } from '../../src/infrastructure/runtime/status.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import { Registry } from '../../src/runtime/metrics.js';
 import { testRuntime } from './runtime-harness.js';
@@ -76,5 +77,48 @@ describe('runtime state machine', () => {
     updateStatePending(rt, 'KubeconfigReady', 'GardenerClusterCRReady', 'True', 'ready');
     updateStatePending(rt, 'Provisioned', 'Pending', 'Unknown', 'Shoot is pending');
     assert.deepEqual(conditionChanges(before, rt.status).map((c) => `${c.type}/${c.after.reason}`), ['KubeconfigReady/GardenerClusterCRReady']);
+  });
+
+  it('a milestone goes on to the next step in the same pass and is written even when that step ends without a write', async () => {
+    const s = state();
+    updateStatePending(s.runtime, 'Provisioned', 'Pending', 'Unknown', 'Shoot creation in progress');
+    const waiting: Step = async function waiting() {
+      return waitForChange(10_000);
+    };
+    const succeeded: Step = async function succeeded(_m, st) {
+      return ensurePendingCondition(st, 'Provisioned', 'ShootCreationCompleted', 'Shoot creation completed', waiting);
+    };
+    const ending = await runSteps(succeeded, machine(), s);
+    assert.deepEqual(ending.steps, ['succeeded', 'waiting']);
+    assert.equal(ending.writeStatus, false, 'the last step asked for no write');
+    assert.equal(s.milestone, true, 'the milestone asks for the write');
+    assert.equal(s.runtime.status?.conditions?.find((c) => c.type === 'Provisioned')?.reason, 'ShootCreationCompleted');
+
+    // Already recorded: the next pass goes on without asking for a write.
+    const again = state(s.runtime);
+    const next = await runSteps(succeeded, machine(), again);
+    assert.deepEqual(next.steps, ['succeeded', 'waiting']);
+    assert.equal(again.milestone, undefined);
+  });
+
+  it('a status that differs only in Gardener\'s progress report is not written; the operation\'s state, errors and conditions are', () => {
+    const rt = testRuntime('rt-unit');
+    updateStatePending(rt, 'Provisioned', 'Pending', 'Unknown', 'Shoot creation in progress');
+    type Operation = NonNullable<NonNullable<typeof rt.status>['shootLastOperation']>;
+    const op = { type: 'Create', state: 'Processing', progress: 20, description: 'step 1', lastUpdateTime: '2026-11-29T10:00:00Z' } as Operation;
+    rt.status!.shootLastOperation = op;
+    const before = structuredClone(rt.status);
+    assert.equal(statusChanged(before, structuredClone(rt.status!)), false, 'unchanged');
+    rt.status!.shootLastOperation = { ...op, progress: 60, description: 'step 3', lastUpdateTime: '2026-11-29T10:00:05Z' } as Operation;
+    assert.equal(statusChanged(before, rt.status!), false, 'progress alone');
+    rt.status!.shootLastOperation = { ...op, state: 'Succeeded', progress: 100 } as Operation;
+    assert.equal(statusChanged(before, rt.status!), true, 'the operation\'s state');
+    rt.status!.shootLastOperation = { ...op, progress: 80 } as Operation;
+    rt.status!.shootLastErrors = [{ description: 'quota', codes: ['ERR_INFRA_QUOTA_EXCEEDED'] }] as NonNullable<typeof rt.status>['shootLastErrors'];
+    assert.equal(statusChanged(before, rt.status!), true, 'Gardener\'s errors');
+    delete rt.status!.shootLastErrors;
+    updateStatePending(rt, 'Provisioned', 'ShootCreationCompleted', 'True', 'Shoot creation completed');
+    assert.equal(statusChanged(before, rt.status!), true, 'a condition');
+    assert.equal(statusChanged(undefined, rt.status!), true, 'no status before');
   });
 });

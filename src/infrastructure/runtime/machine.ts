@@ -28,7 +28,10 @@ export interface RuntimeTiming {
   shootDeleteRequeueMs: number;
   /** While a KCP resource (GardenerCluster, kubeconfig) is not ready (ControlPlaneRequeueDuration, 10 s). */
   controlPlaneRequeueMs: number;
-  /** After a status write that the next step builds on (StatusRequeueDelay). */
+  /**
+   * After a status write that the next step builds on (StatusRequeueDelay): a Runtime freed from a
+   * duplicate runtime id, a status write that conflicted. Milestones go on in the same pass.
+   */
   statusRequeueMs: number;
   /**
    * Longest wait of a deleted Runtime for its Kyma to remove the modules from the cluster before the
@@ -86,6 +89,11 @@ export interface SystemState {
   runtime: RuntimeObject;
   /** The Runtime's Shoot in the garden cluster, when it exists. */
   shoot: ShootObject | undefined;
+  /**
+   * A step recorded a milestone condition and the pass went on (ensure-condition.ts): the status is
+   * written at the end of the pass even when the last step ends without a write.
+   */
+  milestone?: boolean;
 }
 
 /** How a reconciliation ends. */

@@ -1,21 +1,25 @@
-// Upstream's ensureStatusConditionIsSetAndContinue: record a milestone once (Pending, condition True),
-// write it so that it is visible, and continue with the next step on the following reconciliation.
-import { type RuntimeConditionType, type RuntimeObject, RuntimeStatePending, RuntimeStateTerminating } from '../../../api/infrastructuremanager/index.js';
-import { type Machine, type Step, type Transition, switchTo, updateStatusAndRequeueAfter } from '../machine.js';
+// Upstream's ensureStatusConditionIsSetAndContinue: record a milestone once (Pending, condition True)
+// and continue with the next step. Upstream writes the status and continues on the following
+// reconciliation; here the same pass goes on and its status write carries the milestone with what
+// the next step recorded (SystemState.milestone makes sure it is written even when that step ends
+// without a write). In a fleet each reconciliation is a trip through a queue thousands of Runtimes
+// long, so a Runtime takes four trips to Ready instead of seven, with three status writes fewer.
+import { type RuntimeConditionType, RuntimeStatePending, RuntimeStateTerminating } from '../../../api/infrastructuremanager/index.js';
+import { type Step, type SystemState, type Transition, switchTo } from '../machine.js';
 import { hasStateWithCondition, type RuntimeConditionReason, updateStateDeletion, updateStatePending } from '../status.js';
 
-export function ensurePendingCondition(m: Machine, rt: RuntimeObject, type: RuntimeConditionType, reason: RuntimeConditionReason, message: string, next: Step): Transition {
-  if (!hasStateWithCondition(rt, RuntimeStatePending, type, reason, 'True')) {
-    updateStatePending(rt, type, reason, 'True', message);
-    return updateStatusAndRequeueAfter(m.timing.statusRequeueMs);
+export function ensurePendingCondition(s: SystemState, type: RuntimeConditionType, reason: RuntimeConditionReason, message: string, next: Step): Transition {
+  if (!hasStateWithCondition(s.runtime, RuntimeStatePending, type, reason, 'True')) {
+    updateStatePending(s.runtime, type, reason, 'True', message);
+    s.milestone = true;
   }
   return switchTo(next);
 }
 
-export function ensureTerminatingCondition(m: Machine, rt: RuntimeObject, type: RuntimeConditionType, reason: RuntimeConditionReason, message: string, next: Step): Transition {
-  if (!hasStateWithCondition(rt, RuntimeStateTerminating, type, reason, 'True')) {
-    updateStateDeletion(rt, type, reason, 'True', message);
-    return updateStatusAndRequeueAfter(m.timing.statusRequeueMs);
+export function ensureTerminatingCondition(s: SystemState, type: RuntimeConditionType, reason: RuntimeConditionReason, message: string, next: Step): Transition {
+  if (!hasStateWithCondition(s.runtime, RuntimeStateTerminating, type, reason, 'True')) {
+    updateStateDeletion(s.runtime, type, reason, 'True', message);
+    s.milestone = true;
   }
   return switchTo(next);
 }

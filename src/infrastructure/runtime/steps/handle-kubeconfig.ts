@@ -76,7 +76,7 @@ export async function handleKubeconfig(m: Machine, s: SystemState): Promise<Tran
     return requeueAfter(m.timing.controlPlaneRequeueMs);
   }
   if (!readyForCurrentSpec(cluster)) return waitForChange(m.timing.controlPlaneRequeueMs);
-  return ensurePendingCondition(m, rt, ConditionTypeRuntimeKubeconfigReady, ConditionReasonGardenerCRReady, 'Gardener Cluster CR is ready.', configureCluster);
+  return ensurePendingCondition(s, ConditionTypeRuntimeKubeconfigReady, ConditionReasonGardenerCRReady, 'Gardener Cluster CR is ready.', configureCluster);
 }
 
 /** Ready, and the controller reported it for the current spec (not a Ready left from before a spec change). */

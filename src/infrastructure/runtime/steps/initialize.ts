@@ -65,9 +65,12 @@ export async function initialize(m: Machine, s: SystemState): Promise<Transition
     return updateStatusAndStop();
   }
 
+  // Upstream writes `Initialised` and creates the Shoot on the next reconciliation; here the same
+  // pass goes on, and the status it writes says what createShoot did (`Initialised` is seen only
+  // when createShoot ends without a word of its own).
   if (!s.shoot && !findCondition(rt, ConditionTypeRuntimeProvisioned)) {
     updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonInitialized, 'Unknown', 'Runtime initialized');
-    return updateStatusAndRequeueAfter(m.timing.statusRequeueMs);
+    s.milestone = true;
   }
   if (!s.shoot) return switchTo(createShoot);
   return switchTo(selectShootProcessing);

@@ -54,7 +54,7 @@ export async function waitForShootCreation(m: Machine, s: SystemState): Promise<
       return updateStatusAndStop();
     }
     case LastOperationStateSucceeded:
-      return ensurePendingCondition(m, rt, ConditionTypeRuntimeProvisioned, ConditionReasonShootCreationCompleted, 'Shoot creation completed', handleKubeconfig);
+      return ensurePendingCondition(s, ConditionTypeRuntimeProvisioned, ConditionReasonShootCreationCompleted, 'Shoot creation completed', handleKubeconfig);
     default:
       m.log.warn('unknown shoot operation state; stopping', { shoot: shoot.metadata.name, state: op?.state });
       m.metrics.fsmStopped('UnknownShootState');

@@ -62,7 +62,7 @@ export async function waitForShootReconcile(m: Machine, s: SystemState): Promise
       return updateStatusAndStop();
     }
     case LastOperationStateSucceeded:
-      return ensurePendingCondition(m, rt, ConditionTypeRuntimeProvisioned, ConditionReasonConfigurationCompleted, 'Runtime processing completed successfully', handleKubeconfig);
+      return ensurePendingCondition(s, ConditionTypeRuntimeProvisioned, ConditionReasonConfigurationCompleted, 'Runtime processing completed successfully', handleKubeconfig);
     default:
       m.log.warn('unknown shoot operation state; stopping', { shoot: shoot.metadata.name, state });
       m.metrics.fsmStopped('UnknownShootState');
