@@ -31,23 +31,44 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
- * A copy of a JSON value with object keys sorted at every level (by code unit, as Go's encoding/json
- * sorts map keys), which is how kube-apiserver encodes custom resources. Keys already in order are
- * not sorted again.
+ * A JSON value with object keys sorted at every level (by code unit, as Go's encoding/json sorts map
+ * keys), which is how kube-apiserver encodes custom resources. Parts already in order are returned
+ * as they are, not copied (most stored objects are, having been decoded from sorted JSON): the
+ * result may share them with `v`, so a caller that changes it must copy it first.
  */
 export function sortKeys<T>(v: T): T {
   if (typeof v !== 'object' || v === null) return v;
-  if (Array.isArray(v)) return v.map(sortKeys) as T;
-  const keys = Object.keys(v);
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const item: unknown = v[i];
+      const sorted = sortKeys(item);
+      if (sorted !== item && !out) out = v.slice(0, i);
+      out?.push(sorted);
+    }
+    return (out ?? v) as T;
+  }
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  let inOrder = true;
   for (let i = 1; i < keys.length; i++) {
     if (keys[i - 1] > keys[i]) {
       keys.sort();
+      inOrder = false;
       break;
     }
   }
-  const out: Record<string, unknown> = {};
-  for (const k of keys) out[k] = sortKeys((v as Record<string, unknown>)[k]);
-  return out as T;
+  let out: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const value = o[keys[i]];
+    const sorted = sortKeys(value);
+    if (!out && (!inOrder || sorted !== value)) {
+      out = {};
+      for (let j = 0; j < i; j++) out[keys[j]] = o[keys[j]];
+    }
+    if (out) out[keys[i]] = sorted;
+  }
+  return (out ?? o) as T;
 }
 
 /** JSON text with object keys sorted at every level: equal values give equal text, whatever their key order. */
