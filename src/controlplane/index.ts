@@ -162,19 +162,24 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   // informers: the lifecycle manager's (Secrets with a Kyma name) and, with the infrastructure
   // manager, the GardenerCluster controller's (Secrets it manages). A rotated Secret replaces the
   // client before the old credentials expire.
+  const kymaSecrets = config.lifecycleManager ? manager.informer<Secret>(SECRET_KIND, { namespace, labelSelector: KUBECONFIG_SECRET_SELECTOR }) : undefined;
+  const managedSecrets = config.infrastructureManager
+    ? manager.informer<Secret>(SECRET_KIND, { namespace, labelSelector: `${LabelKymaManagedBy}=${ManagedByInfrastructureManager}` })
+    : undefined;
   const remoteClusters = new RemoteClusterCache({
     client: kcp,
     kubeconfigFor: kubeconfigRefOfKey,
+    // A runtime's client is built from the Secret these informers hold (the first one without a GET).
+    cachedSecret: (ref) => {
+      const key = `${ref.namespace ?? ''}/${ref.name}`;
+      return kymaSecrets?.store.get(key) ?? managedSecrets?.store.get(key);
+    },
     // One retry for a runtime that does not answer or fails (its Kyma reports it and is looked at
     // again soon); a runtime that throttles (429 with Retry-After) is waited for up to 10 attempts, as
     // client-go does, so that throttling alone does not make a module Error.
     clientOptions: { requestTimeoutMs: config.remoteRequestTimeoutMs ?? 10_000, retries: { attempts: 2, throttledAttempts: 10 } },
     log: logger,
   });
-  const kymaSecrets = config.lifecycleManager ? manager.informer<Secret>(SECRET_KIND, { namespace, labelSelector: KUBECONFIG_SECRET_SELECTOR }) : undefined;
-  const managedSecrets = config.infrastructureManager
-    ? manager.informer<Secret>(SECRET_KIND, { namespace, labelSelector: `${LabelKymaManagedBy}=${ManagedByInfrastructureManager}` })
-    : undefined;
   const unsubscribe = [kymaSecrets, managedSecrets].flatMap((informer) =>
     informer
       ? [

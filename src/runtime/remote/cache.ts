@@ -42,6 +42,12 @@ export interface PooledClient extends Client {
 export interface RemoteClusterCacheOptions {
   /** The control-plane client that reads the kubeconfig Secrets. */
   client: Client;
+  /**
+   * The Secret as the caller's informer holds it, if it does (the informers that feed
+   * `secretChanged`): a client is then built without a GET. A Secret the informer has not seen yet,
+   * or one without the key, is read from the API server.
+   */
+  cachedSecret?: (ref: KubeconfigRef) => Secret | undefined;
   /** Which Secret (and data key, default `config`) holds a cluster's kubeconfig. */
   kubeconfigFor: (cluster: string) => KubeconfigRef;
   /** Builds a client from kubeconfig text (default: the runtime client with `maxSocketsPerClient` sockets). */
@@ -301,7 +307,9 @@ export class RemoteClusterCache {
     this.indexSecret(cluster, refString(ref));
     this.changedWhileBuilding.delete(cluster);
     const startedSeq = this.seq;
-    const { text } = await readKubeconfig(this.opts.client, cluster, ref, this.lifetime.signal);
+    const cached = this.opts.cachedSecret?.(ref);
+    const cachedText = cached && kubeconfigOf(cached, ref.key ?? DEFAULT_KUBECONFIG_KEY);
+    const text = cachedText ?? (await readKubeconfig(this.opts.client, cluster, ref, this.lifetime.signal)).text;
     const newer = this.entries.get(cluster);
     if (newer && newer.seq > startedSeq) return newer; // a rotation installed a newer client meanwhile
     const entry = this.install(cluster, ref, text, 'ttl');

@@ -138,6 +138,27 @@ describe('remote cluster client cache', () => {
     assert.equal(c.stats().evictions.rotation, 1, 'the outdated client was replaced');
   });
 
+  it('builds from the Secret the caller\'s informer holds without reading it, and reads it when the informer has none or lacks the key', async () => {
+    const a = server.clusterAccess('remote-a').kubeconfig;
+    const b = server.clusterAccess('remote-b').kubeconfig;
+    const held = new Map<string, KubeObject & { data: Record<string, string> }>();
+    const secretOf = (name: string, data: Record<string, string>) => ({ ...SECRET, metadata: { name, namespace: NAMESPACE }, data });
+    // Only in the "informer": the API server has no such Secret, so a GET would fail.
+    held.set(`${NAMESPACE}/kubeconfig-runtime-7`, secretOf('kubeconfig-runtime-7', { config: Buffer.from(a).toString('base64') }));
+    // In the "informer" without the key, and in the API server with it.
+    held.set(`${NAMESPACE}/kubeconfig-runtime-8`, secretOf('kubeconfig-runtime-8', { other: 'eA==' }));
+    await putSecret('kubeconfig-runtime-8', b);
+    // Not in the "informer" at all.
+    await putSecret('kubeconfig-runtime-9', a);
+    const { cache: c } = cache({ cachedSecret: (ref) => held.get(`${ref.namespace ?? ''}/${ref.name}`) });
+    assert.equal(await whoAnswers(c, 'runtime-7'), 'remote-a', 'built from the held Secret');
+    assert.equal(await whoAnswers(c, 'runtime-8'), 'remote-b', 'the held Secret lacks the key: read from the API server');
+    assert.equal(await whoAnswers(c, 'runtime-9'), 'remote-a', 'not held: read from the API server');
+    assert.equal(c.stats().builds, 3);
+    // Nothing held and nothing stored: the caller learns why, as without the informer.
+    await assert.rejects(c.client('runtime-10').get(CONFIGMAP, { namespace: 'default', name: 'identity' }), (e: unknown) => e instanceof KubeconfigSecretError && e.reason === 'SecretNotFound');
+  });
+
   it('evicts and rebuilds once on 401', async () => {
     const good = server.clusterAccess('remote-a').kubeconfig;
     const bad = editKubeconfig(good, (d) => {
