@@ -11,7 +11,10 @@
 // read: a write not delivered within `maxLagMs` while the informer delivered other things (its
 // watch runs) is given up, and the cache is trusted again. While the informer delivers nothing (its
 // watch is down) reads stay with the API server. Callers that must not act on a stale copy of what
-// others write also write with a resourceVersion precondition.
+// others write also write with a resourceVersion precondition. A write that removed an object's
+// last finalizer deleted it, and kube-apiserver answers it with the object's last version (which
+// the cache may hold already): its disappearance is waited for instead, as after a read that found
+// the object gone.
 import type { ObjectKey } from '../../kube/keys.js';
 import { namespacedName, objectKey } from '../../kube/keys.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
@@ -28,6 +31,8 @@ type Awaiting =
   | { kind: 'version'; rv: string }
   /** The object's deletion: gone, or a deletion timestamp. */
   | { kind: 'deletion' }
+  /** The object gone from the cache. */
+  | { kind: 'gone' }
   /** Anything delivered after a write whose outcome is unknown (it failed in flight). */
   | { kind: 'any' };
 
@@ -69,6 +74,12 @@ export class OwnWrites<T extends KubeObject = KubeObject> {
     const cached = this.informer.store.get(key);
     if (cached === undefined || cached.metadata.deletionTimestamp !== undefined) this.pending.delete(key);
     else this.await(key, { kind: 'deletion' });
+  }
+
+  /** A write of `key` removed it (its last finalizer): waited for until the informer sees it go. */
+  removed(key: string): void {
+    if (this.informer.store.get(key) === undefined) this.pending.delete(key);
+    else this.await(key, { kind: 'gone' });
   }
 
   /** A write of `key` failed in flight (it may or may not have been made): waited for until the informer delivers anything of it. */
@@ -117,6 +128,7 @@ export class OwnWrites<T extends KubeObject = KubeObject> {
     const answered =
       a.kind === 'any' ||
       (a.kind === 'deletion' && (gone || o.metadata.deletionTimestamp !== undefined)) ||
+      (a.kind === 'gone' && gone) ||
       (a.kind === 'version' && (gone || o.metadata.resourceVersion === a.rv));
     if (answered) this.pending.delete(key);
   }
@@ -148,14 +160,15 @@ export class CachedReader<T extends KubeObject> {
       if (!opts.confirmAbsent) return undefined;
     }
     const read = await findObject<T>(this.client, this.kind, key, { signal: opts.signal });
-    if (read === undefined) this.writes.deleted(k);
+    // Gone: a cached copy, even one marked for deletion, is older than that.
+    if (read === undefined) this.writes.removed(k);
     else if (read.metadata.resourceVersion !== undefined) this.writes.wrote(k, read.metadata.resourceVersion);
     return read;
   }
 }
 
 /** What NotingClient tells an OwnWrites. */
-type Noted = Pick<OwnWrites, 'wrote' | 'deleted' | 'unsure'>;
+type Noted = Pick<OwnWrites, 'wrote' | 'deleted' | 'removed' | 'unsure'>;
 
 /**
  * A client whose writes of the given kinds are noted in their OwnWrites (by the resourceVersion
@@ -177,7 +190,15 @@ export class NotingClient implements Client {
   }
 
   private note<R extends KubeObject>(kind: KindRef, written: R): R {
-    this.writesOf(kind)?.wrote(namespacedName(written), written.metadata.resourceVersion);
+    const writes = this.writesOf(kind);
+    if (!writes) return written;
+    const key = namespacedName(written);
+    // A write that removed the last finalizer of an object marked for deletion deleted it. The
+    // API server answers with the object as it was, resourceVersion included (the DELETED event
+    // that follows carries a new one), so that version may already be in the cache: the object's
+    // disappearance is what is waited for.
+    if (written.metadata.deletionTimestamp !== undefined && (written.metadata.finalizers ?? []).length === 0) writes.removed(key);
+    else writes.wrote(key, written.metadata.resourceVersion);
     return written;
   }
 

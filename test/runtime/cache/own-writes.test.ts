@@ -161,6 +161,24 @@ describe('own writes read back through the cache', () => {
     assert.equal(t.writes.size, 0, 'a Secret is not a kind this client notes');
   });
 
+  it('a write that removed the last finalizer is waited for until the object is gone: its answer carries the version the cache already has', async () => {
+    const t = await setup();
+    await t.client.create({ ...configMap('f'), metadata: { name: 'f', namespace: 'default', finalizers: ['example.com/hold'] } });
+    await t.client.delete(CONFIGMAP, { namespace: 'default', name: 'f' });
+    await waitFor('the deletion timestamp delivered', () => t.informer.store.get('default/f')?.metadata.deletionTimestamp !== undefined && !t.writes.lagging('default/f'));
+    const marked = t.informer.store.get('default/f');
+    t.watches.hold();
+    const answer = await t.client.patch(CONFIGMAP, { namespace: 'default', name: 'f' }, 'merge', { metadata: { finalizers: null } });
+    // As kube-apiserver: the answer is the object as it was, its resourceVersion unchanged; the
+    // DELETED event that follows carries a new one.
+    assert.equal(answer.metadata.resourceVersion, marked?.metadata.resourceVersion);
+    assert.ok(t.writes.lagging('default/f'), 'the removal is waited for, though the cache holds the answered version');
+    assert.equal(await t.reader.get({ namespace: 'default', name: 'f' }, { confirmAbsent: true }), undefined, 'read from the API server: gone');
+    t.watches.deliver();
+    await waitFor('the deletion delivered', () => !t.writes.lagging('default/f'));
+    assert.equal(t.informer.store.get('default/f'), undefined);
+  });
+
   it('a write never delivered (a relist skipped it) is given up after the bound once the informer delivers other things, not while it delivers nothing', async () => {
     const t = await setup();
     const shortLived = new OwnWrites(t.informer, 30);
