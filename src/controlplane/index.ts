@@ -169,10 +169,14 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const remoteClusters = new RemoteClusterCache({
     client: kcp,
     kubeconfigFor: kubeconfigRefOfKey,
-    // A runtime's client is built from the Secret these informers hold (the first one without a GET).
+    // A runtime's first client is built from the Secret these informers hold, without a GET; when
+    // both hold it at different versions (one has seen a rotation the other has not yet), it is read.
     cachedSecret: (ref) => {
       const key = `${ref.namespace ?? ''}/${ref.name}`;
-      return kymaSecrets?.store.get(key) ?? managedSecrets?.store.get(key);
+      const a = kymaSecrets?.store.get(key);
+      const b = managedSecrets?.store.get(key);
+      if (a && b && a.metadata.resourceVersion !== b.metadata.resourceVersion) return undefined;
+      return a ?? b;
     },
     // One retry for a runtime that does not answer or fails (its Kyma reports it and is looked at
     // again soon); a runtime that throttles (429 with Retry-After) is waited for up to 10 attempts, as

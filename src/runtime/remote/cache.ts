@@ -9,6 +9,10 @@
 //   and tries once more);
 // - after `ttlMs` (the next use re-reads the Secret).
 // A replaced client finishes the requests it has in flight and is closed after the last one.
+// A cluster's first client is built from the caller's informer copy of the Secret when there is
+// one (`cachedSecret`); a client that replaces one (TTL, a credential or TLS failure, a deleted,
+// rotated or invalidated Secret) is built from the Secret read from the API server, since the
+// informer may not have seen the change that made it fail yet.
 //
 // Sockets: each client uses at most `maxSocketsPerClient` connections at once and keeps
 // `maxIdleSocketsPerClient` of them open between requests; a client unused for `idleSocketTimeoutMs`
@@ -83,6 +87,9 @@ export interface RemoteClusterCacheOptions {
  */
 export const DEFAULT_SOCKET_LIMITS = { maxSocketsPerClient: 2, maxIdleSocketsPerClient: 1, idleSocketTimeoutMs: 10_000, socketBudget: 2048 } as const;
 
+/** Replaced clusters remembered for `readFromServer` at most. */
+const READ_FROM_SERVER_LIMIT = 4096;
+
 export type EvictionReason = 'rotation' | 'credentials' | 'ttl' | 'lru' | 'deleted' | 'invalidated';
 
 interface Entry {
@@ -115,6 +122,8 @@ export class RemoteClusterCache {
   private readonly clustersBySecret = new Map<string, Set<string>>();
   /** The last Secret event seen for a cluster while its client was being built (undefined: the Secret was deleted). */
   private readonly changedWhileBuilding = new Map<string, Secret | undefined>();
+  /** Clusters whose client was replaced (not merely dropped from the LRU): the next build reads the Secret from the API server. */
+  private readonly readFromServer = new Set<string>();
   private readonly janitor: SocketJanitor;
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -307,9 +316,10 @@ export class RemoteClusterCache {
     this.indexSecret(cluster, refString(ref));
     this.changedWhileBuilding.delete(cluster);
     const startedSeq = this.seq;
-    const cached = this.opts.cachedSecret?.(ref);
+    const cached = this.readFromServer.has(cluster) ? undefined : this.opts.cachedSecret?.(ref);
     const cachedText = cached && kubeconfigOf(cached, ref.key ?? DEFAULT_KUBECONFIG_KEY);
     const text = cachedText ?? (await readKubeconfig(this.opts.client, cluster, ref, this.lifetime.signal)).text;
+    this.readFromServer.delete(cluster);
     const newer = this.entries.get(cluster);
     if (newer && newer.seq > startedSeq) return newer; // a rotation installed a newer client meanwhile
     const entry = this.install(cluster, ref, text, 'ttl');
@@ -368,6 +378,12 @@ export class RemoteClusterCache {
       }
     }
     this.evictions[reason]++;
+    if (reason !== 'lru') {
+      this.readFromServer.add(e.cluster);
+      // Bounded: a runtime that went (its Secret deleted) is never built again. The oldest entry
+      // dropped is at worst one first build from the informer's copy.
+      if (this.readFromServer.size > READ_FROM_SERVER_LIMIT) this.readFromServer.delete(this.readFromServer.values().next().value as string);
+    }
     e.retired = true;
     if (e.inflight === 0) this.closeClient(e);
   }

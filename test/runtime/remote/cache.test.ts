@@ -176,6 +176,31 @@ describe('remote cluster client cache', () => {
     assert.equal(c.describe('runtime-2')?.fingerprint, kubeconfigFingerprint(good));
   });
 
+  it('after a 401 or the TTL, rebuilds from the Secret in the API server, not from the informer\'s copy that may lag', async () => {
+    const good = server.clusterAccess('remote-b').kubeconfig;
+    const stale = editKubeconfig(good, (d) => {
+      d.users[0].user.token = 'revoked-token';
+    });
+    // The informer still holds the Secret before its rotation; the API server has the rotated one.
+    const held = { ...SECRET, metadata: { name: 'kubeconfig-runtime-11', namespace: NAMESPACE }, data: { config: Buffer.from(stale).toString('base64') } };
+    await putSecret('kubeconfig-runtime-11', good);
+    const { cache: c } = cache({ cachedSecret: () => held });
+    assert.equal(await whoAnswers(c, 'runtime-11'), 'remote-b', 'the 401 of the informer\'s copy made the cache read the Secret');
+    assert.equal(c.stats().evictions.credentials, 1);
+    assert.equal(c.describe('runtime-11')?.fingerprint, kubeconfigFingerprint(good));
+
+    // The TTL too: the informer's copy (now pointing elsewhere) is not what the rebuild reads.
+    held.data.config = Buffer.from(server.clusterAccess('remote-a').kubeconfig).toString('base64');
+    const { cache: t } = cache({ ttlMs: 200, cachedSecret: () => held });
+    assert.equal(await whoAnswers(t, 'runtime-11'), 'remote-a', 'the first build takes the informer\'s copy');
+    const first = t.describe('runtime-11')?.builtAt ?? 0;
+    await waitFor('a rebuild after the TTL', async () => {
+      await whoAnswers(t, 'runtime-11');
+      return (t.describe('runtime-11')?.builtAt ?? 0) > first;
+    });
+    assert.equal(await whoAnswers(t, 'runtime-11'), 'remote-b', 'the rebuild read the Secret from the API server');
+  });
+
   it('evicts and rebuilds once on a TLS failure (server CA rotated)', async () => {
     const good = server.clusterAccess('remote-b').kubeconfig;
     const otherCa = await createCA('some-other-ca');
