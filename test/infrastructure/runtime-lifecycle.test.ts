@@ -33,9 +33,15 @@ describe('runtime lifecycle', () => {
     assert.ok(h.land.server.hasCluster(clusterName));
     assert.ok(await secretExists('kubeconfig-rt-delete'));
 
+    const metric = (name: string) => Number(new RegExp(`^${name}\\{controller="runtime"\\} (\\d+)`, 'm').exec(h.registry.render())?.[1] ?? 0);
+    const errorsBefore = metric('controller_runtime_reconcile_errors_total');
     await h.land.kcp.delete(Runtime, { namespace: NAMESPACE, name: 'rt-delete' });
     await waitForRuntime(h, 'rt-delete', 'Terminating');
     await waitFor('runtime gone', async () => (await h.runtime('rt-delete')) === undefined, 20_000);
+    // The pass that removed the finalizer is over (no worker busy) and wrote nothing after it: a
+    // status write to the Runtime it just let go would fail and count as an error.
+    await waitFor('the runtime controller idle', () => metric('controller_runtime_active_workers') === 0);
+    assert.equal(metric('controller_runtime_reconcile_errors_total'), errorsBefore, 'no reconcile failed while deleting');
     assert.equal(await h.shoot('c-rt-delete'), undefined);
     assert.equal(await secretExists('kubeconfig-rt-delete'), false);
     assert.equal(await gardenerClusterExists(h, 'rt-delete'), false);

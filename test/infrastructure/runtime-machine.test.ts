@@ -2,11 +2,14 @@
 // a loop between steps is caught, and the status helpers set state and conditions as upstream does.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
+import { RuntimeFinalizer, type GardenerClusterObject, type RuntimeObject } from '../../src/api/infrastructuremanager/index.js';
+import type { ShootObject } from '../../src/api/gardener/index.js';
+import { ShootRuntimeGenerationAnnotation } from '../../src/infrastructure/converter/extenders/metadata.js';
+import { RuntimeReconciler } from '../../src/infrastructure/runtime/controller.js';
 import { infrastructureMetrics } from '../../src/infrastructure/metrics.js';
 import { defaultRuntimeTiming, type Machine, runSteps, type Step, switchTo, type SystemState, updateStatusAndRequeueAfter, waitForChange } from '../../src/infrastructure/runtime/machine.js';
 import { ensurePendingCondition } from '../../src/infrastructure/runtime/steps/ensure-condition.js';
-import { conditionChanges, statusChanged, updateStateDeletion, updateStatePending, updateStateReady } from '../../src/infrastructure/runtime/status.js';
+import { conditionChanges, updateStateDeletion, updateStatePending, updateStateReady } from '../../src/infrastructure/runtime/status.js';
 import { silentLogger } from '../../src/runtime/log.js';
 import { Registry } from '../../src/runtime/metrics.js';
 import { testRuntime } from './runtime-harness.js';
@@ -79,7 +82,7 @@ describe('runtime state machine', () => {
     assert.deepEqual(conditionChanges(before, rt.status).map((c) => `${c.type}/${c.after.reason}`), ['KubeconfigReady/GardenerClusterCRReady']);
   });
 
-  it('a milestone goes on to the next step in the same pass and is written even when that step ends without a write', async () => {
+  it('a milestone goes on to the next step in the same pass and asks for the status write that step does not make', async () => {
     const s = state();
     updateStatePending(s.runtime, 'Provisioned', 'Pending', 'Unknown', 'Shoot creation in progress');
     const waiting: Step = async function waiting() {
@@ -101,24 +104,36 @@ describe('runtime state machine', () => {
     assert.equal(again.milestone, undefined);
   });
 
-  it('a status that differs only in Gardener\'s progress report is not written; the operation\'s state, errors and conditions are', () => {
-    const rt = testRuntime('rt-unit');
+  it('the controller writes a milestone whose next step ends without a write: the Shoot succeeded, the GardenerCluster is not Ready yet', async () => {
+    const rt = testRuntime('rt-milestone');
+    rt.metadata.finalizers = [RuntimeFinalizer];
+    rt.metadata.generation = 1;
+    rt.metadata.resourceVersion = '7';
     updateStatePending(rt, 'Provisioned', 'Pending', 'Unknown', 'Shoot creation in progress');
-    type Operation = NonNullable<NonNullable<typeof rt.status>['shootLastOperation']>;
-    const op = { type: 'Create', state: 'Processing', progress: 20, description: 'step 1', lastUpdateTime: '2026-11-29T10:00:00Z' } as Operation;
-    rt.status!.shootLastOperation = op;
-    const before = structuredClone(rt.status);
-    assert.equal(statusChanged(before, structuredClone(rt.status!)), false, 'unchanged');
-    rt.status!.shootLastOperation = { ...op, progress: 60, description: 'step 3', lastUpdateTime: '2026-11-29T10:00:05Z' } as Operation;
-    assert.equal(statusChanged(before, rt.status!), false, 'progress alone');
-    rt.status!.shootLastOperation = { ...op, state: 'Succeeded', progress: 100 } as Operation;
-    assert.equal(statusChanged(before, rt.status!), true, 'the operation\'s state');
-    rt.status!.shootLastOperation = { ...op, progress: 80 } as Operation;
-    rt.status!.shootLastErrors = [{ description: 'quota', codes: ['ERR_INFRA_QUOTA_EXCEEDED'] }] as NonNullable<typeof rt.status>['shootLastErrors'];
-    assert.equal(statusChanged(before, rt.status!), true, 'Gardener\'s errors');
-    delete rt.status!.shootLastErrors;
-    updateStatePending(rt, 'Provisioned', 'ShootCreationCompleted', 'True', 'Shoot creation completed');
-    assert.equal(statusChanged(before, rt.status!), true, 'a condition');
-    assert.equal(statusChanged(undefined, rt.status!), true, 'no status before');
+    const shoot = {
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'Shoot',
+      metadata: { name: rt.spec.shoot.name, namespace: 'garden-kyma-dev', generation: 1, annotations: { [ShootRuntimeGenerationAnnotation]: '1' } },
+      spec: {},
+      status: { observedGeneration: 1, lastOperation: { type: 'Create', state: 'Succeeded', progress: 100, description: 'done', lastUpdateTime: '2026-11-29T10:00:00Z' } },
+    } as unknown as ShootObject;
+    // The GardenerCluster exists (made by an earlier pass) and its controller has not reported it Ready.
+    const cluster = { apiVersion: 'infrastructuremanager.kyma-project.io/v1', kind: 'GardenerCluster', metadata: { name: 'rt-milestone', namespace: rt.metadata.namespace, generation: 1 }, spec: { shoot: { name: rt.spec.shoot.name } } } as unknown as GardenerClusterObject;
+    const writes: { status?: RuntimeObject['status'] }[] = [];
+    const events: string[] = [];
+    const reconciler = new RuntimeReconciler({
+      ...machine(),
+      kcp: { patch: async (_kind: unknown, _key: unknown, _type: unknown, body: { status?: RuntimeObject['status'] }) => { writes.push(body); return { ...rt, status: body.status }; } },
+      runtimeReader: { get: async () => structuredClone(rt), writes: { distrust: () => undefined } },
+      shootReader: { get: async () => shoot },
+      gardenerClusters: { get: async () => cluster },
+      events: { event: (_o: unknown, _type: unknown, reason: string) => events.push(reason) },
+      log: silentLogger,
+    } as unknown as ConstructorParameters<typeof RuntimeReconciler>[0]);
+    const result = await reconciler.reconcile({ namespace: rt.metadata.namespace, name: 'rt-milestone' }, new AbortController().signal);
+    assert.equal(result.fallback, true, 'the pass ended waiting for the GardenerCluster (no write of its own)');
+    assert.equal(writes.length, 1, 'the milestone was written');
+    assert.equal(writes[0].status?.conditions?.find((c) => c.type === 'Provisioned')?.reason, 'ShootCreationCompleted');
+    assert.deepEqual(events, ['ShootCreationCompleted']);
   });
 });

@@ -33,7 +33,7 @@ import { projectNamespace, ShootRuntimeIDAnnotation } from '../converter/index.j
 import { type InfrastructureMetrics, infrastructureMetrics } from '../metrics.js';
 import { prepareCluster } from '../preparation/index.js';
 import { type ClusterPreparer, defaultRuntimeTiming, type Machine, runSteps, type RuntimeTiming, type SystemState } from './machine.js';
-import { conditionChanges, statusChanged } from './status.js';
+import { conditionChanges } from './status.js';
 import { peersOf } from './runtime-id.js';
 import { initialize } from './steps/initialize.js';
 
@@ -244,7 +244,7 @@ export class RuntimeReconciler {
     try {
       ending = await runSteps(initialize, machine, state);
       log.debug('reconciled', { steps: ending.steps.join(' -> '), state: runtime.status?.state });
-      if ((ending.writeStatus || state.milestone) && runtime.status && statusChanged(before, runtime.status)) {
+      if ((ending.writeStatus || state.milestone) && runtime.status && !jsonEqual(before, runtime.status)) {
         try {
           await this.writeStatus(runtime, before, signal);
         } catch (e) {

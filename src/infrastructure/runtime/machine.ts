@@ -29,8 +29,9 @@ export interface RuntimeTiming {
   /** While a KCP resource (GardenerCluster, kubeconfig) is not ready (ControlPlaneRequeueDuration, 10 s). */
   controlPlaneRequeueMs: number;
   /**
-   * After a status write that the next step builds on (StatusRequeueDelay): a Runtime freed from a
-   * duplicate runtime id, a status write that conflicted. Milestones go on in the same pass.
+   * After a status write that the next step builds on (StatusRequeueDelay): a deletion's milestone,
+   * a Runtime freed from a duplicate runtime id, a status write that conflicted. Provisioning's
+   * milestones go on in the same pass.
    */
   statusRequeueMs: number;
   /**
@@ -90,8 +91,8 @@ export interface SystemState {
   /** The Runtime's Shoot in the garden cluster, when it exists. */
   shoot: ShootObject | undefined;
   /**
-   * A step recorded a milestone condition and the pass went on (ensure-condition.ts): the status is
-   * written at the end of the pass even when the last step ends without a write.
+   * A step recorded a provisioning milestone and the pass went on (ensure-condition.ts): the status
+   * is written at the end of the pass even when the last step ends without a write.
    */
   milestone?: boolean;
 }

@@ -2,7 +2,6 @@
 // the overall state (upstream's UpdateStatePending / UpdateStateReady / UpdateStateDeletion /
 // UpdateStateFailed), and the checks the steps use to avoid rewriting what is already there.
 import type { Condition } from '../../api/schema.js';
-import { jsonEqual } from '../../kube/json.js';
 import {
   type ProjectRuntimeConditionReason,
   type RuntimeConditionReason as UpstreamRuntimeConditionReason,
@@ -103,23 +102,4 @@ export function conditionChanges(before: RuntimeStatus | undefined, after: Runti
 
 function nowRfc3339(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/**
- * Whether a pass has something to write: a status that differs from the one it read, apart from
- * Gardener's progress report (`shootLastOperation`'s progress, description and time). The mirror
- * of the Shoot's last operation is written with the pass's other changes and when its type or state
- * changes, never alone: progress reports wake no Runtime (shootProgressed), and a fallback pass
- * that saw only them would otherwise write the status of every Runtime whose Shoot is in progress
- * every 15 s.
- */
-export function statusChanged(before: RuntimeStatus | undefined, after: RuntimeStatus): boolean {
-  if (jsonEqual(before, after)) return false;
-  return !jsonEqual(withoutProgress(before), withoutProgress(after));
-}
-
-function withoutProgress(status: RuntimeStatus | undefined): RuntimeStatus | undefined {
-  const op = status?.shootLastOperation;
-  if (!status || !op) return status;
-  return { ...status, shootLastOperation: { ...op, progress: 0, description: '', lastUpdateTime: '' } };
 }

@@ -55,5 +55,5 @@ export async function deleteKubeconfig(m: Machine, s: SystemState): Promise<Tran
 }
 
 function switchToShootDeletion(m: Machine, s: SystemState): Transition {
-  return ensureTerminatingCondition(s, ConditionTypeRuntimeDeprovisioned, ConditionReasonGardenerCRDeleted, 'Gardener Cluster CR successfully deleted', deleteShoot);
+  return ensureTerminatingCondition(m, s, ConditionTypeRuntimeDeprovisioned, ConditionReasonGardenerCRDeleted, 'Gardener Cluster CR successfully deleted', deleteShoot);
 }

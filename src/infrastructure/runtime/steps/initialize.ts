@@ -66,8 +66,8 @@ export async function initialize(m: Machine, s: SystemState): Promise<Transition
   }
 
   // Upstream writes `Initialised` and creates the Shoot on the next reconciliation; here the same
-  // pass goes on, and the status it writes says what createShoot did (`Initialised` is seen only
-  // when createShoot ends without a word of its own).
+  // pass goes on, and the status it writes says what createShoot did (every way out of createShoot
+  // sets the Provisioned condition).
   if (!s.shoot && !findCondition(rt, ConditionTypeRuntimeProvisioned)) {
     updateStatePending(rt, ConditionTypeRuntimeProvisioned, ConditionReasonInitialized, 'Unknown', 'Runtime initialized');
     s.milestone = true;
