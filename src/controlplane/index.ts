@@ -26,7 +26,7 @@ import { createLogger, type Logger } from '../runtime/log.js';
 import { type Manager, newManager } from '../runtime/manager.js';
 import type { Registry } from '../runtime/metrics.js';
 import { kubeconfigRefOfKey, RemoteClusterCache } from '../runtime/remote/cache.js';
-import { SECRET_KIND, type Secret } from '../runtime/remote/secret.js';
+import { refString, SECRET_KIND, type Secret } from '../runtime/remote/secret.js';
 import { useSharding } from '../runtime/sharding/manager.js';
 import { LabelKymaManagedBy, ManagedByInfrastructureManager, Runtime, type RuntimeObject } from '../api/infrastructuremanager/index.js';
 import { Kyma, type KymaObject, Manifest, type ManifestObject, SyncResource, type SyncResourceObject } from '../api/operator/index.js';
@@ -172,7 +172,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     // A runtime's first client is built from the Secret these informers hold, without a GET; when
     // both hold it at different versions (one has seen a rotation the other has not yet), it is read.
     cachedSecret: (ref) => {
-      const key = `${ref.namespace ?? ''}/${ref.name}`;
+      const key = refString(ref);
       const a = kymaSecrets?.store.get(key);
       const b = managedSecrets?.store.get(key);
       if (a && b && a.metadata.resourceVersion !== b.metadata.resourceVersion) return undefined;
