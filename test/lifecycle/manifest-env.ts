@@ -5,7 +5,7 @@ import { Kyma, Manifest, type ManifestObject } from '../../src/api/operator/inde
 import { type RunningApiServer } from '../../src/apiserver/server.js';
 import { startModuleOperators, type ModuleOperators, type ModuleOperatorsOptions } from '../../src/landscape/module-operators.js';
 import { ArtifactError, type ArtifactFetcher, type FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
-import { setupManifestController, type RequeueIntervals } from '../../src/lifecycle/manifest/index.js';
+import { type ManifestControllerOptions, setupManifestController, type RequeueIntervals } from '../../src/lifecycle/manifest/index.js';
 import { clientFromKubeconfig, type HttpClient, isNotFound } from '../../src/runtime/client/index.js';
 import type { Client } from '../../src/runtime/client/interface.js';
 import { type Logger, silentLogger } from '../../src/runtime/log.js';
@@ -151,6 +151,8 @@ export async function startEnv(
     intervals?: Partial<RequeueIntervals>;
     /** Wraps the KCP client the Manifest controller writes with (the informers read through the plain one). */
     controllerKcp?: (kcp: HttpClient) => HttpClient;
+    /** The runtime watcher's part, handed in by the test: the keys its events bring and their marks. */
+    watcher?: Pick<ManifestControllerOptions, 'watcherEvents' | 'driftChecks' | 'readinessChecks' | 'eventRecheckMs'>;
   } = {},
 ): Promise<Env> {
   const api = await startWithKinds([Manifest, Kyma] as unknown as AnyKind[], [NS]);
@@ -176,6 +178,7 @@ export async function startEnv(
     intervals: { successMs: 400, busyMs: 100, errorMs: 200, warningMs: 400, ...opts.intervals },
     crdEstablishTimeoutMs: 5_000,
     driftCheckMs: opts.driftCheckMs,
+    ...opts.watcher,
   });
   const operators = startModuleOperators({ server, delayMs: 50, discoverEveryMs: 100, ...opts.operators });
   const ac = new AbortController();

@@ -255,16 +255,18 @@ export class ManifestReconciler {
 
   /**
    * Whether a pass that answered fresh event marks saw none of what they reported: no object
-   * restored, no status change, no error; for a spec event (an installing Manifest's busy pass
-   * looks at its readiness anyway), or for a status event of one of this Manifest's own objects
-   * (not one the router handed to every Manifest of the Kyma because none has it yet) that left it
-   * Ready.
+   * restored, no status change, no error; for a spec event, or for a status event of one of this
+   * Manifest's own objects (not one the router handed to every Manifest of the Kyma because none
+   * has it yet) that left it Ready or installing as it was. An installing Manifest's busy pass is a
+   * fallback while events flow, and in a fleet's long queue it may come minutes later: the event
+   * that its manager Deployment became available, read before the write was stored, must not wait
+   * for it.
    */
   private foundNothing(ctx: Context, fresh: Marks): boolean {
     if (!fresh.drift && !fresh.objects) return false;
     if (ctx.restored || ctx.statusWritten || ctx.status.state === States.Error) return false;
     if (fresh.drift) return true;
-    if (ctx.status.state !== States.Ready) return false;
+    if (ctx.status.state !== States.Ready && ctx.status.state !== States.Processing) return false;
     const own = new Set((ctx.status.synced ?? []).map(refKey));
     const cr = managedDefaultCR(ctx.manifest);
     if (cr) own.add(refKey(refOf(cr)));
