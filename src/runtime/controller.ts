@@ -91,9 +91,15 @@ interface ControllerSpec {
   forKind: KindRef;
   forScope: InformerScope;
   watches: KindWatch[];
-  channels: KeySource[];
+  channels: ChannelWatch[];
   options: ControllerOptions;
   reconcile: ReconcileFn;
+}
+
+interface ChannelWatch {
+  source: KeySource;
+  /** Its keys go ahead of the informers' (WorkQueue.addFirst). */
+  first: boolean;
 }
 
 function isKeyEmitter(s: KeySource): s is KeyEmitter {
@@ -209,7 +215,7 @@ export class Controller {
     }
     if (signal.aborted) return;
     for (const w of this.spec.watches) this.stops.push(this.attach(w));
-    for (const source of this.spec.channels) this.stops.push(this.consume(source, signal));
+    for (const channel of this.spec.channels) this.stops.push(this.consume(channel, signal));
     // shutDown() only resolves (once in-flight work is done); the workers' run() is what start() awaits.
     const onAbort = (): void => {
       this.queue.shutDown().catch(() => undefined);
@@ -248,9 +254,10 @@ export class Controller {
     });
   }
 
-  private consume(source: KeySource, signal: AbortSignal): () => void {
+  private consume({ source, first }: ChannelWatch, signal: AbortSignal): () => void {
+    const enqueue = first ? (key: string | ObjectKey) => this.queue.addFirst(typeof key === 'string' ? key : namespacedName(key)) : (key: string | ObjectKey) => this.enqueue(key);
     if (isKeyEmitter(source)) {
-      const listener = (key: string | ObjectKey) => this.enqueue(key);
+      const listener = enqueue;
       source.on('key', listener);
       return () => source.off('key', listener);
     }
@@ -264,7 +271,7 @@ export class Controller {
         while (!signal.aborted) {
           const r = await iterator.next();
           if (r.done || signal.aborted) break;
-          this.enqueue(r.value);
+          enqueue(r.value);
         }
       } catch (e) {
         this.log.error('event source failed', { error: e });
@@ -323,7 +330,7 @@ export class ControllerBuilder {
   private forKind: KindRef | undefined;
   private forOpts: WatchOptions = {};
   private readonly extra: { kind: KindRef; opts: WatchOptions; map: MapFn | 'owner' }[] = [];
-  private readonly channels: KeySource[] = [];
+  private readonly channels: ChannelWatch[] = [];
   private readonly filters: Predicate[] = [];
   private options: ControllerOptions = {};
 
@@ -354,9 +361,12 @@ export class ControllerBuilder {
     return this;
   }
 
-  /** Keys from outside the cluster (e.g. the runtime watcher's webhook events). */
-  watchesChannel(source: KeySource): this {
-    this.channels.push(source);
+  /**
+   * Keys from outside the cluster (e.g. the runtime watcher's webhook events). `first`: they go
+   * ahead of the keys the informers bring (events about work under way before new work).
+   */
+  watchesChannel(source: KeySource, opts: { first?: boolean } = {}): this {
+    this.channels.push({ source, first: opts.first === true });
     return this;
   }
 

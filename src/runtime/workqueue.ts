@@ -1,6 +1,8 @@
 // A rate-limited, de-duplicating work queue of string keys (client-go's workqueue, in TypeScript):
 // - a key is queued at most once; a key added while a worker processes it is processed once more
 //   after that worker is done (never by two workers at once);
+// - `addFirst(key)` puts a key ahead of the others (work already under way, such as the passes
+//   that events of a module being installed bring, goes before new work);
 // - `addAfter(key, ms)` delays an add (a key waiting twice keeps the earlier time); with `low`, the
 //   add is `addLow` when due (a periodic look behind the keys changes brought; a low key that has
 //   waited `maxLowWaitMs` is served in turn with the others);
@@ -121,9 +123,21 @@ export class WorkQueue {
   readonly name: string;
   private readonly rateLimiter: RateLimiter;
   private readonly metrics: WorkQueueMetricsHooks | undefined;
-  /** FIFO of ready keys; `head` avoids O(n) shifts. */
+  /**
+   * FIFO of ready keys; `head` avoids O(n) shifts. It may hold stale entries (a key moved to
+   * `first` or `low`, or already processed from there): an entry is live while its key is dirty
+   * and in no other lane.
+   */
   private queue: string[] = [];
   private head = 0;
+  /** Keys added with addFirst, handed out before all others (`inFirst` holds the live ones). */
+  private first: string[] = [];
+  private firstHead = 0;
+  private readonly inFirst = new Set<string>();
+  /** Keys added with addFirst while being processed: done() puts them into `first`. */
+  private readonly firstOnDone = new Set<string>();
+  /** Dirty keys that are being processed (not ready until done()). */
+  private dirtyWhileProcessing = 0;
   /**
    * Keys added with addLow, handed out only when `queue` is empty (bulk re-enqueues such as a gained
    * shard's keys must not delay changes that arrive meanwhile). `low` may hold stale entries of keys
@@ -169,7 +183,7 @@ export class WorkQueue {
 
   /** Keys ready to be handed to a worker. */
   get length(): number {
-    return this.queue.length - this.head + this.inLow.size;
+    return this.dirty.size - this.dirtyWhileProcessing;
   }
 
   /** Keys delayed by addAfter / addRateLimited. */
@@ -197,8 +211,31 @@ export class WorkQueue {
     if (this.dirty.has(key)) return;
     this.metrics?.added();
     this.dirty.set(key, performance.now());
-    if (this.processing.has(key)) return; // re-queued by done()
+    if (this.processing.has(key)) {
+      this.dirtyWhileProcessing++;
+      return; // re-queued by done()
+    }
     this.push(key);
+  }
+
+  /**
+   * Adds a key ahead of every key added otherwise (a key already waiting in another lane moves up;
+   * one being processed goes first once done).
+   */
+  addFirst(key: string): void {
+    if (this.shuttingDown || this.inFirst.has(key)) return;
+    if (!this.dirty.has(key)) {
+      this.metrics?.added();
+      this.dirty.set(key, performance.now());
+      if (this.processing.has(key)) this.dirtyWhileProcessing++;
+    }
+    if (this.processing.has(key)) {
+      this.firstOnDone.add(key);
+      return;
+    }
+    // Its entry in `low` or `queue`, if any, is stale from now on.
+    this.inLow.delete(key);
+    this.pushFirst(key);
   }
 
   /**
@@ -211,7 +248,10 @@ export class WorkQueue {
     if (this.dirty.has(key)) return;
     this.metrics?.added();
     this.dirty.set(key, performance.now());
-    if (this.processing.has(key)) return; // re-queued by done(), at normal priority
+    if (this.processing.has(key)) {
+      this.dirtyWhileProcessing++;
+      return; // re-queued by done(), at normal priority
+    }
     const seq = ++this.lowSeq;
     this.inLow.set(key, seq);
     this.low.push({ key, seq });
@@ -268,7 +308,12 @@ export class WorkQueue {
     if (started === undefined) return;
     this.processing.delete(key);
     this.metrics?.finished((performance.now() - started) / 1000);
-    if (this.dirty.has(key) && !this.shuttingDown) this.push(key);
+    const first = this.firstOnDone.delete(key);
+    if (this.dirty.has(key) && !this.shuttingDown) {
+      this.dirtyWhileProcessing--;
+      if (first) this.pushFirst(key);
+      else this.push(key);
+    }
     if (this.shuttingDown && this.processing.size === 0) this.resolveDrained();
   }
 
@@ -304,6 +349,11 @@ export class WorkQueue {
       this.waitingLow.clear();
       this.queue = [];
       this.head = 0;
+      this.first = [];
+      this.firstHead = 0;
+      this.inFirst.clear();
+      this.firstOnDone.clear();
+      this.dirtyWhileProcessing = 0;
       this.low = [];
       this.lowHead = 0;
       this.inLow.clear();
@@ -336,6 +386,13 @@ export class WorkQueue {
     this.scheduleDispatch();
   }
 
+  private pushFirst(key: string): void {
+    this.first.push(key);
+    this.inFirst.add(key);
+    this.metrics?.depth(this.length);
+    this.scheduleDispatch();
+  }
+
   private scheduleDispatch(): void {
     // Hand keys to waiting workers in a microtask, so that adds of the same key in one
     // synchronous burst (e.g. old and new owner of an update) still collapse into one.
@@ -355,13 +412,22 @@ export class WorkQueue {
   }
 
   private take(): string | undefined {
+    const first = this.liveFirstHead();
     const low = this.liveLowHead();
-    const normal = this.head < this.queue.length;
+    const normal = first !== undefined || this.liveNormalHead() !== undefined;
     // A low key that waited too long goes in turn with the others: every other key handed out.
     const aged = normal && low !== undefined && !this.servedAgedLow && this.waitedTooLong(low);
     this.servedAgedLow = aged;
     let key: string;
-    if (normal && !aged) {
+    if (first !== undefined && !aged) {
+      key = first;
+      this.inFirst.delete(key);
+      this.firstHead++;
+      if (this.firstHead > 1024 && this.firstHead * 2 > this.first.length) {
+        this.first = this.first.slice(this.firstHead);
+        this.firstHead = 0;
+      }
+    } else if (normal && !aged) {
       key = this.queue[this.head++];
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue = this.queue.slice(this.head);
@@ -376,9 +442,30 @@ export class WorkQueue {
         this.lowHead = 0;
       }
     } else return undefined;
-    this.metrics?.depth(this.length);
     this.startProcessing(key);
+    this.metrics?.depth(this.length);
     return key;
+  }
+
+  /** The first key of the first lane still waiting there (the stale entries before it are dropped). */
+  private liveFirstHead(): string | undefined {
+    while (this.firstHead < this.first.length && !this.inFirst.has(this.first[this.firstHead])) this.firstHead++;
+    if (this.firstHead < this.first.length) return this.first[this.firstHead];
+    if (this.first.length > 0) {
+      this.first = [];
+      this.firstHead = 0;
+    }
+    return undefined;
+  }
+
+  /** The first live key of the normal FIFO (the stale entries before it are dropped). */
+  private liveNormalHead(): string | undefined {
+    while (this.head < this.queue.length) {
+      const key = this.queue[this.head];
+      if (this.dirty.has(key) && !this.processing.has(key) && !this.inFirst.has(key) && !this.inLow.has(key)) return key;
+      this.head++;
+    }
+    return undefined;
   }
 
   /** The first key of the low lane still waiting there (the stale entries before it are dropped). */

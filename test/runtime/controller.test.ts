@@ -34,6 +34,22 @@ class Recorder {
   }
 }
 
+/** Holds the reconcile that calls `hold()` (and with one worker, the controller) until `release()`. */
+function holdGate(): { hold: () => Promise<void>; held: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let reached!: () => void;
+  const held = new Promise<void>((r) => (reached = r));
+  return {
+    hold: async () => {
+      reached();
+      await gate;
+    },
+    held,
+    release,
+  };
+}
+
 describe('controller', () => {
   let server: RunningApiServer;
   let clusterNo = 0;
@@ -172,10 +188,7 @@ describe('controller', () => {
     const { manager, start, stop } = await fresh();
     const channel = new KeyChannel();
     const order: string[] = [];
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let blocking!: () => void;
-    const blocked = new Promise<void>((r) => (blocking = r));
+    const gate = holdGate();
     newControllerManagedBy(manager)
       .named('fallbacks')
       .for(CONFIGMAP)
@@ -188,21 +201,51 @@ describe('controller', () => {
           channel.send('x/block'); // the next change, while poll's pass ends
           return { requeueAfterMs: 100, fallback: true };
         }
-        if (req.name === 'block') {
-          blocking();
-          await gate;
-        }
+        if (req.name === 'block') await gate.hold();
       });
     await start();
     channel.send('x/poll');
-    await blocked;
+    await gate.held;
     // The only worker is busy: poll comes due meanwhile, then a change brings another key.
     await new Promise((r) => setTimeout(r, 250));
     channel.send('x/event');
     await new Promise((r) => setImmediate(r));
-    release();
+    gate.release();
     await waitFor('poll looked at again', () => order.filter((n) => n === 'poll').length === 2);
     assert.deepEqual(order, ['poll', 'block', 'event', 'poll']);
+    await stop();
+  });
+
+  it('keys of a channel watched with first go ahead of the keys changes brought', async () => {
+    const { manager, start, stop } = await fresh();
+    const changes = new KeyChannel();
+    const events = new EventEmitter();
+    const order: string[] = [];
+    const gate = holdGate();
+    newControllerManagedBy(manager)
+      .named('first-lane')
+      .for(CONFIGMAP)
+      .watchesChannel(changes)
+      .watchesChannel(events, { first: true })
+      .withOptions({ maxConcurrentReconciles: 1 })
+      .complete(async (req: Request): Promise<void> => {
+        if (req.namespace !== 'x') return;
+        order.push(req.name);
+        if (req.name === 'block') await gate.hold();
+      });
+    await start();
+    changes.send('x/block');
+    await gate.held;
+    // The only worker is busy: changes queue up, then events come.
+    changes.send('x/c1');
+    changes.send('x/c2');
+    await new Promise((r) => setImmediate(r));
+    events.emit('key', 'x/e1');
+    events.emit('key', 'x/c2'); // a change already waiting moves up with its event
+    events.emit('key', { namespace: 'x', name: 'e2' });
+    gate.release();
+    await waitFor('all looked at', () => order.length === 5);
+    assert.deepEqual(order, ['block', 'e1', 'c2', 'e2', 'c1']);
     await stop();
   });
 

@@ -13,6 +13,18 @@ async function waitSince(since: number, ms: number): Promise<void> {
   while (performance.now() - since < ms) await sleep(5);
 }
 
+/** Takes `n` keys one after another, each done at once (`then` runs after each, e.g. to add more); returns them in order. */
+async function takeEach(q: WorkQueue, n: number, then?: (key: string) => void): Promise<string[]> {
+  const order: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const key = (await q.get()) ?? '';
+    order.push(key);
+    q.done(key);
+    then?.(key);
+  }
+  return order;
+}
+
 describe('work queue', () => {
   it('de-duplicates keys that are queued several times', async () => {
     const q = new WorkQueue();
@@ -36,13 +48,9 @@ describe('work queue', () => {
     q.addLow('l1'); // already waiting: keeps its place
     q.add('l2'); // waiting at low priority: moves up, behind n1
     assert.equal(q.length, 4);
-    const order: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      const key = (await q.get()) ?? '';
-      order.push(key);
-      q.done(key);
+    const order = await takeEach(q, 4, (key) => {
       if (key === 'n1') q.add('n2'); // arrives while the low keys wait: served before them
-    }
+    });
     order.push((await q.get()) ?? '');
     assert.deepEqual(order, ['n1', 'l2', 'n2', 'l1', 'l3']);
     assert.equal(q.length, 0);
@@ -57,12 +65,7 @@ describe('work queue', () => {
     q.addLow('l1');
     q.addLow('l2');
     q.addLow('k'); // behind l1 and l2, not in its old place ahead of them
-    const order: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const key = (await q.get()) ?? '';
-      order.push(key);
-      q.done(key);
-    }
+    const order = await takeEach(q, 3);
     assert.deepEqual(order, ['l1', 'l2', 'k']);
     assert.equal(q.length, 0);
     await q.shutDown();
@@ -110,14 +113,65 @@ describe('work queue', () => {
     q.done('n1');
     await waitSince(added, 40);
     // A steady stream of changes: every other key handed out is a low one that has waited too long.
-    const order: string[] = [];
     for (let i = 2; i < 6; i++) q.add(`n${i}`);
-    for (let i = 0; i < 6; i++) {
-      const key = (await q.get()) ?? '';
-      order.push(key);
-      q.done(key);
-    }
-    assert.deepEqual(order, ['l1', 'n2', 'l2', 'n3', 'n4', 'n5']);
+    assert.deepEqual(await takeEach(q, 6), ['l1', 'n2', 'l2', 'n3', 'n4', 'n5']);
+    await q.shutDown();
+  });
+
+  it('hands out keys added with addFirst before all others, a key moved up from another lane once', async () => {
+    const q = new WorkQueue();
+    q.add('n1');
+    q.add('n2');
+    q.addLow('l1');
+    q.addFirst('f1');
+    q.addFirst('n2'); // waiting in the normal lane: moves up, its old entry is not served again
+    q.addFirst('l1'); // waiting in the low lane: moves up too
+    q.addFirst('f1'); // already first: keeps its place
+    q.add('f1'); // and add() does not move it back
+    assert.equal(q.length, 4);
+    const order = await takeEach(q, 5, (key) => {
+      if (key === 'f1') q.add('n3'); // new work arrives: behind the normal keys waiting
+    });
+    assert.deepEqual(order, ['f1', 'n2', 'l1', 'n1', 'n3']);
+    assert.equal(q.length, 0);
+    await q.shutDown();
+  });
+
+  it('a key added with addFirst while in flight goes first once done; one added normally while in flight does not', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    q.add('b');
+    const key = await q.get();
+    assert.equal(key, 'a');
+    q.add('n1');
+    q.addFirst('a'); // in flight: dirty, not ready
+    assert.equal(q.length, 2, 'b and n1 are ready; a only once done');
+    q.done('a');
+    assert.equal(q.length, 3);
+    const order = await takeEach(q, 3, (key) => {
+      if (key === 'a') q.add('b2');
+    });
+    assert.deepEqual(order, ['a', 'b', 'n1']);
+    // The control: a key added normally while in flight goes behind the keys already waiting.
+    assert.equal(await q.get(), 'b2');
+    q.add('c');
+    q.add('b2');
+    q.done('b2');
+    const next = [(await q.get()) ?? '', (await q.get()) ?? ''];
+    for (const k of next) q.done(k);
+    assert.deepEqual(next, ['c', 'b2']);
+    await q.shutDown();
+  });
+
+  it('serves low keys that waited maxLowWaitMs in turn with keys added first too', async () => {
+    const q = new WorkQueue({ maxLowWaitMs: 30 });
+    const added = performance.now();
+    q.addLow('l1');
+    await waitSince(added, 40);
+    q.addFirst('f1');
+    q.addFirst('f2');
+    const order = await takeEach(q, 3);
+    assert.deepEqual(order, ['l1', 'f1', 'f2']);
     await q.shutDown();
   });
 
