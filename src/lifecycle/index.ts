@@ -179,6 +179,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     fetcher: opts.fetcher,
     intervals: opts.manifestIntervals,
     watcherEvents: router?.manifestSource,
+    watcherEventsUnderWay: router?.manifestUnderWaySource,
     driftCheckMs: opts.watcher ? (opts.driftCheckMs ?? DEFAULT_DRIFT_CHECK_MS) : undefined,
     driftChecks: router?.driftChecks,
     readinessChecks: router?.readinessChecks,

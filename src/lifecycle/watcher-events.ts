@@ -124,6 +124,8 @@ function owners(manifests: ManifestObject[], e: DeliveredWatchEvent): ManifestOb
 export class WatcherEventRouter {
   private readonly kymaKeys = new EventEmitter();
   private readonly manifestKeys = new EventEmitter();
+  /** Manifests under way (reconciled before: they have a status) that an event concerns. */
+  private readonly manifestUnderWayKeys = new EventEmitter();
   private readonly moduleConfigKeys = new EventEmitter();
   /** Kymas whose runtime reported a change of its Kyma: the next reconcile reads the runtime Kyma. */
   readonly kymaEvents = new PendingChecks();
@@ -143,6 +145,7 @@ export class WatcherEventRouter {
   ) {
     this.kymaKeys.setMaxListeners(0);
     this.manifestKeys.setMaxListeners(0);
+    this.manifestUnderWayKeys.setMaxListeners(0);
     this.moduleConfigKeys.setMaxListeners(0);
   }
 
@@ -154,6 +157,17 @@ export class WatcherEventRouter {
   /** Keys for the Manifest controller. */
   get manifestSource(): KeyEmitter {
     return this.manifestKeys;
+  }
+
+  /**
+   * Keys for the Manifest controller of Manifests reconciled before (they have a status): an event
+   * about one of them concerns work under way (a module installing, a change to put back), which
+   * goes ahead of new Manifests' first passes. An event about a Manifest not reconciled yet (the
+   * router hands an object no inventory names yet to all of a Kyma's Manifests) comes through
+   * manifestSource and keeps its place among the first passes.
+   */
+  get manifestUnderWaySource(): KeyEmitter {
+    return this.manifestUnderWayKeys;
   }
 
   /** Manifest keys for the ModuleConfig controller. */
@@ -183,7 +197,7 @@ export class WatcherEventRouter {
   moduleResourceChanged(e: DeliveredWatchEvent): RouteResult {
     // A klm-module-status Watcher from before it had a manager of its own sends status events here.
     if (isRuntimeKyma(e)) return this.kymaOf(e.runtimeId) ? 'ignored' : 'unknown-runtime';
-    return this.toManifests(e, this.manifestKeys, this.driftChecks, owners);
+    return this.toManifests(e, this.manifestKeys, this.driftChecks, owners, this.manifestUnderWayKeys);
   }
 
   moduleStatusChanged(e: DeliveredWatchEvent): RouteResult {
@@ -192,7 +206,7 @@ export class WatcherEventRouter {
     // image does), and no Manifest needs to look again for it.
     if (isRuntimeKyma(e)) return this.kymaOf(e.runtimeId) ? 'ignored' : 'unknown-runtime';
     const object = objectKeyOf(e);
-    return this.toManifests(e, this.manifestKeys, { mark: (key) => this.readinessChecks.mark(key, object) }, owners);
+    return this.toManifests(e, this.manifestKeys, { mark: (key) => this.readinessChecks.mark(key, object) }, owners, this.manifestUnderWayKeys);
   }
 
   /** A module's custom resource changed: the ModuleConfig controller looks at that Kyma's modules (cheap for those that do not opt in). */
@@ -200,7 +214,13 @@ export class WatcherEventRouter {
     return this.toManifests(e, this.moduleConfigKeys);
   }
 
-  private toManifests(e: DeliveredWatchEvent, keys: EventEmitter, checks?: Pick<PendingChecks, 'mark'>, pick?: (manifests: ManifestObject[], e: DeliveredWatchEvent) => ManifestObject[]): RouteResult {
+  private toManifests(
+    e: DeliveredWatchEvent,
+    keys: EventEmitter,
+    checks?: Pick<PendingChecks, 'mark'>,
+    pick?: (manifests: ManifestObject[], e: DeliveredWatchEvent) => ManifestObject[],
+    underWayKeys?: EventEmitter,
+  ): RouteResult {
     const kyma = this.kymaOf(e.runtimeId);
     if (!kyma) return 'unknown-runtime';
     const name = kyma.metadata.name ?? '';
@@ -209,7 +229,7 @@ export class WatcherEventRouter {
     for (const m of pick ? pick(ofKyma, e) : ofKyma) {
       const key = `${this.namespace}/${m.metadata.name ?? ''}`;
       checks?.mark(key);
-      keys.emit('key', key);
+      (underWayKeys && m.status?.state ? underWayKeys : keys).emit('key', key);
     }
     return 'enqueued';
   }

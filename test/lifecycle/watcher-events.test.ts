@@ -32,7 +32,7 @@ function router() {
   const r = new WatcherEventRouter(NS, kymas, manifests);
   const manifestKeys: string[] = [];
   r.manifestSource.on('key', (k) => void manifestKeys.push(String(k)));
-  return { r, manifestKeys };
+  return { r, manifestKeys, manifests };
 }
 
 const gvk = (group: string, kind: string, watched?: { namespace: string; name: string }) => ({ watchedGvk: { group, kind }, ...(watched ? { watched } : {}) });
@@ -90,5 +90,26 @@ describe('watcher event routing', () => {
     assert.equal(r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('operator.kyma-project.io', 'Kyma') }), 'ignored');
     assert.equal(r.moduleStatusChanged({ runtimeId: 'rt-x', event: gvk('apps', 'Deployment') }), 'unknown-runtime');
     assert.deepEqual(manifestKeys, []);
+  });
+
+  it('hands the keys of Manifests under way (reconciled before) to the first lane, and new ones to the other', () => {
+    const { r, manifestKeys, manifests } = router();
+    // rt-a-one has been reconciled (it has a state); rt-a-two has not.
+    const one = manifests.get(`${NS}/rt-a-one`) as ManifestObject;
+    manifests.upsert({ ...one, status: { ...one.status, state: 'Processing' } } as ManifestObject);
+    const underWay: string[] = [];
+    r.manifestUnderWaySource.on('key', (k) => void underWay.push(String(k)));
+    r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'one-manager' }) });
+    assert.deepEqual(underWay, [`${NS}/rt-a-one`]);
+    assert.deepEqual(manifestKeys, []);
+    // An object no inventory names goes to every Manifest of the Kyma, each in its lane.
+    r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'skr-webhook' }) });
+    assert.deepEqual(underWay, [`${NS}/rt-a-one`, `${NS}/rt-a-one`]);
+    assert.deepEqual(manifestKeys, [`${NS}/rt-a-two`]);
+    assert.deepEqual([...(r.readinessChecks.take(`${NS}/rt-a-two`) ?? [])], ['apps/Deployment/kyma-system/skr-webhook'], 'marked all the same');
+    // Spec events too.
+    r.moduleResourceChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'two-manager' }) });
+    assert.deepEqual(manifestKeys, [`${NS}/rt-a-two`, `${NS}/rt-a-two`]);
+    assert.equal(underWay.length, 2);
   });
 });

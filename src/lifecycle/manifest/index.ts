@@ -38,6 +38,8 @@ export interface ManifestControllerOptions {
   onModuleState?: ModuleStateHook;
   /** Keys of Manifests whose resources changed in their runtime (runtime watcher events). */
   watcherEvents?: KeySource;
+  /** Keys of watcher events about Manifests under way (reconciled before), served ahead of the others. */
+  watcherEventsUnderWay?: KeySource;
   /**
    * With the runtime watcher: a Ready, unchanged Manifest's objects are read back from its runtime
    * at least this often (jittered), else only on a watcher event, a change, or while the runtime's
@@ -129,6 +131,11 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
     );
   }
   if (opts.watcherEvents) builder.watchesChannel(opts.watcherEvents);
+  // Events about work under way (a module's status while it installs, a change to put back) go
+  // ahead of new Manifests' first passes, which take several times as long: in a fleet's install,
+  // an installing Manifest whose manager became available is Ready within moments, not behind
+  // thousands of first passes.
+  if (opts.watcherEventsUnderWay) builder.watchesChannel(opts.watcherEventsUnderWay, { first: true });
   const controller = builder.complete(reconciler);
   return { controller, reconciler };
 }
