@@ -41,14 +41,15 @@ export const EVENT_RECHECK_MS = 1_000;
 /**
  * The result of a pass, bringing the key back by its pending recheck's time (`dueAt`,
  * performance.now()) at the latest: the work queue keeps only the earliest wake-up of a key, so every
- * pass (also one that came sooner) asks for the recheck's.
+ * pass (also one that came sooner) asks for the recheck's. `first`: the recheck goes ahead of other
+ * keys, as the events it repeats did.
  */
-export function untilRecheck(result: ReconcileResult | void, dueAt: number | undefined): ReconcileResult | void {
+export function untilRecheck(result: ReconcileResult | void, dueAt: number | undefined, first = false): ReconcileResult | void {
   // A failure's backoff stays as it is (requeueAfterMs would reset it); the recheck waits for the pass after.
   if (dueAt === undefined || (result?.requeue && result.requeueAfterMs === undefined)) return result;
   const ms = Math.max(1, Math.ceil(dueAt - performance.now()));
   if (result?.requeueAfterMs !== undefined && result.requeueAfterMs <= ms) return result;
-  return { ...result, requeueAfterMs: ms, fallback: false };
+  return { ...result, requeueAfterMs: ms, fallback: false, ...(first ? { first } : {}) };
 }
 
 /**

@@ -25,6 +25,8 @@ export interface ReconcileResult {
    * backlog (thousands of objects created at once) what changed goes first.
    */
   fallback?: boolean;
+  /** The look after `requeueAfterMs` goes ahead of other keys (a second look at work under way, WorkQueue.addFirst). */
+  first?: boolean;
   /**
    * The reconcile failed, and the reconciler recorded why (an Error state in the object's status)
    * and chose when to look again: counted as an error (`controller_runtime_reconcile_errors_total`,
@@ -306,7 +308,7 @@ export class Controller {
       if (failed) this.log.debug('reconcile ended in an error state', { ...req, error: result?.error });
       if (result && result.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
         this.queue.forget(key);
-        this.queue.addAfter(key, result.requeueAfterMs, { low: result.fallback === true });
+        this.queue.addAfter(key, result.requeueAfterMs, { low: result.fallback === true, first: result.first === true });
         this.metrics.reconciled(failed ? 'error' : 'requeue_after', seconds);
       } else if (result?.requeue) {
         this.queue.addRateLimited(key);

@@ -2,10 +2,11 @@
 // - a key is queued at most once; a key added while a worker processes it is processed once more
 //   after that worker is done (never by two workers at once);
 // - `addFirst(key)` puts a key ahead of the others (work already under way, such as the passes
-//   that events of a module being installed bring, goes before new work);
-// - `addAfter(key, ms)` delays an add (a key waiting twice keeps the earlier time); with `low`, the
-//   add is `addLow` when due (a periodic look behind the keys changes brought; a low key that has
-//   waited `maxLowWaitMs` is served in turn with the others);
+//   that events of a module being installed bring, goes before new work); a key that has waited
+//   `maxLowWaitMs` behind such keys is served in turn with them;
+// - `addAfter(key, ms)` delays an add (a key waiting twice in one lane keeps the earlier time); with
+//   `low` or `first`, the add is `addLow` or `addFirst` when due (`low`: a periodic look behind the
+//   keys changes brought; a low key that has waited `maxLowWaitMs` is served in turn with the others);
 // - `addRateLimited(key)` delays by the larger of a per-key exponential backoff and a global
 //   token bucket; `forget(key)` resets the key's backoff;
 // - `run(workers, fn)` processes keys with bounded concurrency; `shutDown()` stops intake, lets
@@ -105,16 +106,71 @@ export interface WorkQueueOptions {
 /** See WorkQueueOptions.maxLowWaitMs. */
 export const DEFAULT_MAX_LOW_WAIT_MS = 5 * 60_000;
 
-interface LowEntry {
-  key: string;
-  seq: number;
-}
+/** The lanes, from the one handed out first. */
+type LaneName = 'first' | 'normal' | 'low';
 
 interface Delayed {
   at: number;
   key: string;
-  /** Added with addLow when due. */
-  low?: boolean;
+  lane: LaneName;
+}
+
+/**
+ * One FIFO lane of ready keys, each at most once. A key taken out of the lane (moved to another)
+ * leaves a stale entry behind, skipped when it reaches the head: an entry is live while `live`
+ * holds its sequence number, so a key added again later queues at the end, not at its old place.
+ */
+class Lane {
+  private entries: { key: string; seq: number }[] = [];
+  /** Index of the first entry not handed out; avoids O(n) shifts. */
+  private head = 0;
+  private readonly live = new Map<string, number>();
+  private seq = 0;
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  has(key: string): boolean {
+    return this.live.has(key);
+  }
+
+  push(key: string): void {
+    const seq = ++this.seq;
+    this.live.set(key, seq);
+    this.entries.push({ key, seq });
+  }
+
+  /** Takes the key out of the lane (its entry goes stale); whether it was in it. */
+  delete(key: string): boolean {
+    return this.live.delete(key);
+  }
+
+  /** The key at the head, without taking it (the stale entries before it are dropped). */
+  peek(): string | undefined {
+    while (this.head < this.entries.length && this.live.get(this.entries[this.head].key) !== this.entries[this.head].seq) this.head++;
+    if (this.head < this.entries.length) return this.entries[this.head].key;
+    if (this.entries.length > 0) this.clear();
+    return undefined;
+  }
+
+  shift(): string | undefined {
+    const key = this.peek();
+    if (key === undefined) return undefined;
+    this.live.delete(key);
+    this.head++;
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
+    }
+    return key;
+  }
+
+  clear(): void {
+    this.entries = [];
+    this.head = 0;
+    this.live.clear();
+  }
 }
 
 export type WorkFn = (key: string, signal: AbortSignal) => Promise<void>;
@@ -124,39 +180,23 @@ export class WorkQueue {
   private readonly rateLimiter: RateLimiter;
   private readonly metrics: WorkQueueMetricsHooks | undefined;
   /**
-   * FIFO of ready keys; `head` avoids O(n) shifts. It may hold stale entries (a key moved to
-   * `first` or `low`, or already processed from there): an entry is live while its key is dirty
-   * and in no other lane.
+   * Ready keys, each in one lane: `first` (addFirst) is handed out before `normal` (add), and `low`
+   * (addLow) only when both are empty, so bulk re-enqueues such as a gained shard's keys do not delay
+   * the changes that arrive meanwhile; a key that waited maxLowWaitMs behind the lanes ahead goes in
+   * turn with them. A key added to a lane ahead of the one it waits in moves up.
    */
-  private queue: string[] = [];
-  private head = 0;
-  /** Keys added with addFirst, handed out before all others (`inFirst` holds the live ones). */
-  private first: string[] = [];
-  private firstHead = 0;
-  private readonly inFirst = new Set<string>();
-  /** Keys added with addFirst while being processed: done() puts them into `first`. */
+  private readonly lanes: Record<LaneName, Lane> = { first: new Lane(), normal: new Lane(), low: new Lane() };
+  /** Keys added with addFirst while being processed: done() puts them into the first lane. */
   private readonly firstOnDone = new Set<string>();
-  /** Dirty keys that are being processed (not ready until done()). */
-  private dirtyWhileProcessing = 0;
-  /**
-   * Keys added with addLow, handed out only when `queue` is empty (bulk re-enqueues such as a gained
-   * shard's keys must not delay changes that arrive meanwhile). `low` may hold stale entries of keys
-   * promoted by add(); `inLow` is the truth: an entry is live when its sequence number is the one
-   * `inLow` holds for its key (a key added here again after a promotion does not take its stale
-   * place ahead of the keys added in between).
-   */
-  private low: LowEntry[] = [];
-  private lowHead = 0;
-  private readonly inLow = new Map<string, number>();
-  private lowSeq = 0;
   /** Keys waiting to be processed (queued, or re-added while processing), with the time they were added. */
   private readonly dirty = new Map<string, number>();
   /** Keys being processed, with the time processing started. */
   private readonly processing = new Map<string, number>();
-  /** Delayed keys and their due time (the heap may hold stale entries; this map is the truth). */
-  private readonly waiting = new Map<string, number>();
-  /** Delayed keys to be added at low priority, and their due time (apart from `waiting`: a key may be in both). */
-  private readonly waitingLow = new Map<string, number>();
+  /**
+   * Delayed keys and their due time, per lane they are added to when due (the heap may hold stale
+   * entries; these maps are the truth; a key may wait in several).
+   */
+  private readonly waiting: Record<LaneName, Map<string, number>> = { first: new Map(), normal: new Map(), low: new Map() };
   /** Delayed keys by due time. */
   private readonly heap = new MinHeap<Delayed>((d) => d.at);
   private timer: NodeJS.Timeout | undefined;
@@ -169,6 +209,8 @@ export class WorkQueue {
   private readonly maxLowWaitMs: number;
   /** The last key handed out was a low key served for having waited too long (they alternate with the others). */
   private servedAgedLow = false;
+  /** The same for a normal key that waited too long behind keys added first. */
+  private servedAgedNormal = false;
 
   constructor(opts: WorkQueueOptions = {}) {
     this.name = opts.name ?? 'queue';
@@ -183,14 +225,13 @@ export class WorkQueue {
 
   /** Keys ready to be handed to a worker. */
   get length(): number {
-    return this.dirty.size - this.dirtyWhileProcessing;
+    return this.lanes.first.size + this.lanes.normal.size + this.lanes.low.size;
   }
 
   /** Keys delayed by addAfter / addRateLimited. */
   get delayed(): number {
-    let n = this.waiting.size;
-    for (const key of this.waitingLow.keys()) if (!this.waiting.has(key)) n++;
-    return n;
+    const keys = new Set([...this.waiting.first.keys(), ...this.waiting.normal.keys(), ...this.waiting.low.keys()]);
+    return keys.size;
   }
 
   get inFlight(): number {
@@ -203,19 +244,16 @@ export class WorkQueue {
 
   add(key: string): void {
     if (this.shuttingDown) return;
-    if (this.inLow.delete(key)) {
-      // Waiting at low priority: it moves up (its stale entry in `low` is skipped).
-      this.push(key);
+    if (this.lanes.low.delete(key)) {
+      // Waiting at low priority: it moves up.
+      this.push('normal', key);
       return;
     }
     if (this.dirty.has(key)) return;
     this.metrics?.added();
     this.dirty.set(key, performance.now());
-    if (this.processing.has(key)) {
-      this.dirtyWhileProcessing++;
-      return; // re-queued by done()
-    }
-    this.push(key);
+    if (this.processing.has(key)) return; // re-queued by done()
+    this.push('normal', key);
   }
 
   /**
@@ -223,19 +261,18 @@ export class WorkQueue {
    * one being processed goes first once done).
    */
   addFirst(key: string): void {
-    if (this.shuttingDown || this.inFirst.has(key)) return;
+    if (this.shuttingDown || this.lanes.first.has(key)) return;
     if (!this.dirty.has(key)) {
       this.metrics?.added();
       this.dirty.set(key, performance.now());
-      if (this.processing.has(key)) this.dirtyWhileProcessing++;
     }
     if (this.processing.has(key)) {
       this.firstOnDone.add(key);
       return;
     }
-    // Its entry in `low` or `queue`, if any, is stale from now on.
-    this.inLow.delete(key);
-    this.pushFirst(key);
+    this.lanes.low.delete(key);
+    this.lanes.normal.delete(key);
+    this.push('first', key);
   }
 
   /**
@@ -248,36 +285,36 @@ export class WorkQueue {
     if (this.dirty.has(key)) return;
     this.metrics?.added();
     this.dirty.set(key, performance.now());
-    if (this.processing.has(key)) {
-      this.dirtyWhileProcessing++;
-      return; // re-queued by done(), at normal priority
-    }
-    const seq = ++this.lowSeq;
-    this.inLow.set(key, seq);
-    this.low.push({ key, seq });
-    this.metrics?.depth(this.length);
-    this.scheduleDispatch();
+    if (this.processing.has(key)) return; // re-queued by done(), at normal priority
+    this.push('low', key);
   }
 
   /**
    * Adds the key after `ms`. `low`: then with addLow, behind the keys added otherwise (a periodic
-   * look that events make up for, so that a backlog of them does not delay the changes). A key
-   * delayed twice at one priority keeps the earlier time.
+   * look that events make up for, so that a backlog of them does not delay the changes). `first`:
+   * then with addFirst (a second look at work under way). A key delayed twice at one priority keeps
+   * the earlier time.
    */
-  addAfter(key: string, ms: number, opts: { low?: boolean } = {}): void {
+  addAfter(key: string, ms: number, opts: { low?: boolean; first?: boolean } = {}): void {
     if (this.shuttingDown) return;
+    const lane: LaneName = opts.first ? 'first' : opts.low ? 'low' : 'normal';
     if (!(ms > 0)) {
-      if (opts.low) this.addLow(key);
-      else this.add(key);
+      this.addTo(lane, key);
       return;
     }
     const at = performance.now() + ms;
-    const waiting = opts.low ? this.waitingLow : this.waiting;
+    const waiting = this.waiting[lane];
     const current = waiting.get(key);
     if (current !== undefined && current <= at) return;
     waiting.set(key, at);
-    this.heap.push({ at, key, low: opts.low === true });
+    this.heap.push({ at, key, lane });
     this.schedule();
+  }
+
+  private addTo(lane: LaneName, key: string): void {
+    if (lane === 'first') this.addFirst(key);
+    else if (lane === 'low') this.addLow(key);
+    else this.add(key);
   }
 
   addRateLimited(key: string): void {
@@ -309,11 +346,7 @@ export class WorkQueue {
     this.processing.delete(key);
     this.metrics?.finished((performance.now() - started) / 1000);
     const first = this.firstOnDone.delete(key);
-    if (this.dirty.has(key) && !this.shuttingDown) {
-      this.dirtyWhileProcessing--;
-      if (first) this.pushFirst(key);
-      else this.push(key);
-    }
+    if (this.dirty.has(key) && !this.shuttingDown) this.push(first ? 'first' : 'normal', key);
     if (this.shuttingDown && this.processing.size === 0) this.resolveDrained();
   }
 
@@ -345,18 +378,9 @@ export class WorkQueue {
       if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;
       this.heap.clear();
-      this.waiting.clear();
-      this.waitingLow.clear();
-      this.queue = [];
-      this.head = 0;
-      this.first = [];
-      this.firstHead = 0;
-      this.inFirst.clear();
+      for (const waiting of Object.values(this.waiting)) waiting.clear();
+      for (const lane of Object.values(this.lanes)) lane.clear();
       this.firstOnDone.clear();
-      this.dirtyWhileProcessing = 0;
-      this.low = [];
-      this.lowHead = 0;
-      this.inLow.clear();
       this.dirty.clear();
       this.metrics?.depth(0);
       for (const g of this.getters.splice(0)) g(undefined);
@@ -380,15 +404,8 @@ export class WorkQueue {
     return longest / 1000;
   }
 
-  private push(key: string): void {
-    this.queue.push(key);
-    this.metrics?.depth(this.length);
-    this.scheduleDispatch();
-  }
-
-  private pushFirst(key: string): void {
-    this.first.push(key);
-    this.inFirst.add(key);
+  private push(lane: LaneName, key: string): void {
+    this.lanes[lane].push(key);
     this.metrics?.depth(this.length);
     this.scheduleDispatch();
   }
@@ -412,71 +429,22 @@ export class WorkQueue {
   }
 
   private take(): string | undefined {
-    const first = this.liveFirstHead();
-    const low = this.liveLowHead();
-    const normal = first !== undefined || this.liveNormalHead() !== undefined;
-    // A low key that waited too long goes in turn with the others: every other key handed out.
-    const aged = normal && low !== undefined && !this.servedAgedLow && this.waitedTooLong(low);
-    this.servedAgedLow = aged;
-    let key: string;
-    if (first !== undefined && !aged) {
-      key = first;
-      this.inFirst.delete(key);
-      this.firstHead++;
-      if (this.firstHead > 1024 && this.firstHead * 2 > this.first.length) {
-        this.first = this.first.slice(this.firstHead);
-        this.firstHead = 0;
-      }
-    } else if (normal && !aged) {
-      key = this.queue[this.head++];
-      if (this.head > 1024 && this.head * 2 > this.queue.length) {
-        this.queue = this.queue.slice(this.head);
-        this.head = 0;
-      }
-    } else if (low !== undefined) {
-      key = low;
-      this.inLow.delete(key);
-      this.lowHead++;
-      if (this.lowHead > 1024 && this.lowHead * 2 > this.low.length) {
-        this.low = this.low.slice(this.lowHead);
-        this.lowHead = 0;
-      }
-    } else return undefined;
+    const { first, normal, low } = this.lanes;
+    const firstKey = first.peek();
+    const normalKey = normal.peek();
+    const lowKey = low.peek();
+    // A key that waited too long behind the lanes ahead of it goes in turn with them: every other
+    // key handed out (a low key behind both, a normal key behind keys added first).
+    const agedLow = (firstKey !== undefined || normalKey !== undefined) && lowKey !== undefined && !this.servedAgedLow && this.waitedTooLong(lowKey);
+    this.servedAgedLow = agedLow;
+    const agedNormal = !agedLow && firstKey !== undefined && normalKey !== undefined && !this.servedAgedNormal && this.waitedTooLong(normalKey);
+    this.servedAgedNormal = agedNormal;
+    const lane = agedLow ? low : firstKey !== undefined && !agedNormal ? first : normalKey !== undefined ? normal : low;
+    const key = lane.shift();
+    if (key === undefined) return undefined;
     this.startProcessing(key);
     this.metrics?.depth(this.length);
     return key;
-  }
-
-  /** The first key of the first lane still waiting there (the stale entries before it are dropped). */
-  private liveFirstHead(): string | undefined {
-    while (this.firstHead < this.first.length && !this.inFirst.has(this.first[this.firstHead])) this.firstHead++;
-    if (this.firstHead < this.first.length) return this.first[this.firstHead];
-    if (this.first.length > 0) {
-      this.first = [];
-      this.firstHead = 0;
-    }
-    return undefined;
-  }
-
-  /** The first live key of the normal FIFO (the stale entries before it are dropped). */
-  private liveNormalHead(): string | undefined {
-    while (this.head < this.queue.length) {
-      const key = this.queue[this.head];
-      if (this.dirty.has(key) && !this.processing.has(key) && !this.inFirst.has(key) && !this.inLow.has(key)) return key;
-      this.head++;
-    }
-    return undefined;
-  }
-
-  /** The first key of the low lane still waiting there (the stale entries before it are dropped). */
-  private liveLowHead(): string | undefined {
-    while (this.lowHead < this.low.length && this.inLow.get(this.low[this.lowHead].key) !== this.low[this.lowHead].seq) this.lowHead++;
-    if (this.lowHead < this.low.length) return this.low[this.lowHead].key;
-    if (this.low.length > 0) {
-      this.low = [];
-      this.lowHead = 0;
-    }
-    return undefined;
   }
 
   private waitedTooLong(key: string): boolean {
@@ -506,11 +474,10 @@ export class WorkQueue {
     const now = performance.now();
     for (let next = this.heap.peek(); next && next.at <= now + 1; next = this.heap.peek()) {
       this.heap.pop();
-      const waiting = next.low ? this.waitingLow : this.waiting;
+      const waiting = this.waiting[next.lane];
       if (waiting.get(next.key) !== next.at) continue; // superseded by an earlier addAfter
       waiting.delete(next.key);
-      if (next.low) this.addLow(next.key);
-      else this.add(next.key);
+      this.addTo(next.lane, next.key);
     }
     this.schedule();
   }

@@ -222,7 +222,7 @@ describe('controller', () => {
     const events = new EventEmitter();
     const order: string[] = [];
     const gate = holdGate();
-    newControllerManagedBy(manager)
+    const controller = newControllerManagedBy(manager)
       .named('first-lane')
       .for(CONFIGMAP)
       .watchesChannel(changes)
@@ -239,13 +239,16 @@ describe('controller', () => {
     // The only worker is busy: changes queue up, then events come.
     changes.send('x/c1');
     changes.send('x/c2');
-    await new Promise((r) => setImmediate(r));
+    await waitFor('both changes queued', () => controller.queue.length === 2);
     events.emit('key', 'x/e1');
     events.emit('key', 'x/c2'); // a change already waiting moves up with its event
     events.emit('key', { namespace: 'x', name: 'e2' });
     gate.release();
     await waitFor('all looked at', () => order.length === 5);
-    assert.deepEqual(order, ['block', 'e1', 'c2', 'e2', 'c1']);
+    // A key sent now comes after everything queued: no key was looked at twice.
+    changes.send('x/marker');
+    await waitFor('the marker looked at', () => order.includes('marker'));
+    assert.deepEqual(order, ['block', 'e1', 'c2', 'e2', 'c1', 'marker']);
     await stop();
   });
 

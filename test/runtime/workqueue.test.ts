@@ -175,6 +175,47 @@ describe('work queue', () => {
     await q.shutDown();
   });
 
+  it('a key moved up by addFirst and added normally again later waits behind the keys added in between', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    q.add('b');
+    q.addFirst('a'); // its entry in the normal lane is stale from now on
+    assert.deepEqual(await takeEach(q, 1), ['a']);
+    q.add('c');
+    q.add('a'); // behind b and c, not in its old place ahead of them
+    assert.equal(q.length, 3);
+    assert.deepEqual(await takeEach(q, 3), ['b', 'c', 'a']);
+    assert.equal(q.length, 0);
+    await q.shutDown();
+  });
+
+  it('serves a normal key that waited maxLowWaitMs in turn with a stream of keys added first', async () => {
+    const q = new WorkQueue({ maxLowWaitMs: 30 });
+    const added = performance.now();
+    q.add('n1');
+    q.add('n2');
+    q.addFirst('f0');
+    // Before the bound the normal keys wait.
+    assert.deepEqual(await takeEach(q, 1), ['f0']);
+    await waitSince(added, 40);
+    for (let i = 1; i < 5; i++) q.addFirst(`f${i}`);
+    assert.deepEqual(await takeEach(q, 6), ['n1', 'f1', 'n2', 'f2', 'f3', 'f4']);
+    await q.shutDown();
+  });
+
+  it('a delayed add with first joins the keys added first when due', async () => {
+    const q = new WorkQueue();
+    const since = performance.now();
+    q.addAfter('later', 30, { first: true });
+    q.add('n1');
+    q.add('n2');
+    assert.equal(q.delayed, 1);
+    await waitSince(since, 50);
+    await waitFor('the delayed key added', () => q.delayed === 0);
+    assert.deepEqual(await takeEach(q, 3), ['later', 'n1', 'n2']);
+    await q.shutDown();
+  });
+
   it('gives a low-priority key to a waiting worker', async () => {
     const q = new WorkQueue();
     const next = q.get();

@@ -635,8 +635,7 @@ export function setupKymaController(manager: Manager, opts: KymaControllerOption
     })
     .watches<ModuleReleaseMetaObject>(ModuleReleaseMeta, (m) => affected(m.spec.moduleName, !!m.spec.mandatory), { namespace: ns, predicates: [or(generationChanged, labelsChanged)] })
     .withOptions({ maxConcurrentReconciles: opts.maxConcurrentReconciles ?? 4 });
-  // A runtime admin's change in the runtime Kyma goes ahead of the passes Manifest changes and new Kymas bring.
-  if (opts.watcherEvents) builder.watchesChannel(opts.watcherEvents, { first: true });
+  if (opts.watcherEvents) builder.watchesChannel(opts.watcherEvents);
   if (opts.skrWebhook) {
     // The runtimes' webhook configuration is made of the Watchers: a Watcher created, changed or
     // deleted is rolled out to every runtime now.

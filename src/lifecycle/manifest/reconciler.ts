@@ -174,7 +174,8 @@ export class ManifestReconciler {
 
   async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
     const result = await this.reconcileOnce(req, signal);
-    return untilRecheck(result, this.rechecks.get(namespacedName(req))?.dueAt);
+    // A recheck repeats events about work under way: it goes first, as they did.
+    return untilRecheck(result, this.rechecks.get(namespacedName(req))?.dueAt, true);
   }
 
   private async reconcileOnce(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
