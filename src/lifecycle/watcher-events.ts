@@ -125,7 +125,7 @@ function owners(manifests: ManifestObject[], e: DeliveredWatchEvent): ManifestOb
 export class WatcherEventRouter {
   private readonly kymaKeys = new EventEmitter();
   private readonly manifestKeys = new EventEmitter();
-  /** Manifests under way (reconciled before: they have a status) that an event concerns. */
+  /** Manifests under way (reconciled before: they have a state) that an event concerns. */
   private readonly manifestUnderWayKeys = new EventEmitter();
   private readonly moduleConfigKeys = new EventEmitter();
   /** Kymas whose runtime reported a change of its Kyma: the next reconcile reads the runtime Kyma. */
@@ -161,7 +161,7 @@ export class WatcherEventRouter {
   }
 
   /**
-   * Keys for the Manifest controller of Manifests reconciled before (they have a status): an event
+   * Keys for the Manifest controller of Manifests reconciled before (they have a state): an event
    * about one of them concerns work under way (a module installing, a change to put back), which
    * goes ahead of new Manifests' first passes. An event about a Manifest not reconciled yet (the
    * router hands an object no inventory names yet to all of a Kyma's Manifests) comes through

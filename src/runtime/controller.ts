@@ -259,9 +259,8 @@ export class Controller {
   private consume({ source, first }: ChannelWatch, signal: AbortSignal): () => void {
     const enqueue = first ? (key: string | ObjectKey) => this.queue.addFirst(typeof key === 'string' ? key : namespacedName(key)) : (key: string | ObjectKey) => this.enqueue(key);
     if (isKeyEmitter(source)) {
-      const listener = enqueue;
-      source.on('key', listener);
-      return () => source.off('key', listener);
+      source.on('key', enqueue);
+      return () => source.off('key', enqueue);
     }
     const iterator = source[Symbol.asyncIterator]();
     const stop = (): void => {
