@@ -165,6 +165,8 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     runtimeCheckMs: opts.watcher ? (opts.runtimeCheckMs ?? DEFAULT_RUNTIME_CHECK_MS) : undefined,
     runtimeChecks: router?.runtimeChecks,
     runtimeKymaEvents: router?.kymaEvents,
+    webhookEventKeys: router?.kymaWebhookSource,
+    webhookEvents: router?.webhookChecks,
     eventRecheckMs: opts.eventRecheckMs,
     maintenance: new MaintenanceWindows(opts.maintenancePolicy, opts.minMaintenanceWindowMs),
     skrImagePullSecret: opts.skrImagePullSecret,

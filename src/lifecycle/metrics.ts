@@ -34,6 +34,7 @@ export class LifecycleMetrics {
   private readonly cachedPasses: Counter;
   private readonly runtimeKymaEvents: Counter;
   private readonly eventRechecks: Counter;
+  private readonly webhookEvents: Counter;
   private readonly modulesByKyma = new Map<string, Set<string>>();
 
   constructor(registry: Registry) {
@@ -54,14 +55,23 @@ export class LifecycleMetrics {
       help: 'Watcher events on the runtime Kyma answered by a Kyma reconcile, by pass: event (read the runtime Kyma only), full (a full runtime check was due anyway), recheck (an event pass found the runtime Kyma unchanged and looked once more a second later).',
       labelNames: ['pass'],
     });
+    this.webhookEvents = registry.counter({
+      name: 'lifecycle_mgr_kyma_webhook_events_total',
+      help: "Watcher events on the webhook's own objects in a runtime answered by a Kyma reconcile, by pass: webhook (read the runtime Kyma and the webhook), full (a full runtime check was due anyway), recheck (a webhook pass found the webhook not available and looked once more a second later).",
+      labelNames: ['pass'],
+    });
     this.eventRechecks = registry.counter({
       name: 'lifecycle_mgr_kyma_event_rechecks_total',
-      help: 'Event passes that found the runtime Kyma unchanged and asked for one more look a second later (an event can come before the API server stored its write).',
+      help: 'Event passes that found the runtime Kyma unchanged, or the webhook not available, and asked for one more look a second later (an event can come before the API server stored its write).',
     });
   }
 
   eventRecheck(): void {
     this.eventRechecks.inc();
+  }
+
+  webhookEvent(pass: 'webhook' | 'full' | 'recheck'): void {
+    this.webhookEvents.inc({ pass });
   }
 
   runtimeCheck(reason: RuntimeCheckReason): void {

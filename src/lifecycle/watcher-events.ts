@@ -5,6 +5,9 @@
 //   lifecycle-manager-resources  (module resources changed or deleted)      -> the Manifest that owns it (else that Kyma's Manifests)
 //   lifecycle-manager-module-status (their status changed)                  -> the same Manifests: readiness, and that object
 //   lifecycle-manager-module-config (a module's custom resource changed)    -> that Kyma's ModuleConfigs (keyed by Manifest)
+// The watcher's own webhook objects in the runtime (in practice its Deployment's status: the default
+// Watchers see no other change of them) belong to no Manifest: their events go to the Kyma, whose next
+// pass looks at the webhook.
 // Before a key is enqueued it is marked: a marked Kyma reads its runtime Kyma at its next reconcile
 // (an event pass), a Manifest marked for drift reads its objects back, one marked for readiness
 // reads its readiness and the objects the events named, where an unmarked periodic pass works from
@@ -16,6 +19,7 @@ import type { KeyEmitter, ReconcileResult } from '../runtime/controller.js';
 import { splitApiVersion } from '../kube/object.js';
 import { managedDefaultCR } from './manifest/default-cr.js';
 import { runtimeIdOf } from '../watcher/certificates.js';
+import { isSkrWebhookObject } from '../watcher/skr-objects.js';
 
 export interface DeliveredWatchEvent {
   runtimeId: string;
@@ -128,10 +132,13 @@ export class WatcherEventRouter {
   /** Manifests under way (reconciled before: they have a state) that an event concerns. */
   private readonly manifestUnderWayKeys = new EventEmitter();
   private readonly moduleConfigKeys = new EventEmitter();
+  private readonly kymaWebhookKeys = new EventEmitter();
   /** Kymas whose runtime reported a change of its Kyma: the next reconcile reads the runtime Kyma. */
   readonly kymaEvents = new PendingChecks();
   /** Kymas that need a full runtime check at once (their certificates must be re-issued). */
   readonly runtimeChecks = new PendingChecks();
+  /** Kymas whose runtime reported a change of the webhook's own objects: the next reconcile looks at the webhook. */
+  readonly webhookChecks = new PendingChecks();
   /** Manifests whose resources changed in their runtime. */
   readonly driftChecks = new PendingChecks();
   /** Manifests whose resources' status changed in their runtime, with those resources. */
@@ -148,11 +155,21 @@ export class WatcherEventRouter {
     this.manifestKeys.setMaxListeners(0);
     this.manifestUnderWayKeys.setMaxListeners(0);
     this.moduleConfigKeys.setMaxListeners(0);
+    this.kymaWebhookKeys.setMaxListeners(0);
   }
 
   /** Keys for the Kyma controller. */
   get kymaSource(): KeyEmitter {
     return this.kymaKeys;
+  }
+
+  /**
+   * Keys for the Kyma controller of Kymas whose webhook objects changed in the runtime (marked in
+   * webhookChecks). Such a pass is cheap and says whether the runtime's events can be relied on (its
+   * Manifests read their objects back until then), so it goes ahead of other Kymas' passes.
+   */
+  get kymaWebhookSource(): KeyEmitter {
+    return this.kymaWebhookKeys;
   }
 
   /** Keys for the Manifest controller. */
@@ -198,7 +215,7 @@ export class WatcherEventRouter {
   moduleResourceChanged(e: DeliveredWatchEvent): RouteResult {
     // A klm-module-status Watcher from before it had a manager of its own sends status events here.
     if (isRuntimeKyma(e)) return this.kymaOf(e.runtimeId) ? 'ignored' : 'unknown-runtime';
-    return this.toManifests(e, this.manifestKeys, this.driftChecks, owners, this.manifestUnderWayKeys);
+    return this.toWebhook(e) ?? this.toManifests(e, this.manifestKeys, this.driftChecks, owners, this.manifestUnderWayKeys);
   }
 
   moduleStatusChanged(e: DeliveredWatchEvent): RouteResult {
@@ -207,12 +224,26 @@ export class WatcherEventRouter {
     // image does), and no Manifest needs to look again for it.
     if (isRuntimeKyma(e)) return this.kymaOf(e.runtimeId) ? 'ignored' : 'unknown-runtime';
     const object = objectKeyOf(e);
-    return this.toManifests(e, this.manifestKeys, { mark: (key) => this.readinessChecks.mark(key, object) }, owners, this.manifestUnderWayKeys);
+    return this.toWebhook(e) ?? this.toManifests(e, this.manifestKeys, { mark: (key) => this.readinessChecks.mark(key, object) }, owners, this.manifestUnderWayKeys);
   }
 
   /** A module's custom resource changed: the ModuleConfig controller looks at that Kyma's modules (cheap for those that do not opt in). */
   moduleConfigChanged(e: DeliveredWatchEvent): RouteResult {
     return this.toManifests(e, this.moduleConfigKeys);
+  }
+
+  /** An event about one of the webhook's own objects: to its Kyma (undefined: the event names another object). */
+  private toWebhook(e: DeliveredWatchEvent): RouteResult | undefined {
+    const watched = e.event?.watched;
+    if (!e.event || !watched?.name) return undefined;
+    if (!isSkrWebhookObject(e.event.watchedGvk.group, e.event.watchedGvk.kind, watched.namespace, watched.name)) return undefined;
+    const kyma = this.kymaOf(e.runtimeId);
+    if (!kyma) return 'unknown-runtime';
+    const key = `${this.namespace}/${kyma.metadata.name ?? ''}`;
+    this.onRouted?.(key, e);
+    this.webhookChecks.mark(key);
+    this.kymaWebhookKeys.emit('key', key);
+    return 'enqueued';
   }
 
   private toManifests(

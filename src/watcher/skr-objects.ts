@@ -133,6 +133,16 @@ export const SKR_WEBHOOK_NETWORK_POLICIES = {
   WatcherToDns: 'kyma-project.io--watcher-to-dns',
 } as const;
 
+/** Whether an object of a runtime is one of the webhook's own (these names in kyma-system are the lifecycle manager's). */
+export function isSkrWebhookObject(group: string, kind: string, namespace: string | undefined, name: string): boolean {
+  if (namespace !== SKR_WEBHOOK_NAMESPACE) return false;
+  if (group === 'apps' && kind === 'Deployment') return name === SKR_WEBHOOK_NAME;
+  if (group === '' && kind === 'Secret') return name === SKR_WEBHOOK_TLS_SECRET;
+  if (group === '' && kind === 'Service') return name === SKR_WEBHOOK_NAME || name === SKR_WEBHOOK_METRICS_SERVICE;
+  if (group === 'networking.k8s.io' && kind === 'NetworkPolicy') return (Object.values(SKR_WEBHOOK_NETWORK_POLICIES) as string[]).includes(name);
+  return false;
+}
+
 function kcpPortOf(kcpAddress: string): number {
   const m = /:(\d{1,5})$/.exec(kcpAddress.replace(/^\[[^\]]*\]/, (v6) => v6.replace(/:/g, '')));
   return m ? Number(m[1]) : 443;

@@ -5,7 +5,7 @@
 // every pass looks at the runtime, as before.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Kyma, Labels, Manifest, ModuleReleaseMeta, ModuleTemplate, Namespaces, type KymaObject, type ManifestObject } from '../../src/api/operator/index.js';
+import { Kyma, LabelValues, Labels, Manifest, ModuleReleaseMeta, ModuleTemplate, Namespaces, type KymaObject, type ManifestObject } from '../../src/api/operator/index.js';
 import { type ControlPlane, type ControlPlaneConfig, defaultControlPlaneConfig, startControlPlane } from '../../src/controlplane/index.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { type Landscape, startInMemoryLandscape } from '../../src/landscape/in-memory.js';
@@ -99,15 +99,15 @@ class Env {
     }
   }
 
-  /** A runtime cluster with its Kyma enabling `modules`; returns a client of the runtime. */
-  async runtime(id: string, modules: string[]): Promise<HttpClient> {
+  /** A runtime cluster with its Kyma enabling `modules` (with `labels` too); returns a client of the runtime. */
+  async runtime(id: string, modules: string[], labels: Record<string, string> = {}): Promise<HttpClient> {
     const rt = await attachRuntimeCluster(this.land.server, this.land.kcp, id);
     const remote = clientFromKubeconfig(this.land.server.clusterAccess(rt.cluster).kubeconfig, { retries: 0, requestTimeoutMs: 3_000 });
     this.remotes.push(remote);
     await this.land.kcp.create({
       apiVersion: Kyma.apiVersion,
       kind: Kyma.kind,
-      metadata: { name: id, namespace: NS, labels: { [Labels.KymaName]: id, [Labels.RuntimeID]: id } },
+      metadata: { name: id, namespace: NS, labels: { [Labels.KymaName]: id, [Labels.RuntimeID]: id, ...labels } },
       spec: { channel: 'regular', modules: modules.map((name) => ({ name })) },
     });
     return remote;
@@ -403,6 +403,43 @@ describe('with the runtime watcher: Kymas and Manifests are woken by events, not
     } finally {
       remote.close();
     }
+  });
+});
+
+describe("with the runtime watcher: the webhook's own objects' events reach the Kyma", () => {
+  const env = new Env();
+  const webhookPasses = () => env.metric('lifecycle_mgr_kyma_webhook_events_total', 'pass="webhook"');
+  const fullChecks = (reason: string) => env.metric('lifecycle_mgr_full_runtime_checks_total', `reason="${reason}"`);
+
+  before(async () => {
+    // Every periodic pass and full check by time an hour away: what happens within seconds was brought by an event.
+    await env.start({ kymaIntervals: { readyMs: HOUR, busyMs: HOUR, warningMs: HOUR, errorMs: HOUR }, kymaRuntimeCheckMs: HOUR, manifestDriftCheckMs: HOUR, watcher: watcherConfig() }, {});
+  });
+  after(() => env.stop());
+
+  it('its Deployment becoming available confirms the webhook by a webhook pass, not a second full check', async () => {
+    // No modules, and labelled as the infrastructure manager labels a Kyma (the first pass's own
+    // label write wakes no second one): nothing but the webhook's own Deployment can wake this Kyma
+    // after its first pass.
+    await env.runtime('hook-a', [], { [Labels.ManagedBy]: LabelValues.LifecycleManager });
+    const kyma = await env.ready('hook-a');
+    assert.equal(kyma.status?.conditions?.find((c) => c.type === 'SKRWebhook')?.status, 'True');
+    assert.ok(webhookPasses() >= 1, `webhook passes: ${webhookPasses()}`);
+    // The one full check: the first pass (without the finalizer yet, its reason is "changed").
+    assert.deepEqual(['first', 'changed', 'unhealthy'].map(fullChecks), [0, 1, 0], 'no second full check confirmed it');
+  });
+
+  it('its Deployment edited in the runtime is put back at once (the status event that follows the edit), by a webhook pass', async () => {
+    const remote = await env.runtime('hook-b', [], { [Labels.ManagedBy]: LabelValues.LifecycleManager });
+    await env.ready('hook-b');
+    const reasons = ['first', 'changed', 'unhealthy', 'interval'];
+    const before = { webhook: webhookPasses(), full: reasons.map(fullChecks) };
+    // Scaled up by someone in the runtime: the Deployment's status follows, and the webhook sends its event.
+    await remote.patch(DEPLOYMENT, { namespace: RNS, name: 'skr-webhook' }, 'merge', { spec: { replicas: 3 } });
+    await waitFor('the webhook Deployment put back to one replica', async () => (await remote.get<KubeObject & { spec: { replicas?: number } }>(DEPLOYMENT, { namespace: RNS, name: 'skr-webhook' })).spec.replicas === 1, 10_000);
+    assert.ok(webhookPasses() > before.webhook, 'by a webhook pass');
+    assert.deepEqual(reasons.map(fullChecks), before.full, 'without a full check');
+    assert.equal((await env.kyma('hook-b')).status?.state, 'Ready');
   });
 });
 

@@ -103,13 +103,39 @@ describe('watcher event routing', () => {
     assert.deepEqual(underWay, [`${NS}/rt-a-one`]);
     assert.deepEqual(manifestKeys, []);
     // An object no inventory names goes to every Manifest of the Kyma, each in its lane.
-    r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'skr-webhook' }) });
+    r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'three-manager' }) });
     assert.deepEqual(underWay, [`${NS}/rt-a-one`, `${NS}/rt-a-one`]);
     assert.deepEqual(manifestKeys, [`${NS}/rt-a-two`]);
-    assert.deepEqual([...(r.readinessChecks.take(`${NS}/rt-a-two`) ?? [])], ['apps/Deployment/kyma-system/skr-webhook'], 'marked all the same');
+    assert.deepEqual([...(r.readinessChecks.take(`${NS}/rt-a-two`) ?? [])], ['apps/Deployment/kyma-system/three-manager'], 'marked all the same');
     // Spec events too.
     r.moduleResourceChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'two-manager' }) });
     assert.deepEqual(manifestKeys, [`${NS}/rt-a-two`, `${NS}/rt-a-two`]);
     assert.equal(underWay.length, 2);
+  });
+
+  it("hands events about the webhook's own objects to the Kyma, marked, and to no Manifest", () => {
+    const { r, manifestKeys } = router();
+    const underWay: string[] = [];
+    r.manifestUnderWaySource.on('key', (k) => void underWay.push(String(k)));
+    const kymaKeys: string[] = [];
+    r.kymaWebhookSource.on('key', (k) => void kymaKeys.push(String(k)));
+    const otherKymaKeys: string[] = [];
+    r.kymaSource.on('key', (k) => void otherKymaKeys.push(String(k)));
+    // Its Deployment's status (the common case: it became available).
+    assert.equal(r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'skr-webhook' }) }), 'enqueued');
+    assert.deepEqual(kymaKeys, [`${NS}/rt-a`]);
+    assert.equal(r.webhookChecks.take(`${NS}/rt-a`), true);
+    assert.equal(r.webhookChecks.take(`${NS}/rt-a`), false, 'the mark is taken once');
+    // Another of its objects (a Watcher that sees its Services' changes, say).
+    assert.equal(r.moduleResourceChanged({ runtimeId: 'rt-b', event: gvk('', 'Service', { namespace: 'kyma-system', name: 'skr-webhook-metrics' }) }), 'enqueued');
+    assert.deepEqual(kymaKeys, [`${NS}/rt-a`, `${NS}/rt-b`]);
+    assert.equal(r.webhookChecks.take(`${NS}/rt-b`), true);
+    // Same names elsewhere are module objects as any other.
+    r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'default', name: 'skr-webhook' }) });
+    assert.equal(kymaKeys.length, 2);
+    assert.deepEqual(manifestKeys, [`${NS}/rt-a-one`, `${NS}/rt-a-two`]);
+    assert.deepEqual(underWay, []);
+    assert.deepEqual(otherKymaKeys, [], 'not through the channel a runtime Kyma event takes');
+    assert.equal(r.moduleStatusChanged({ runtimeId: 'rt-x', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'skr-webhook' }) }), 'unknown-runtime');
   });
 });

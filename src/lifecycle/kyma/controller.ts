@@ -8,8 +8,10 @@
 // The runtime part (namespace, CRDs, runtime Kyma, catalog, webhook: the "full runtime check") runs
 // on every reconcile without the runtime watcher. With it, a reconcile runs it only when something
 // may have changed there (see fullCheckReason); a watcher event on the runtime Kyma reads only that
-// Kyma (an "event pass"); otherwise it works from the KCP caches alone and writes only what
-// changed: the Manifests, the KCP status, the status mirrored into the runtime.
+// Kyma (an "event pass"), and a watcher event on the webhook's own objects there reads the runtime
+// Kyma and the webhook (a "webhook pass", which also confirms a webhook that a full check found not
+// available yet); otherwise it works from the KCP caches alone and writes only what changed: the
+// Manifests, the KCP status, the status mirrored into the runtime.
 import {
   Finalizers,
   Kyma,
@@ -83,6 +85,10 @@ export interface KymaControllerOptions {
   runtimeChecks?: { take(key: string): boolean };
   /** Kymas whose runtime Kyma changed, as the runtime watcher reported (marked before their key is enqueued). */
   runtimeKymaEvents?: { take(key: string): boolean };
+  /** Keys from the runtime watcher of Kymas whose webhook objects changed in the runtime (they go ahead of other keys). */
+  webhookEventKeys?: KeySource;
+  /** Kymas whose webhook objects changed in the runtime (marked before their key is enqueued). */
+  webhookEvents?: { take(key: string): boolean };
   /** An event pass that found the runtime Kyma unchanged looks once more after this long (default EVENT_RECHECK_MS). */
   eventRecheckMs?: number;
   /** Maintenance windows for module upgrades that require downtime. */
@@ -92,6 +98,9 @@ export interface KymaControllerOptions {
   /** Upstream's restricted modules (`--restricted-modules`): only for Kymas their ModuleReleaseMeta's `spec.kymaSelector` selects. */
   restrictedModules?: readonly string[];
 }
+
+/** Why a pass looks at the webhook: an event on its objects in the runtime, or the recheck of such a pass. */
+type WebhookLook = 'event' | 'recheck';
 
 /**
  * What the last full runtime check of a Kyma found (and the event passes since, which move
@@ -103,6 +112,8 @@ interface RuntimeCheck {
   labels: Record<string, string>;
   /** The catalog and webhook conditions held. */
   healthy: boolean;
+  /** Of them, only the webhook's did not hold: an event about the webhook's objects is looked at by a webhook pass. */
+  webhookOnly: boolean;
   /** When the next full check is due anyway. */
   dueAt: number;
   /** Fingerprint of the status last mirrored into the runtime Kyma. */
@@ -159,7 +170,7 @@ class KymaReconciler {
    * Kymas whose event pass found the runtime Kyma unchanged, by name, with when to read it once more
    * (performance.now(); the pass that asked requeued the Kyma for then).
    */
-  private readonly rechecks = new Map<string, { dueAt: number }>();
+  private readonly rechecks = new Map<string, { dueAt: number; webhook?: boolean }>();
 
   constructor(
     private readonly manager: Manager,
@@ -179,7 +190,9 @@ class KymaReconciler {
 
   async reconcile(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<ReconcileResult | void> {
     const result = await this.reconcileOnce(req, signal);
-    return untilRecheck(result, this.rechecks.get(req.name)?.dueAt);
+    // A webhook pass's recheck goes ahead of other keys, as the event it repeats did.
+    const recheck = this.rechecks.get(req.name);
+    return untilRecheck(result, recheck?.dueAt, recheck?.webhook === true);
   }
 
   private async reconcileOnce(req: { namespace?: string; name: string }, signal: AbortSignal): Promise<ReconcileResult | void> {
@@ -188,24 +201,26 @@ class KymaReconciler {
     const requested = this.opts.runtimeChecks?.take(key) ?? false;
     // A recheck answers the event of the pass that asked for it once more (the event may have come
     // before the API server stored the write it reports).
-    const recheck = takeDue(this.rechecks, req.name) !== undefined;
+    const recheck = takeDue(this.rechecks, req.name);
     const freshEvent = this.opts.runtimeKymaEvents?.take(key) ?? false;
-    const changedInRuntime = freshEvent || recheck;
+    const changedInRuntime = freshEvent || (recheck !== undefined && !recheck.webhook);
+    // A webhook event (or the recheck of a webhook pass): the webhook is looked at, with the runtime Kyma.
+    const webhook: WebhookLook | undefined = this.opts.webhookEvents?.take(key) ? 'event' : recheck?.webhook ? 'recheck' : undefined;
     const asked = this.asked.get(key);
     this.asked.delete(key);
     const last = this.checks.get(req.name);
     const cached = this.kymas.get(key);
-    const reason = cached ? this.fullCheckReason(cached, last, requested, asked) : 'first';
+    const reason = cached ? this.fullCheckReason(cached, last, requested, asked, webhook !== undefined) : 'first';
     // The informer behind this process's own write (an event pass that followed the runtime): the
     // cached spec is older than the one the last pass settled, so this pass reads the Kyma first.
     const stale = !!cached && !!last && (cached.metadata.generation ?? 0) < (last.generation ?? 0);
     // The cached copy serves a cached pass only when no write of this controller is on its way to it.
-    if (cached && !reason && !changedInRuntime && !stale && !this.kymaWrites.lagging(key)) return this.cachedPass(structuredClone(cached), signal);
+    if (cached && !reason && !changedInRuntime && !webhook && !stale && !this.kymaWrites.lagging(key)) return this.cachedPass(structuredClone(cached), signal);
     // Older than what a pass already settled, even once the wait for that write was given up: from the API server.
     if (stale) this.kymaWrites.distrust(key);
     // A mark answered by nothing (the KCP read fails, the Kyma is skipped) must not be lost: without
     // the check record, the next reconcile makes a full check, which answers every mark.
-    if (changedInRuntime || requested || asked) this.checks.delete(req.name);
+    if (changedInRuntime || webhook || requested || asked) this.checks.delete(req.name);
     // From the cache, as upstream's cached client reads; from the API server while this
     // controller's own write is on its way to the cache.
     const kyma = await this.kymaReader.get({ namespace: req.namespace ?? this.opts.namespace, name: req.name }, { signal, confirmAbsent: true });
@@ -221,7 +236,7 @@ class KymaReconciler {
     }
     if (kyma.metadata.deletionTimestamp) return this.delete(kyma, signal);
     try {
-      return await this.reconcileRead(kyma, reason, changedInRuntime, last, signal, freshEvent);
+      return await this.reconcileRead(kyma, reason, changedInRuntime, last, signal, freshEvent, webhook);
     } catch (e) {
       // Written by someone else since the copy this pass worked from: the next pass reads it from the API server.
       if (isConflict(e)) this.kymaWrites.distrust(key);
@@ -229,25 +244,33 @@ class KymaReconciler {
     }
   }
 
-  /** `freshEvent`: this pass took an event's mark (else a runtime Kyma change is looked for again by a recheck). */
-  private async reconcileRead(read: KymaObject, reason: RuntimeCheckReason | undefined, changedInRuntime: boolean, last: RuntimeCheck | undefined, signal: AbortSignal, freshEvent: boolean): Promise<ReconcileResult> {
+  /**
+   * `freshEvent`: this pass took an event's mark (else a runtime Kyma change is looked for again by a
+   * recheck). `webhook`: the pass looks at the webhook too (its objects changed in the runtime).
+   */
+  private async reconcileRead(read: KymaObject, reason: RuntimeCheckReason | undefined, changedInRuntime: boolean, last: RuntimeCheck | undefined, signal: AbortSignal, freshEvent: boolean, webhook: WebhookLook | undefined): Promise<ReconcileResult> {
     const kyma = await this.ensureFinalizerAndLabels(read, signal);
     // An event pass only when the Kyma as read now needs no full check either (the cache may lag).
-    const fullReason = reason ?? this.fullCheckReason(kyma, last, false, undefined);
-    if (!fullReason && !changedInRuntime) return this.cachedPass(kyma, signal);
+    const fullReason = reason ?? this.fullCheckReason(kyma, last, false, undefined, webhook !== undefined);
+    if (!fullReason && !changedInRuntime && !webhook) return this.cachedPass(kyma, signal);
     if (changedInRuntime) this.opts.metrics.runtimeKymaEvent(fullReason ? 'full' : freshEvent ? 'event' : 'recheck');
-    return this.reconcileRuntime(kyma, signal, fullReason ?? 'event', last, freshEvent);
+    if (webhook) this.opts.metrics.webhookEvent(fullReason ? 'full' : webhook === 'recheck' ? 'recheck' : 'webhook');
+    return this.reconcileRuntime(kyma, signal, fullReason ?? 'event', last, freshEvent, fullReason ? undefined : webhook);
   }
 
-  /** Why this reconcile must look at the runtime, or undefined when the KCP caches suffice. */
-  private fullCheckReason(kyma: KymaObject, last: RuntimeCheck | undefined, requested: boolean, asked: RuntimeCheckReason | undefined): RuntimeCheckReason | undefined {
+  /**
+   * Why this reconcile must look at the runtime, or undefined when the KCP caches suffice (or, with
+   * `webhookEvent`, a webhook pass does: a last check that found only the webhook not holding needs
+   * no other full check to confirm it).
+   */
+  private fullCheckReason(kyma: KymaObject, last: RuntimeCheck | undefined, requested: boolean, asked: RuntimeCheckReason | undefined, webhookEvent: boolean): RuntimeCheckReason | undefined {
     if (this.opts.runtimeCheckMs === undefined) return 'watcher_off';
     const meta = kyma.metadata;
     // Skipped, deleting, or without finalizer and label: the full path decides what to do.
     if (isEnabled(meta.labels?.[Labels.SkipReconciliation]) || meta.deletionTimestamp || !meta.finalizers?.includes(Finalizers.Kyma)) return 'changed';
     if (requested) return 'ca_changed';
     if (!last || last.uid !== meta.uid) return 'first';
-    if (!last.healthy) return 'unhealthy';
+    if (!last.healthy && !(webhookEvent && last.webhookOnly)) return 'unhealthy';
     // A cached generation below the recorded one is the informer lagging behind this process's own
     // write, not a change (the caller reads the Kyma then).
     if ((meta.generation ?? 0) > (last.generation ?? 0) || !jsonEqual(last.labels, meta.labels ?? {})) return 'changed';
@@ -289,9 +312,10 @@ class KymaReconciler {
   /**
    * The runtime part of a reconcile. A full check (any `reason`) looks at everything the lifecycle
    * manager keeps in the runtime; an `event` pass (a watcher event on the runtime Kyma, after a
-   * healthy full check) reads and follows the runtime Kyma only.
+   * healthy full check) reads and follows the runtime Kyma only, and with `webhook` (an event on the
+   * webhook's objects) looks at the webhook as well.
    */
-  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason | 'event', last: RuntimeCheck | undefined, freshEvent = false): Promise<ReconcileResult> {
+  private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason | 'event', last: RuntimeCheck | undefined, freshEvent = false, webhook?: WebhookLook): Promise<ReconcileResult> {
     const name = kyma.metadata.name ?? '';
     const now = new Date().toISOString();
     const full = reason !== 'event';
@@ -302,6 +326,7 @@ class KymaReconciler {
     let remote: Client;
     let remoteKyma: KymaObject;
     let webhookFailed = false;
+    let webhookHolds = true;
     let followed: boolean;
     try {
       remote = this.opts.access.client(name);
@@ -343,13 +368,16 @@ class KymaReconciler {
       if (!full) conditions = conditions.map((c) => (RUNTIME_CONDITIONS.includes(c.type) && kyma.metadata.generation !== undefined ? { ...c, observedGeneration: kyma.metadata.generation } : c));
       if (full) {
         const catalogSynced = catalogSyncEnabled(kyma) ? await this.syncCatalog(kyma, remote, signal) : undefined;
-        const webhook = this.opts.skrWebhook ? await this.syncWebhook(kyma, remote, remoteKyma, signal) : undefined;
         if (catalogSynced === undefined) conditions = removeCondition(conditions, KymaConditionTypes.ModuleCatalog);
         else if (catalogSynced) conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'True', KymaConditionMessages.CatalogSynced, kyma.metadata.generation, now);
         else conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'False', KymaConditionMessages.CatalogOutOfSync, kyma.metadata.generation, now);
-        if (webhook) {
-          webhookFailed = webhook.error;
-          conditions = setCondition(conditions, KymaConditionTypes.SKRWebhook, webhook.status, webhook.message, kyma.metadata.generation, now);
+      }
+      if (full || webhook) {
+        const condition = this.opts.skrWebhook ? await this.syncWebhook(kyma, remote, remoteKyma, signal) : undefined;
+        if (condition) {
+          webhookFailed = condition.error;
+          webhookHolds = condition.status === 'True';
+          conditions = setCondition(conditions, KymaConditionTypes.SKRWebhook, condition.status, condition.message, kyma.metadata.generation, now);
         } else conditions = removeCondition(conditions, KymaConditionTypes.SKRWebhook);
       }
     } catch (e) {
@@ -372,11 +400,13 @@ class KymaReconciler {
       this.opts.metrics.requeue(KymaRequeueReasons.StatusSyncToRemote, 'unexpected');
     }
     if (this.opts.runtimeCheckMs !== undefined) {
+      const failing = conditions.filter((c) => RUNTIME_CONDITIONS.includes(c.type) && c.status !== 'True');
       this.checks.set(name, {
         uid: kyma.metadata.uid,
         generation: kyma.metadata.generation,
         labels: { ...kyma.metadata.labels },
-        healthy: conditions.every((c) => !RUNTIME_CONDITIONS.includes(c.type) || c.status === 'True'),
+        healthy: failing.length === 0,
+        webhookOnly: failing.length > 0 && failing.every((c) => c.type === KymaConditionTypes.SKRWebhook),
         // An event pass leaves the next full check where the last one put it.
         dueAt: !full && last ? last.dueAt : Date.now() + jitter(this.opts.runtimeCheckMs, 0.1),
         mirrored,
@@ -384,8 +414,13 @@ class KymaReconciler {
     }
     // An event pass that found the runtime Kyma as the event's mark left it: one more look soon
     // (reconcile requeues for it).
-    if (!full && !followed && freshEvent) {
-      this.rechecks.set(name, { dueAt: performance.now() + (this.opts.eventRecheckMs ?? EVENT_RECHECK_MS) });
+    // Likewise a webhook pass that found the webhook not holding: its Deployment's status event may
+    // have come before the API server stored the status it reports.
+    const webhookRecheck = !full && webhook === 'event' && !webhookHolds;
+    if (!full && ((!followed && freshEvent) || webhookRecheck)) {
+      // A webhook recheck not due yet stays one (it reads the runtime Kyma too).
+      const webhookToo = webhookRecheck || this.rechecks.get(name)?.webhook === true;
+      this.rechecks.set(name, { dueAt: performance.now() + (this.opts.eventRecheckMs ?? EVENT_RECHECK_MS), ...(webhookToo ? { webhook: true } : {}) });
       this.opts.metrics.eventRecheck();
     }
     return this.requeue(status);
@@ -636,6 +671,7 @@ export function setupKymaController(manager: Manager, opts: KymaControllerOption
     .watches<ModuleReleaseMetaObject>(ModuleReleaseMeta, (m) => affected(m.spec.moduleName, !!m.spec.mandatory), { namespace: ns, predicates: [or(generationChanged, labelsChanged)] })
     .withOptions({ maxConcurrentReconciles: opts.maxConcurrentReconciles ?? 4 });
   if (opts.watcherEvents) builder.watchesChannel(opts.watcherEvents);
+  if (opts.webhookEventKeys) builder.watchesChannel(opts.webhookEventKeys, { first: true });
   if (opts.skrWebhook) {
     // The runtimes' webhook configuration is made of the Watchers: a Watcher created, changed or
     // deleted is rolled out to every runtime now.
