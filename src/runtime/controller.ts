@@ -51,6 +51,11 @@ export interface InformerScope {
 export interface WatchOptions extends InformerScope {
   /** All must admit an event for it to enqueue. */
   predicates?: Predicate[];
+  /**
+   * The keys of a create or update whose (new) object this says yes to go ahead of the informers'
+   * other keys (WorkQueue.addFirst): a change of work under way, answered before new work.
+   */
+  first?: (obj: KubeObject) => boolean;
 }
 
 /** Maps an object of a watched kind to the keys (of the For kind) to reconcile. */
@@ -86,6 +91,7 @@ interface KindWatch {
   scope: InformerScope;
   predicates: Predicate[];
   toKeys: (obj: KubeObject) => (ObjectKey | string)[];
+  first?: (obj: KubeObject) => boolean;
 }
 
 interface ControllerSpec {
@@ -237,21 +243,24 @@ export class Controller {
   private attach(w: KindWatch): () => void {
     const informer = this.host.informer(w.kind, w.scope);
     const pass = (ev: ObjectEvent) => w.predicates.every((p) => admits(p, ev));
-    const enqueueFor = (...objs: KubeObject[]) => {
+    const enqueueFor = (first: boolean, ...objs: KubeObject[]) => {
       const keys = new Set<string>();
       for (const o of objs) for (const k of w.toKeys(o)) keys.add(typeof k === 'string' ? k : namespacedName(k));
-      for (const k of keys) this.queue.add(k);
+      for (const k of keys) {
+        if (first) this.queue.addFirst(k);
+        else this.queue.add(k);
+      }
     };
     return informer.addHandlers({
       onAdd: (object) => {
-        if (pass({ type: 'create', object })) enqueueFor(object);
+        if (pass({ type: 'create', object })) enqueueFor(w.first?.(object) === true, object);
       },
       onUpdate: (oldObject, object) => {
         if (!pass({ type: 'update', oldObject, object })) return;
-        enqueueFor(oldObject, object);
+        enqueueFor(w.first?.(object) === true, oldObject, object);
       },
       onDelete: (object) => {
-        if (pass({ type: 'delete', object })) enqueueFor(object);
+        if (pass({ type: 'delete', object })) enqueueFor(false, object);
       },
     });
   }
@@ -397,6 +406,7 @@ export class ControllerBuilder {
           scope: scope(e.opts),
           predicates: [...this.filters, ...(e.opts.predicates ?? [])],
           toKeys: e.map === 'owner' ? (o) => built.controller?.ownerKeys(o) ?? [] : e.map,
+          first: e.opts.first,
         }),
       ),
     ];

@@ -252,6 +252,44 @@ describe('controller', () => {
     await stop();
   });
 
+  it('keys of a watch whose first option says yes of the object go ahead of the keys other changes brought', async () => {
+    const { client, manager, start, stop } = await fresh();
+    const changes = new KeyChannel();
+    const order: string[] = [];
+    const gate = holdGate();
+    const controller = newControllerManagedBy(manager)
+      .named('first-watch')
+      .for(CONFIGMAP)
+      .watchesChannel(changes)
+      // A Secret labelled urgent: its key goes first; any other Secret's in turn.
+      .watches(SECRET, (s) => [`x/${s.metadata.name ?? ''}`], { namespace: 'default', first: (s) => s.metadata.labels?.urgent === 'true' })
+      .withOptions({ maxConcurrentReconciles: 1 })
+      .complete(async (req: Request): Promise<void> => {
+        if (req.namespace !== 'x') return;
+        order.push(req.name);
+        if (req.name === 'block') await gate.hold();
+      });
+    await start();
+    changes.send('x/block');
+    await gate.held;
+    // The only worker is busy: changes queue up, then an urgent Secret comes, then an update makes c2 urgent.
+    changes.send('x/c1');
+    await client.create(obj(SECRET, 'c2'));
+    await waitFor('both changes queued', () => controller.queue.length === 2);
+    await client.create(obj(SECRET, 'u1', { metadata: { name: 'u1', namespace: 'default', labels: { urgent: 'true' } } }));
+    await waitFor('the urgent key queued', () => controller.queue.length === 3);
+    await client.patch(SECRET, { namespace: 'default', name: 'c2' }, 'merge', { metadata: { labels: { urgent: 'true' } } });
+    // c2 moves up behind u1 (the queue keeps one entry per key); the informer calls the handlers as it stores the update.
+    const secrets = manager.informer<KubeObject>(SECRET, { namespace: 'default' }).store;
+    await waitFor('the update delivered', () => secrets.get('default/c2')?.metadata.labels?.urgent === 'true');
+    gate.release();
+    await waitFor('all looked at', () => order.length === 4);
+    changes.send('x/marker');
+    await waitFor('the marker looked at', () => order.includes('marker'));
+    assert.deepEqual(order, ['block', 'u1', 'c2', 'c1', 'marker']);
+    await stop();
+  });
+
   it('asks the gate before reconciling and requeueAll brings refused keys back', async () => {
     const { client, manager, start, stop } = await fresh();
     const rec = new Recorder();

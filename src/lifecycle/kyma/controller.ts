@@ -656,7 +656,10 @@ export function setupKymaController(manager: Manager, opts: KymaControllerOption
   const builder = newControllerManagedBy(manager)
     .named(KYMA_CONTROLLER_NAME)
     .for(Kyma, { namespace: ns, predicates: [or(generationChanged, labelsChanged, annotationsChanged, deletionStarted)] })
-    .owns(Manifest, { namespace: ns })
+    // A Manifest reconciled before (it has a state) reports a module under way: the Kyma's pass that
+    // follows it is mostly a cheap one from the caches, and goes ahead of new Kymas' first full checks, so a
+    // Kyma is Ready once its modules are, not once every Kyma created before it had its first pass.
+    .owns(Manifest, { namespace: ns, first: (m) => !!(m as ManifestObject).status?.state })
     .watches<Secret>(SECRET_KIND, (s) => {
       const kyma = s.metadata.labels?.[Labels.KymaName];
       return kyma ? [{ namespace: ns, name: kyma }] : [];
