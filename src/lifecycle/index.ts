@@ -165,7 +165,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     runtimeCheckMs: opts.watcher ? (opts.runtimeCheckMs ?? DEFAULT_RUNTIME_CHECK_MS) : undefined,
     runtimeChecks: router?.runtimeChecks,
     runtimeKymaEvents: router?.kymaEvents,
-    webhookEventKeys: router?.kymaWebhookSource,
+    runtimeCheckKeys: router?.kymaWakeSource,
     webhookEvents: router?.webhookChecks,
     eventRecheckMs: opts.eventRecheckMs,
     maintenance: new MaintenanceWindows(opts.maintenancePolicy, opts.minMaintenanceWindowMs),

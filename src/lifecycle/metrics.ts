@@ -34,7 +34,7 @@ export class LifecycleMetrics {
   private readonly cachedPasses: Counter;
   private readonly runtimeKymaEvents: Counter;
   private readonly eventRechecks: Counter;
-  private readonly webhookEvents: Counter;
+  private readonly webhookPasses: Counter;
   private readonly modulesByKyma = new Map<string, Set<string>>();
 
   constructor(registry: Registry) {
@@ -55,10 +55,10 @@ export class LifecycleMetrics {
       help: 'Watcher events on the runtime Kyma answered by a Kyma reconcile, by pass: event (read the runtime Kyma only), full (a full runtime check was due anyway), recheck (an event pass found the runtime Kyma unchanged and looked once more a second later).',
       labelNames: ['pass'],
     });
-    this.webhookEvents = registry.counter({
-      name: 'lifecycle_mgr_kyma_webhook_events_total',
-      help: "Watcher events on the webhook's own objects in a runtime answered by a Kyma reconcile, by pass: webhook (read the runtime Kyma and the webhook), full (a full runtime check was due anyway), recheck (a webhook pass found the webhook not available and looked once more a second later).",
-      labelNames: ['pass'],
+    this.webhookPasses = registry.counter({
+      name: 'lifecycle_mgr_kyma_webhook_passes_total',
+      help: "Kyma reconciles that read the runtime Kyma and the runtime watcher's webhook instead of making a full runtime check, by why: event (a watcher event on the webhook's own objects), recheck (the second look after such a pass found the webhook not available), unconfirmed (the last check found only the webhook not holding).",
+      labelNames: ['why'],
     });
     this.eventRechecks = registry.counter({
       name: 'lifecycle_mgr_kyma_event_rechecks_total',
@@ -70,8 +70,8 @@ export class LifecycleMetrics {
     this.eventRechecks.inc();
   }
 
-  webhookEvent(pass: 'webhook' | 'full' | 'recheck'): void {
-    this.webhookEvents.inc({ pass });
+  webhookPass(why: 'event' | 'recheck' | 'unconfirmed'): void {
+    this.webhookPasses.inc({ why });
   }
 
   runtimeCheck(reason: RuntimeCheckReason): void {

@@ -132,7 +132,8 @@ export class WatcherEventRouter {
   /** Manifests under way (reconciled before: they have a state) that an event concerns. */
   private readonly manifestUnderWayKeys = new EventEmitter();
   private readonly moduleConfigKeys = new EventEmitter();
-  private readonly kymaWebhookKeys = new EventEmitter();
+  /** A CA rotation's wake-all: every Kyma, in turn with other changes. */
+  private readonly kymaWakeKeys = new EventEmitter();
   /** Kymas whose runtime reported a change of its Kyma: the next reconcile reads the runtime Kyma. */
   readonly kymaEvents = new PendingChecks();
   /** Kymas that need a full runtime check at once (their certificates must be re-issued). */
@@ -155,21 +156,22 @@ export class WatcherEventRouter {
     this.manifestKeys.setMaxListeners(0);
     this.manifestUnderWayKeys.setMaxListeners(0);
     this.moduleConfigKeys.setMaxListeners(0);
-    this.kymaWebhookKeys.setMaxListeners(0);
+    this.kymaWakeKeys.setMaxListeners(0);
   }
 
-  /** Keys for the Kyma controller. */
+  /**
+   * Keys for the Kyma controller of Kymas whose runtime Kyma changed (marked in kymaEvents) or whose
+   * webhook objects changed there (marked in webhookChecks). Both passes are cheap and concern work
+   * under way (a runtime admin's change; whether the runtime's events can be relied on, which its
+   * Manifests wait for), so they go ahead of other Kymas' passes.
+   */
   get kymaSource(): KeyEmitter {
     return this.kymaKeys;
   }
 
-  /**
-   * Keys for the Kyma controller of Kymas whose webhook objects changed in the runtime (marked in
-   * webhookChecks). Such a pass is cheap and says whether the runtime's events can be relied on (its
-   * Manifests read their objects back until then), so it goes ahead of other Kymas' passes.
-   */
-  get kymaWebhookSource(): KeyEmitter {
-    return this.kymaWebhookKeys;
+  /** Keys for the Kyma controller of every Kyma after a CA rotation (marked in runtimeChecks): full checks, in turn with other changes. */
+  get kymaWakeSource(): KeyEmitter {
+    return this.kymaWakeKeys;
   }
 
   /** Keys for the Manifest controller. */
@@ -242,7 +244,7 @@ export class WatcherEventRouter {
     const key = `${this.namespace}/${kyma.metadata.name ?? ''}`;
     this.onRouted?.(key, e);
     this.webhookChecks.mark(key);
-    this.kymaWebhookKeys.emit('key', key);
+    this.kymaKeys.emit('key', key);
     return 'enqueued';
   }
 
@@ -270,7 +272,7 @@ export class WatcherEventRouter {
   wakeAll(): void {
     for (const key of this.kymas.keys()) {
       this.runtimeChecks.mark(key);
-      this.kymaKeys.emit('key', key);
+      this.kymaWakeKeys.emit('key', key);
     }
   }
 }

@@ -52,10 +52,11 @@ export interface WatchOptions extends InformerScope {
   /** All must admit an event for it to enqueue. */
   predicates?: Predicate[];
   /**
-   * The keys of a create or update whose (new) object this says yes to go ahead of the informers'
-   * other keys (WorkQueue.addFirst): a change of work under way, answered before new work.
+   * The keys of a create or update whose object (with the one it replaced, for an update) this says
+   * yes to go ahead of the informers' other keys (WorkQueue.addFirst): a change of work under way,
+   * answered before new work. Deletes keep their place.
    */
-  first?: (obj: KubeObject) => boolean;
+  first?: (obj: KubeObject, old?: KubeObject) => boolean;
 }
 
 /** Maps an object of a watched kind to the keys (of the For kind) to reconcile. */
@@ -91,7 +92,7 @@ interface KindWatch {
   scope: InformerScope;
   predicates: Predicate[];
   toKeys: (obj: KubeObject) => (ObjectKey | string)[];
-  first?: (obj: KubeObject) => boolean;
+  first?: (obj: KubeObject, old?: KubeObject) => boolean;
 }
 
 interface ControllerSpec {
@@ -257,7 +258,7 @@ export class Controller {
       },
       onUpdate: (oldObject, object) => {
         if (!pass({ type: 'update', oldObject, object })) return;
-        enqueueFor(w.first?.(object) === true, oldObject, object);
+        enqueueFor(w.first?.(object, oldObject) === true, oldObject, object);
       },
       onDelete: (object) => {
         if (pass({ type: 'delete', object })) enqueueFor(false, object);
@@ -399,7 +400,7 @@ export class ControllerBuilder {
     // `controller` is assigned before any watch fires (handlers attach in start()).
     const built: { controller?: Controller } = {};
     const watches: KindWatch[] = [
-      { kind: forKind, scope: scope(this.forOpts), predicates: [...this.filters, ...(this.forOpts.predicates ?? [])], toKeys: (o) => [namespacedName(o)] },
+      { kind: forKind, scope: scope(this.forOpts), predicates: [...this.filters, ...(this.forOpts.predicates ?? [])], toKeys: (o) => [namespacedName(o)], first: this.forOpts.first },
       ...this.extra.map(
         (e): KindWatch => ({
           kind: e.kind,

@@ -408,7 +408,7 @@ describe('with the runtime watcher: Kymas and Manifests are woken by events, not
 
 describe("with the runtime watcher: the webhook's own objects' events reach the Kyma", () => {
   const env = new Env();
-  const webhookPasses = () => env.metric('lifecycle_mgr_kyma_webhook_events_total', 'pass="webhook"');
+  const webhookPasses = () => env.metric('lifecycle_mgr_kyma_webhook_passes_total', 'why="event"');
   const fullChecks = (reason: string) => env.metric('lifecycle_mgr_full_runtime_checks_total', `reason="${reason}"`);
 
   before(async () => {

@@ -118,9 +118,7 @@ describe('watcher event routing', () => {
     const underWay: string[] = [];
     r.manifestUnderWaySource.on('key', (k) => void underWay.push(String(k)));
     const kymaKeys: string[] = [];
-    r.kymaWebhookSource.on('key', (k) => void kymaKeys.push(String(k)));
-    const otherKymaKeys: string[] = [];
-    r.kymaSource.on('key', (k) => void otherKymaKeys.push(String(k)));
+    r.kymaSource.on('key', (k) => void kymaKeys.push(String(k)));
     // Its Deployment's status (the common case: it became available).
     assert.equal(r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'skr-webhook' }) }), 'enqueued');
     assert.deepEqual(kymaKeys, [`${NS}/rt-a`]);
@@ -135,7 +133,21 @@ describe('watcher event routing', () => {
     assert.equal(kymaKeys.length, 2);
     assert.deepEqual(manifestKeys, [`${NS}/rt-a-one`, `${NS}/rt-a-two`]);
     assert.deepEqual(underWay, []);
-    assert.deepEqual(otherKymaKeys, [], 'not through the channel a runtime Kyma event takes');
+    assert.equal(r.kymaEvents.take(`${NS}/rt-a`), false, 'not marked as a runtime Kyma event');
     assert.equal(r.moduleStatusChanged({ runtimeId: 'rt-x', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'skr-webhook' }) }), 'unknown-runtime');
+  });
+
+  it("puts a CA rotation's wake-all on its own channel, apart from the events (which go first)", () => {
+    const { r } = router();
+    const events: string[] = [];
+    r.kymaSource.on('key', (k) => void events.push(String(k)));
+    const wakes: string[] = [];
+    r.kymaWakeSource.on('key', (k) => void wakes.push(String(k)));
+    r.wakeAll();
+    assert.deepEqual(wakes.sort(), [`${NS}/rt-a`, `${NS}/rt-b`]);
+    assert.equal(r.runtimeChecks.take(`${NS}/rt-a`), true);
+    assert.equal(r.kymaChanged({ runtimeId: 'rt-b', event: gvk('operator.kyma-project.io', 'Kyma', { namespace: 'kyma-system', name: 'default' }) }), 'enqueued');
+    assert.deepEqual(events, [`${NS}/rt-b`]);
+    assert.equal(r.kymaEvents.take(`${NS}/rt-b`), true);
   });
 });

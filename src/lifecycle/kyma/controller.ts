@@ -72,8 +72,10 @@ export interface KymaControllerOptions {
   /** Opt-in: how long deletion retries an unreachable runtime whose kubeconfig Secret exists before skipping its cleanup (default: until the Secret is removed, as upstream). */
   remoteCleanupTimeoutMs?: number;
   maxConcurrentReconciles?: number;
-  /** Keys from the runtime watcher (runtime Kyma changed), if one runs. */
+  /** Keys from the runtime watcher (runtime Kyma or the webhook's objects changed), if one runs: they go ahead of other keys. */
   watcherEvents?: KeySource;
+  /** Keys of Kymas the runtime watcher asks a full runtime check for (a CA rotation: every Kyma), in turn with other changes. */
+  runtimeCheckKeys?: KeySource;
   /** Keeps the runtime watcher's webhook in every runtime, if the watcher runs. */
   skrWebhook?: SkrWebhookInstaller;
   /**
@@ -85,8 +87,6 @@ export interface KymaControllerOptions {
   runtimeChecks?: { take(key: string): boolean };
   /** Kymas whose runtime Kyma changed, as the runtime watcher reported (marked before their key is enqueued). */
   runtimeKymaEvents?: { take(key: string): boolean };
-  /** Keys from the runtime watcher of Kymas whose webhook objects changed in the runtime (they go ahead of other keys). */
-  webhookEventKeys?: KeySource;
   /** Kymas whose webhook objects changed in the runtime (marked before their key is enqueued). */
   webhookEvents?: { take(key: string): boolean };
   /** An event pass that found the runtime Kyma unchanged looks once more after this long (default EVENT_RECHECK_MS). */
@@ -99,8 +99,12 @@ export interface KymaControllerOptions {
   restrictedModules?: readonly string[];
 }
 
-/** Why a pass looks at the webhook: an event on its objects in the runtime, or the recheck of such a pass. */
-type WebhookLook = 'event' | 'recheck';
+/**
+ * Why a pass looks at the webhook (a webhook pass): an event on its objects in the runtime, the
+ * recheck of such a pass, or a last check that found only the webhook not holding (`unconfirmed`:
+ * looking at it again is enough, the rest held).
+ */
+type WebhookLook = 'event' | 'recheck' | 'unconfirmed';
 
 /**
  * What the last full runtime check of a Kyma found (and the event passes since, which move
@@ -112,7 +116,7 @@ interface RuntimeCheck {
   labels: Record<string, string>;
   /** The catalog and webhook conditions held. */
   healthy: boolean;
-  /** Of them, only the webhook's did not hold: an event about the webhook's objects is looked at by a webhook pass. */
+  /** Of them, only the webhook's did not hold: the next pass is a webhook pass, not a full check. */
   webhookOnly: boolean;
   /** When the next full check is due anyway. */
   dueAt: number;
@@ -145,6 +149,11 @@ export function catalogCaches(manager: Manager, namespace: string, restrictedMod
   return { templates, metas, view };
 }
 
+/** A Manifest that had a state has another one now. */
+function stateChanged(old: ManifestObject | undefined, m: ManifestObject): boolean {
+  return !!old?.status?.state && !!m.status?.state && old.status.state !== m.status.state;
+}
+
 const deletionStarted: Predicate = { update: (o, n) => !o.metadata.deletionTimestamp && !!n.metadata.deletionTimestamp };
 
 type Ids = { shoot?: string; instanceId?: string };
@@ -167,10 +176,11 @@ class KymaReconciler {
   /** Full runtime checks asked for by KCP changes that concern the runtime (catalog entries, Watchers), by Kyma key. */
   private readonly asked = new Map<string, RuntimeCheckReason>();
   /**
-   * Kymas whose event pass found the runtime Kyma unchanged, by name, with when to read it once more
-   * (performance.now(); the pass that asked requeued the Kyma for then).
+   * Kymas whose event pass found the runtime Kyma unchanged (`kyma`), or whose webhook pass found
+   * the webhook not available (`webhook`), by name, with when to look once more (performance.now();
+   * the pass that asked requeued the Kyma for then).
    */
-  private readonly rechecks = new Map<string, { dueAt: number; webhook?: boolean }>();
+  private readonly rechecks = new Map<string, { dueAt: number; kyma: boolean; webhook: boolean }>();
 
   constructor(
     private readonly manager: Manager,
@@ -203,14 +213,13 @@ class KymaReconciler {
     // before the API server stored the write it reports).
     const recheck = takeDue(this.rechecks, req.name);
     const freshEvent = this.opts.runtimeKymaEvents?.take(key) ?? false;
-    const changedInRuntime = freshEvent || (recheck !== undefined && !recheck.webhook);
-    // A webhook event (or the recheck of a webhook pass): the webhook is looked at, with the runtime Kyma.
-    const webhook: WebhookLook | undefined = this.opts.webhookEvents?.take(key) ? 'event' : recheck?.webhook ? 'recheck' : undefined;
+    const changedInRuntime = freshEvent || recheck?.kyma === true;
     const asked = this.asked.get(key);
     this.asked.delete(key);
     const last = this.checks.get(req.name);
+    const webhook: WebhookLook | undefined = this.opts.webhookEvents?.take(key) ? 'event' : recheck?.webhook ? 'recheck' : last && !last.healthy && last.webhookOnly ? 'unconfirmed' : undefined;
     const cached = this.kymas.get(key);
-    const reason = cached ? this.fullCheckReason(cached, last, requested, asked, webhook !== undefined) : 'first';
+    const reason = cached ? this.fullCheckReason(cached, last, requested, asked) : 'first';
     // The informer behind this process's own write (an event pass that followed the runtime): the
     // cached spec is older than the one the last pass settled, so this pass reads the Kyma first.
     const stale = !!cached && !!last && (cached.metadata.generation ?? 0) < (last.generation ?? 0);
@@ -251,26 +260,25 @@ class KymaReconciler {
   private async reconcileRead(read: KymaObject, reason: RuntimeCheckReason | undefined, changedInRuntime: boolean, last: RuntimeCheck | undefined, signal: AbortSignal, freshEvent: boolean, webhook: WebhookLook | undefined): Promise<ReconcileResult> {
     const kyma = await this.ensureFinalizerAndLabels(read, signal);
     // An event pass only when the Kyma as read now needs no full check either (the cache may lag).
-    const fullReason = reason ?? this.fullCheckReason(kyma, last, false, undefined, webhook !== undefined);
+    const fullReason = reason ?? this.fullCheckReason(kyma, last, false, undefined);
     if (!fullReason && !changedInRuntime && !webhook) return this.cachedPass(kyma, signal);
     if (changedInRuntime) this.opts.metrics.runtimeKymaEvent(fullReason ? 'full' : freshEvent ? 'event' : 'recheck');
-    if (webhook) this.opts.metrics.webhookEvent(fullReason ? 'full' : webhook === 'recheck' ? 'recheck' : 'webhook');
+    if (webhook && !fullReason) this.opts.metrics.webhookPass(webhook);
     return this.reconcileRuntime(kyma, signal, fullReason ?? 'event', last, freshEvent, fullReason ? undefined : webhook);
   }
 
   /**
-   * Why this reconcile must look at the runtime, or undefined when the KCP caches suffice (or, with
-   * `webhookEvent`, a webhook pass does: a last check that found only the webhook not holding needs
-   * no other full check to confirm it).
+   * Why this reconcile must look at the whole runtime, or undefined when the KCP caches (or a webhook
+   * pass, when only the webhook did not hold at the last check) suffice.
    */
-  private fullCheckReason(kyma: KymaObject, last: RuntimeCheck | undefined, requested: boolean, asked: RuntimeCheckReason | undefined, webhookEvent: boolean): RuntimeCheckReason | undefined {
+  private fullCheckReason(kyma: KymaObject, last: RuntimeCheck | undefined, requested: boolean, asked: RuntimeCheckReason | undefined): RuntimeCheckReason | undefined {
     if (this.opts.runtimeCheckMs === undefined) return 'watcher_off';
     const meta = kyma.metadata;
     // Skipped, deleting, or without finalizer and label: the full path decides what to do.
     if (isEnabled(meta.labels?.[Labels.SkipReconciliation]) || meta.deletionTimestamp || !meta.finalizers?.includes(Finalizers.Kyma)) return 'changed';
     if (requested) return 'ca_changed';
     if (!last || last.uid !== meta.uid) return 'first';
-    if (!last.healthy && !(webhookEvent && last.webhookOnly)) return 'unhealthy';
+    if (!last.healthy && !last.webhookOnly) return 'unhealthy';
     // A cached generation below the recorded one is the informer lagging behind this process's own
     // write, not a change (the caller reads the Kyma then).
     if ((meta.generation ?? 0) > (last.generation ?? 0) || !jsonEqual(last.labels, meta.labels ?? {})) return 'changed';
@@ -414,13 +422,14 @@ class KymaReconciler {
     }
     // An event pass that found the runtime Kyma as the event's mark left it: one more look soon
     // (reconcile requeues for it).
-    // Likewise a webhook pass that found the webhook not holding: its Deployment's status event may
-    // have come before the API server stored the status it reports.
-    const webhookRecheck = !full && webhook === 'event' && !webhookHolds;
-    if (!full && ((!followed && freshEvent) || webhookRecheck)) {
-      // A webhook recheck not due yet stays one (it reads the runtime Kyma too).
-      const webhookToo = webhookRecheck || this.rechecks.get(name)?.webhook === true;
-      this.rechecks.set(name, { dueAt: performance.now() + (this.opts.eventRecheckMs ?? EVENT_RECHECK_MS), ...(webhookToo ? { webhook: true } : {}) });
+    // Likewise a webhook pass for an event that found the webhook not holding: the Deployment's
+    // status event may have come before the API server stored the status it reports.
+    const kymaRecheck = !followed && freshEvent;
+    const webhookRecheck = webhook === 'event' && !webhookHolds;
+    if (!full && (kymaRecheck || webhookRecheck)) {
+      // A recheck of the other kind not taken yet stays asked for.
+      const pending = this.rechecks.get(name);
+      this.rechecks.set(name, { dueAt: performance.now() + (this.opts.eventRecheckMs ?? EVENT_RECHECK_MS), kyma: kymaRecheck || pending?.kyma === true, webhook: webhookRecheck || pending?.webhook === true });
       this.opts.metrics.eventRecheck();
     }
     return this.requeue(status);
@@ -444,6 +453,7 @@ class KymaReconciler {
       } catch (e) {
         // The next reconcile looks at the runtime (and reports why it cannot be reached).
         last.healthy = false;
+        last.webhookOnly = false;
         this.log.warn('mirroring the status into the runtime Kyma failed', { kyma: name, error: e });
         this.opts.metrics.requeue(KymaRequeueReasons.StatusSyncToRemote, 'unexpected');
       }
@@ -656,10 +666,11 @@ export function setupKymaController(manager: Manager, opts: KymaControllerOption
   const builder = newControllerManagedBy(manager)
     .named(KYMA_CONTROLLER_NAME)
     .for(Kyma, { namespace: ns, predicates: [or(generationChanged, labelsChanged, annotationsChanged, deletionStarted)] })
-    // A Manifest reconciled before (it has a state) reports a module under way: the Kyma's pass that
-    // follows it is mostly a cheap one from the caches, and goes ahead of new Kymas' first full checks, so a
-    // Kyma is Ready once its modules are, not once every Kyma created before it had its first pass.
-    .owns(Manifest, { namespace: ns, first: (m) => !!(m as ManifestObject).status?.state })
+    // A Manifest whose state changed after its first pass reports a module under way (installed,
+    // failing, back): the Kyma's pass that follows is a cheap one (from the caches, or a webhook
+    // pass) and goes ahead of new Kymas' first full checks, so a Kyma is Ready once its modules are,
+    // not once every Kyma created before it had its first pass.
+    .owns(Manifest, { namespace: ns, first: (m, old) => stateChanged(old as ManifestObject | undefined, m as ManifestObject) })
     .watches<Secret>(SECRET_KIND, (s) => {
       const kyma = s.metadata.labels?.[Labels.KymaName];
       return kyma ? [{ namespace: ns, name: kyma }] : [];
@@ -673,8 +684,8 @@ export function setupKymaController(manager: Manager, opts: KymaControllerOption
     })
     .watches<ModuleReleaseMetaObject>(ModuleReleaseMeta, (m) => affected(m.spec.moduleName, !!m.spec.mandatory), { namespace: ns, predicates: [or(generationChanged, labelsChanged)] })
     .withOptions({ maxConcurrentReconciles: opts.maxConcurrentReconciles ?? 4 });
-  if (opts.watcherEvents) builder.watchesChannel(opts.watcherEvents);
-  if (opts.webhookEventKeys) builder.watchesChannel(opts.webhookEventKeys, { first: true });
+  if (opts.watcherEvents) builder.watchesChannel(opts.watcherEvents, { first: true });
+  if (opts.runtimeCheckKeys) builder.watchesChannel(opts.runtimeCheckKeys);
   if (opts.skrWebhook) {
     // The runtimes' webhook configuration is made of the Watchers: a Watcher created, changed or
     // deleted is rolled out to every runtime now.
