@@ -290,6 +290,40 @@ describe('controller', () => {
     await stop();
   });
 
+  it("the For watch's first option: an update the option says yes to goes ahead, given the object it replaced", async () => {
+    const { client, manager, start, stop } = await fresh();
+    const changes = new KeyChannel();
+    const order: string[] = [];
+    const gate = holdGate();
+    const controller = newControllerManagedBy(manager)
+      .named('first-for')
+      .for(CONFIGMAP, { namespace: 'default', first: (cm, old) => old !== undefined && old.metadata.labels?.phase !== cm.metadata.labels?.phase })
+      .watchesChannel(changes)
+      .withOptions({ maxConcurrentReconciles: 1 })
+      .complete(async (req: Request): Promise<void> => {
+        if (req.name === 'kube-root-ca.crt') return;
+        order.push(req.name);
+        if (req.name === 'block') await gate.hold();
+      });
+    await client.create(obj(CONFIGMAP, 'phased', { metadata: { name: 'phased', namespace: 'default', labels: { phase: 'one' } } }));
+    await start();
+    await waitFor('the ConfigMap looked at once', () => order.includes('phased'));
+    changes.send('default/block');
+    await gate.held;
+    changes.send('default/c1');
+    await waitFor('a change queued', () => controller.queue.length === 1);
+    // A label that is not the phase: in turn. Then the phase changes: first.
+    await client.patch(CONFIGMAP, { namespace: 'default', name: 'phased' }, 'merge', { metadata: { labels: { other: 'x' } } });
+    await waitFor('queued in turn', () => controller.queue.length === 2);
+    const cms = manager.informer<KubeObject>(CONFIGMAP, { namespace: 'default' }).store;
+    await client.patch(CONFIGMAP, { namespace: 'default', name: 'phased' }, 'merge', { metadata: { labels: { phase: 'two' } } });
+    await waitFor('the phase change delivered', () => cms.get('default/phased')?.metadata.labels?.phase === 'two');
+    gate.release();
+    await waitFor('all looked at', () => order.length === 4);
+    assert.deepEqual(order, ['phased', 'block', 'phased', 'c1']);
+    await stop();
+  });
+
   it('asks the gate before reconciling and requeueAll brings refused keys back', async () => {
     const { client, manager, start, stop } = await fresh();
     const rec = new Recorder();
