@@ -80,6 +80,11 @@ export class PendingChecks {
   take(key: string): boolean {
     return this.keys.delete(key);
   }
+
+  /** Whether the key is marked (the mark stays). */
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
 }
 
 /** An object a status event named: `group/kind/namespace/name` (the Manifest inventory's key form). */
@@ -105,6 +110,11 @@ export class PendingObjects {
     const objects = this.keys.get(key);
     this.keys.delete(key);
     return objects;
+  }
+
+  /** Whether the key is marked (the mark stays). */
+  has(key: string): boolean {
+    return this.keys.has(key);
   }
 }
 

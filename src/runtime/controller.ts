@@ -25,7 +25,10 @@ export interface ReconcileResult {
    * backlog (thousands of objects created at once) what changed goes first.
    */
   fallback?: boolean;
-  /** The look after `requeueAfterMs` goes ahead of other keys (a second look at work under way, WorkQueue.addFirst). */
+  /**
+   * The look after `requeueAfterMs` goes ahead of other keys (a second look at work under way,
+   * WorkQueue.addFirst); without `requeueAfterMs` (and `requeue`), a look at once, ahead of them.
+   */
   first?: boolean;
   /**
    * The reconcile failed, and the reconciler recorded why (an Error state in the object's status)
@@ -321,6 +324,10 @@ export class Controller {
         this.metrics.reconciled(failed ? 'error' : 'requeue_after', seconds);
       } else if (result?.requeue) {
         this.queue.addRateLimited(key);
+        this.metrics.reconciled(failed ? 'error' : 'requeue', seconds);
+      } else if (result?.first) {
+        this.queue.forget(key);
+        this.queue.addFirst(key);
         this.metrics.reconciled(failed ? 'error' : 'requeue', seconds);
       } else {
         this.queue.forget(key);

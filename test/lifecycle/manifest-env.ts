@@ -153,6 +153,8 @@ export async function startEnv(
     controllerKcp?: (kcp: HttpClient) => HttpClient;
     /** The runtime watcher's part, handed in by the test: the keys its events bring and their marks. */
     watcher?: Pick<ManifestControllerOptions, 'watcherEvents' | 'driftChecks' | 'readinessChecks' | 'eventRecheckMs'>;
+    /** Parallel reconciles (default: the controller's). */
+    workers?: number;
   } = {},
 ): Promise<Env> {
   const api = await startWithKinds([Manifest, Kyma] as unknown as AnyKind[], [NS]);
@@ -179,6 +181,7 @@ export async function startEnv(
     crdEstablishTimeoutMs: 5_000,
     driftCheckMs: opts.driftCheckMs,
     ...opts.watcher,
+    ...(opts.workers ? { maxConcurrentReconciles: opts.workers } : {}),
   });
   const operators = startModuleOperators({ server, delayMs: 50, discoverEveryMs: 100, ...opts.operators });
   const ac = new AbortController();

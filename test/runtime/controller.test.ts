@@ -324,6 +324,35 @@ describe('controller', () => {
     await stop();
   });
 
+  it('a result of first without a delay looks at the key again at once, ahead of the keys queued meanwhile', async () => {
+    const { manager, start, stop } = await fresh();
+    const changes = new KeyChannel();
+    const order: string[] = [];
+    const gate = holdGate();
+    newControllerManagedBy(manager)
+      .named('first-again')
+      .for(CONFIGMAP)
+      .watchesChannel(changes)
+      .withOptions({ maxConcurrentReconciles: 1 })
+      .complete(async (req: Request): Promise<ReconcileResult | void> => {
+        if (req.namespace !== 'x') return;
+        order.push(req.name);
+        if (req.name === 'again' && order.filter((n) => n === 'again').length === 1) {
+          await gate.hold();
+          return { first: true };
+        }
+      });
+    await start();
+    changes.send('x/again');
+    await gate.held;
+    changes.send('x/c1');
+    changes.send('x/c2');
+    gate.release();
+    await waitFor('all looked at', () => order.length === 4);
+    assert.deepEqual(order, ['again', 'again', 'c1', 'c2']);
+    await stop();
+  });
+
   it('asks the gate before reconciling and requeueAll brings refused keys back', async () => {
     const { client, manager, start, stop } = await fresh();
     const rec = new Recorder();

@@ -47,9 +47,9 @@ export interface ManifestControllerOptions {
    */
   driftCheckMs?: number;
   /** Manifests the runtime watcher asks a drift check for (marked before their key is enqueued). */
-  driftChecks?: { take(key: string): boolean };
+  driftChecks?: { take(key: string): boolean; has?(key: string): boolean };
   /** Manifests whose resources' status the runtime watcher reported changed, with those resources (`group/kind/namespace/name`, `*` for any). */
-  readinessChecks?: { take(key: string): ReadonlySet<string> | undefined };
+  readinessChecks?: { take(key: string): ReadonlySet<string> | undefined; has?(key: string): boolean };
   /** A pass that answered events and found nothing changed looks once more after this long (default EVENT_RECHECK_MS). */
   eventRecheckMs?: number;
   /** The KCP Secret with the credentials of private registries (upstream `--oci-registry-cred-secret`). */

@@ -112,12 +112,12 @@ export interface ManifestReconcilerDeps {
    */
   driftCheckMs?: number;
   /** Manifests whose resources the runtime watcher reported changed (marked before their key is enqueued). */
-  driftChecks?: { take(key: string): boolean };
+  driftChecks?: { take(key: string): boolean; has?(key: string): boolean };
   /**
    * Manifests whose resources' status the runtime watcher reported changed (marked before their key
    * is enqueued), with those resources (`group/kind/namespace/name`; `*`: the event named none).
    */
-  readinessChecks?: { take(key: string): ReadonlySet<string> | undefined };
+  readinessChecks?: { take(key: string): ReadonlySet<string> | undefined; has?(key: string): boolean };
   /** A pass that answered events and found nothing changed looks once more after this long (default EVENT_RECHECK_MS). */
   eventRecheckMs?: number;
   /** Whether the watcher's webhook in a Kyma's runtime works, so its events can be relied on (key `namespace/kyma`). */
@@ -173,9 +173,15 @@ export class ManifestReconciler {
   constructor(private readonly d: ManifestReconcilerDeps) {}
 
   async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
+    const key = namespacedName(req);
     const result = await this.reconcileOnce(req, signal);
-    // A recheck repeats events about work under way: it goes first, as they did.
-    return untilRecheck(result, this.rechecks.get(namespacedName(req))?.dueAt, true);
+    // Events that came while this pass ran were routed by the Manifest as the cache had it then: on
+    // its first pass, without a state, so behind newer Manifests' first passes. They are about work
+    // under way now: the pass they ask for comes at once, ahead of other keys (a failure's backoff
+    // stays). A recheck (which repeats events about work under way) goes first when due.
+    const marked = (this.d.readinessChecks?.has?.(key) ?? false) || (this.d.driftChecks?.has?.(key) ?? false);
+    if (marked && !(result?.requeue && result.requeueAfterMs === undefined)) return { first: true, ...(result?.error !== undefined ? { error: result.error } : {}) };
+    return untilRecheck(result, this.rechecks.get(key)?.dueAt, true);
   }
 
   private async reconcileOnce(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
