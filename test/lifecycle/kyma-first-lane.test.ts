@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Kyma, Manifest } from '../../src/api/operator/index.js';
 import type { Client } from '../../src/runtime/client/index.js';
 import { sleep } from '../../src/util/sleep.js';
+import { intercepting } from '../support/intercept.js';
 import { NS, startKymaEnv, waitFor, type KymaEnv } from './kyma-env.js';
 
 const HOUR = 3_600_000;
@@ -14,17 +15,10 @@ const QUEUED = 8;
 
 /** A KCP client whose updates of the Kymas named `queued-*` take `ms` longer. */
 function slowUpdatesOfQueuedKymas(inner: Client, ms: number): Client {
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof v !== 'function') return v;
-      if (prop !== 'update') return (v as (...a: unknown[]) => unknown).bind(target);
-      return async (...args: unknown[]) => {
-        const o = args[0] as { kind?: string; metadata?: { name?: string } };
-        if (o.kind === Kyma.kind && o.metadata?.name?.startsWith('queued-')) await sleep(ms);
-        return (v as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
+  return intercepting(inner, 'update', async (args, call) => {
+    const o = args[0] as { kind?: string; metadata?: { name?: string } };
+    if (o.kind === Kyma.kind && o.metadata?.name?.startsWith('queued-')) await sleep(ms);
+    return call();
   });
 }
 

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { Manifest } from '../../src/api/operator/index.js';
 import { PendingObjects } from '../../src/lifecycle/watcher-events.js';
 import type { HttpClient } from '../../src/runtime/client/index.js';
+import { intercepting } from '../support/intercept.js';
 import { type Env, MODULE_NS, NS, sampleModule, startEnv, waitFor } from './manifest-env.js';
 
 const LINK = 'https://modules.example.test/sample/1.0.0/during-pass.yaml';
@@ -17,21 +18,14 @@ const HELD = 'during-held-sample';
 /** A KCP client whose first status write of the Manifest HELD waits for `gate`. */
 function holdingFirstStatusWrite(inner: HttpClient, gate: Promise<void>, reached: () => void): HttpClient {
   let held = false;
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof v !== 'function') return v;
-      if (prop !== 'patch') return (v as (...a: unknown[]) => unknown).bind(target);
-      return async (...args: unknown[]) => {
-        const [kind, key, , , opts] = args as [{ kind: string }, { name: string }, unknown, unknown, { subresource?: string } | undefined];
-        if (!held && kind.kind === Manifest.kind && key.name === HELD && opts?.subresource === 'status') {
-          held = true;
-          reached();
-          await gate;
-        }
-        return (v as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
+  return intercepting(inner, 'patch', async (args, call) => {
+    const [kind, key, , , opts] = args as [{ kind: string }, { name: string }, unknown, unknown, { subresource?: string } | undefined];
+    if (!held && kind.kind === Manifest.kind && key.name === HELD && opts?.subresource === 'status') {
+      held = true;
+      reached();
+      await gate;
+    }
+    return call();
   });
 }
 
