@@ -8,10 +8,11 @@
 // The runtime part (namespace, CRDs, runtime Kyma, catalog, webhook: the "full runtime check") runs
 // on every reconcile without the runtime watcher. With it, a reconcile runs it only when something
 // may have changed there (see fullCheckReason); a watcher event on the runtime Kyma reads only that
-// Kyma (an "event pass"), and a watcher event on the webhook's own objects there reads the runtime
-// Kyma and the webhook (a "webhook pass", which also confirms a webhook that a full check found not
-// available yet); otherwise it works from the KCP caches alone and writes only what changed: the
-// Manifests, the KCP status, the status mirrored into the runtime.
+// Kyma (an "event pass"); a watcher event on the webhook's own objects there, or any pass after a
+// check that found only the webhook not holding (a new runtime's, whose webhook is not available
+// yet), reads the runtime Kyma and the webhook (a "webhook pass"); otherwise it works from the KCP
+// caches alone and writes only what changed: the Manifests, the KCP status, the status mirrored
+// into the runtime.
 import {
   Finalizers,
   Kyma,
@@ -255,7 +256,7 @@ class KymaReconciler {
 
   /**
    * `freshEvent`: this pass took an event's mark (else a runtime Kyma change is looked for again by a
-   * recheck). `webhook`: the pass looks at the webhook too (its objects changed in the runtime).
+   * recheck). `webhook`: why the pass looks at the webhook too (WebhookLook), if it does.
    */
   private async reconcileRead(read: KymaObject, reason: RuntimeCheckReason | undefined, changedInRuntime: boolean, last: RuntimeCheck | undefined, signal: AbortSignal, freshEvent: boolean, webhook: WebhookLook | undefined): Promise<ReconcileResult> {
     const kyma = await this.ensureFinalizerAndLabels(read, signal);
@@ -320,8 +321,8 @@ class KymaReconciler {
   /**
    * The runtime part of a reconcile. A full check (any `reason`) looks at everything the lifecycle
    * manager keeps in the runtime; an `event` pass (a watcher event on the runtime Kyma, after a
-   * healthy full check) reads and follows the runtime Kyma only, and with `webhook` (an event on the
-   * webhook's objects) looks at the webhook as well.
+   * healthy full check) reads and follows the runtime Kyma only, and with `webhook` (WebhookLook)
+   * looks at the webhook as well.
    */
   private async reconcileRuntime(kyma: KymaObject, signal: AbortSignal, reason: RuntimeCheckReason | 'event', last: RuntimeCheck | undefined, freshEvent = false, webhook?: WebhookLook): Promise<ReconcileResult> {
     const name = kyma.metadata.name ?? '';
