@@ -215,13 +215,7 @@ export class WatcherEventRouter {
   }
 
   kymaChanged(e: DeliveredWatchEvent): RouteResult {
-    const kyma = this.kymaOf(e.runtimeId);
-    if (!kyma) return 'unknown-runtime';
-    const key = `${this.namespace}/${kyma.metadata.name ?? ''}`;
-    this.onRouted?.(key, e);
-    this.kymaEvents.mark(key);
-    this.kymaKeys.emit('key', key);
-    return 'enqueued';
+    return this.toKyma(e, this.kymaEvents);
   }
 
   moduleResourceChanged(e: DeliveredWatchEvent): RouteResult {
@@ -249,11 +243,16 @@ export class WatcherEventRouter {
     const watched = e.event?.watched;
     if (!e.event || !watched?.name) return undefined;
     if (!isSkrWebhookObject(e.event.watchedGvk.group, e.event.watchedGvk.kind, watched.namespace, watched.name)) return undefined;
+    return this.toKyma(e, this.webhookChecks);
+  }
+
+  /** The event's Kyma, marked in `checks`, to the Kyma controller's events channel. */
+  private toKyma(e: DeliveredWatchEvent, checks: PendingChecks): RouteResult {
     const kyma = this.kymaOf(e.runtimeId);
     if (!kyma) return 'unknown-runtime';
     const key = `${this.namespace}/${kyma.metadata.name ?? ''}`;
     this.onRouted?.(key, e);
-    this.webhookChecks.mark(key);
+    checks.mark(key);
     this.kymaKeys.emit('key', key);
     return 'enqueued';
   }
