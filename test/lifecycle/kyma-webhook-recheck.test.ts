@@ -51,6 +51,10 @@ describe('Kyma controller: webhook passes', () => {
     const rt = await env.runtime('unconfirmed', {}, { [Labels.ManagedBy]: LabelValues.LifecycleManager });
     const webhookCondition = async () => (await env.kyma('unconfirmed')).status?.conditions?.find((c) => c.type === 'SKRWebhook');
     await waitFor('the first full check, with the webhook installed and not available', async () => (await webhookCondition())?.status === 'False');
+    // The pass its own finalizer write brought (an unconfirmed webhook pass too) done before counting.
+    const queue = env.lm.manager.getControllers().find((c) => c.name === 'kyma')?.queue;
+    assert.ok(queue, 'the Kyma controller runs');
+    await waitFor('the Kyma controller idle', () => queue.length === 0 && queue.inFlight === 0);
     const before = { unconfirmed: metric('lifecycle_mgr_kyma_webhook_passes_total', { why: 'unconfirmed' }), changed: metric('lifecycle_mgr_full_runtime_checks_total', { reason: 'changed' }) };
     await rt.remote.patch(DEPLOYMENT, { namespace: Namespaces.Remote, name: SKR_WEBHOOK_NAME }, 'merge', { status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 } }, { subresource: 'status' });
     // No event: an annotation on the Kyma brings a pass (one that needs no full check for itself).
