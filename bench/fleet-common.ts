@@ -191,7 +191,7 @@ export class FleetWatch {
    * Waits until every Kyma and Manifest is Ready, a progress line every 10 s (`memory()`: its RSS
    * part). Throws NotConverged after `timeoutSeconds`, or when `stop` aborts (Ctrl-C).
    */
-  async converge(t0: number, timeoutSeconds: number, memory: () => string, stop?: AbortSignal): Promise<void> {
+  async converge(t0: number, timeoutSeconds: number, memory: () => string, stop?: AbortSignal, detail?: () => string): Promise<void> {
     let lastPrint = 0;
     for (;;) {
       const s = this.readiness();
@@ -207,6 +207,7 @@ export class FleetWatch {
         );
         const waiting = waitingManifests(this.informers.manifests.store.list());
         if (waiting) console.log(`    Manifests waiting: ${waiting}`);
+        if (detail) console.log(`    ${detail()}`);
       }
       // Each look lists every Kyma and Manifest of the benchmark's own caches, in the controllers'
       // process: at 10,000 runtimes four looks a second took about 4% of its CPU.

@@ -33,8 +33,10 @@ import { secureContexts } from '../src/util/tls-contexts.js';
 import { controllerFlags, enableInRuntime, EXTRA_MODULE, FleetWatch, machineLine, memoryOf, MODULES, NotConverged, NS, routeCountsReader, routeDeltaLines, statsReader, connectionStatsReader, connectionDeltaLine } from './fleet-common.js';
 import { OBJECTS_PER_MODULE, writeFleetModules } from './fleet-modules.js';
 import { printSettings } from './settings.js';
-import { CpuShares, CpuWindow, labelledDelta, option, quantilesOf, RECONCILE_METRICS, reconcileDelta, reconcilesByController, series, summary } from './stats.js';
+import { CpuShares, CpuWindow, labelledDelta, option, quantilesOf, queueLanes, RECONCILE_METRICS, reconcileDelta, reconcilesByController, series, summary } from './stats.js';
 
+/** The metric families of the progress lines' detail (a few series each). */
+const PROGRESS_FAMILIES = ['lifecycle_mgr_watcher_event_manifest_keys_total', 'lifecycle_mgr_drift_checks_total', 'lifecycle_mgr_manifest_readiness_passes_total', 'lifecycle_mgr_manifest_clean_passes_total'];
 const BENCH_OPTIONS = new Set(['--runtimes', '--steady', '--changes', '--change-rate', '--converge-timeout', '--heap-snapshot', '--landscape-heap']);
 
 const runtimes = option('--runtimes', 'FLEET_BENCH_RUNTIMES', 1000);
@@ -127,6 +129,7 @@ async function main(): Promise<void> {
   // this process it would count as the controllers' memory.
   const convergeFamilies = ['lifecycle_mgr_requeue_reason_total', 'lifecycle_mgr_drift_checks_total', 'lifecycle_mgr_manifest_readiness_passes_total', 'lifecycle_mgr_manifest_clean_passes_total', 'lifecycle_mgr_manifest_event_rechecks_total', 'lifecycle_mgr_kyma_event_rechecks_total', 'watcher_events_received_total', 'watcher_events_rejected_total'];
   const convergeMetrics0 = up.controlPlane.manager.registry.render(convergeFamilies);
+  const progressMetrics0 = up.controlPlane.manager.registry.render(PROGRESS_FAMILIES);
   const cpu = new CpuWindow(info.pid);
   const shares = new CpuShares(info.pid);
   const t0 = performance.now();
@@ -143,6 +146,12 @@ async function main(): Promise<void> {
         return `controllers ${memoryOf(process.pid).rssMiB.toFixed(0)} MiB (V8 heap ${(m.heapTotal / 2 ** 20).toFixed(0)} MiB, ${(m.heapUsed / 2 ** 20).toFixed(0)} used; external ${(m.external / 2 ** 20).toFixed(0)} MiB), API server ${memoryOf(info.pid).rssMiB.toFixed(0)} MiB; ${shares.text()}`;
       },
       interrupted.signal,
+      () => {
+        const now = up.controlPlane.manager.registry.render(PROGRESS_FAMILIES);
+        const grown = (name: string, label?: string) => labelledDelta(progressMetrics0, now, name, label);
+        const keys = [...series(now, 'lifecycle_mgr_watcher_event_manifest_keys_total')].map(([labels, v]) => `${labels.replace(/[{}"]/g, '').replace(/found=|lane=/g, '')} ${v}`).join(', ');
+        return `queues (ready keys, head's wait): ${queueLanes(up.controlPlane.manager.getControllers(), ['kyma', 'manifest'])}; Manifest keys from events: ${keys || 'none'}; Manifest passes: read-backs ${grown('lifecycle_mgr_drift_checks_total')}, readiness only ${grown('lifecycle_mgr_manifest_readiness_passes_total')}, clean ${grown('lifecycle_mgr_manifest_clean_passes_total')}`;
+      },
     );
     phase = 'after';
   } catch (e) {

@@ -67,6 +67,18 @@ export function labelledDelta(before: string, after: string, name: string, label
   return [...grown].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
 }
 
+/** Ready keys per lane of the named controllers' work queues, with the wait of each lane's head: `manifest first 12 (3 s) normal ...`. */
+export function queueLanes(controllers: readonly { name: string; queue: { laneStats(): Record<string, { size: number; headWaitMs: number }> } }[], names: string[]): string {
+  return names
+    .map((name) => {
+      const c = controllers.find((x) => x.name === name);
+      if (!c) return `${name} none`;
+      const lanes = Object.entries(c.queue.laneStats()).map(([lane, l]) => `${lane} ${l.size}${l.size > 0 ? ` (${(l.headWaitMs / 1000).toFixed(0)} s)` : ''}`);
+      return `${name} ${lanes.join(' ')}`;
+    })
+    .join('; ');
+}
+
 export const sum = (m: Map<string, number>): number => [...m.values()].reduce((a, b) => a + b, 0);
 
 /** CPU seconds the whole machine spent busy (all cores), from /proc/stat; undefined elsewhere. */

@@ -134,6 +134,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
   if (opts.watcher) {
     const w = opts.watcher;
     router = new WatcherEventRouter(namespace, manager.cache<KymaObject>(Kyma, { namespace }), manager.cache<ManifestObject>(Manifest, { namespace }));
+    router.onManifestKey = (found, lane) => metrics.eventManifestKey(found, lane);
     skrWebhook = new SkrWebhookInstaller({
       kcp: manager.client,
       namespace,
@@ -174,7 +175,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
   setupMandatoryModuleController(manager, { namespace });
   setupMandatoryModuleDeletionController(manager, { namespace });
   setupPurgeController(manager, { namespace, access, graceMs: opts.purgeGraceMs });
-  setupManifestController(manager, {
+  const manifests = setupManifestController(manager, {
     kcp: manager.client,
     namespace,
     remoteClients: (kyma) => access.lazyClient(kyma),
@@ -190,6 +191,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     registryCredentialsSecret: opts.ociRegistryCredSecret ? { namespace, name: opts.ociRegistryCredSecret } : undefined,
     skrImagePullSecret: opts.skrImagePullSecret,
   });
+  if (router) router.applied = (manifestKey, objectKey) => manifests.reconciler.names(manifestKey, objectKey);
   const syncMetrics = new SyncMetrics(manager.registry);
   setupModuleConfigController(manager, {
     namespace,

@@ -35,6 +35,7 @@ export class LifecycleMetrics {
   private readonly runtimeKymaEvents: Counter;
   private readonly eventRechecks: Counter;
   private readonly webhookPasses: Counter;
+  private readonly eventManifestKeys: Counter;
   private readonly modulesByKyma = new Map<string, Set<string>>();
 
   constructor(registry: Registry) {
@@ -60,6 +61,11 @@ export class LifecycleMetrics {
       help: "Kyma reconciles that read the runtime Kyma and the runtime watcher's webhook instead of making a full runtime check, by why: event (a watcher event on the webhook's own objects), recheck (the second look after such a pass found the webhook not available), unconfirmed (the last check found only the webhook not holding).",
       labelNames: ['why'],
     });
+    this.eventManifestKeys = registry.counter({
+      name: 'lifecycle_mgr_watcher_event_manifest_keys_total',
+      help: "Manifest keys watcher events enqueued, by how the Manifest was found (owner: its inventory, default CR or the objects its pass is applying name the object; all: none does, so every Manifest of the Kyma) and queue lane (first: a Manifest under way; normal: one not reconciled yet).",
+      labelNames: ['found', 'lane'],
+    });
     this.eventRechecks = registry.counter({
       name: 'lifecycle_mgr_kyma_event_rechecks_total',
       help: 'Event passes that found the runtime Kyma unchanged, or the webhook not available, and asked for one more look a second later (an event can come before the API server stored its write).',
@@ -68,6 +74,10 @@ export class LifecycleMetrics {
 
   eventRecheck(): void {
     this.eventRechecks.inc();
+  }
+
+  eventManifestKey(found: 'owner' | 'all', lane: 'first' | 'normal'): void {
+    this.eventManifestKeys.inc({ found, lane });
   }
 
   webhookPass(why: 'event' | 'recheck' | 'unconfirmed'): void {

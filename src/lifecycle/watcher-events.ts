@@ -118,22 +118,29 @@ export class PendingObjects {
   }
 }
 
+/** Whether this process's Manifest reconciler applied, or is applying, the object for the Manifest (keys `namespace/name`, `group/kind/namespace/name`). */
+export type AppliedObjects = (manifestKey: string, objectKey: string) => boolean;
+
 /**
  * The Manifests an object belongs to: those whose inventory (`status.synced`) or default CR
- * (`spec.resource`) names it. None known (an install whose inventory is not written yet, an event
+ * (`spec.resource`) names it, or whose pass here applied or is applying it (`applied`: the status
+ * events of a module's objects come while the pass that creates them runs, before it writes the
+ * inventory). None known (this process did not apply it and no inventory names it yet, an event
  * without the object): all of the Kyma's Manifests, as a safe default.
  */
-function owners(manifests: ManifestObject[], e: DeliveredWatchEvent): ManifestObject[] {
+function owners(manifests: ManifestObject[], e: DeliveredWatchEvent, applied: AppliedObjects | undefined): { manifests: ManifestObject[]; found: boolean } {
   const watched = e.event?.watched;
-  if (!watched || !e.event) return manifests;
+  if (!watched || !e.event) return { manifests, found: false };
   const { group, kind } = e.event.watchedGvk;
+  const object = objectKeyOf(e);
   const named = (ns: string | undefined, n: string | undefined) => (ns ?? '') === watched.namespace && n === watched.name;
   const found = manifests.filter((m) => {
+    if (object !== undefined && applied?.(`${m.metadata.namespace ?? ''}/${m.metadata.name ?? ''}`, object)) return true;
     if ((m.status?.synced ?? []).some((r) => r.group === group && r.kind === kind && named(r.namespace, r.name))) return true;
     const cr = managedDefaultCR(m);
     return !!cr && cr.kind === kind && splitApiVersion(cr.apiVersion).group === group && named(cr.metadata.namespace, cr.metadata.name);
   });
-  return found.length > 0 ? found : manifests;
+  return found.length > 0 ? { manifests: found, found: true } : { manifests, found: false };
 }
 
 export class WatcherEventRouter {
@@ -156,6 +163,10 @@ export class WatcherEventRouter {
   readonly readinessChecks = new PendingObjects();
   /** Called with the Kyma key of every routed event (e.g. to time event -> reconcile). */
   onRouted?: (kymaKey: string, e: DeliveredWatchEvent) => void;
+  /** Set by the wiring: what this process's Manifest reconciler applied or is applying (see owners). */
+  applied?: AppliedObjects;
+  /** Called for every Manifest key an event about a module's resources enqueued (drift or readiness). */
+  onManifestKey?: (found: 'owner' | 'all', lane: 'first' | 'normal') => void;
 
   constructor(
     private readonly namespace: string,
@@ -190,11 +201,12 @@ export class WatcherEventRouter {
   }
 
   /**
-   * Keys for the Manifest controller of Manifests reconciled before (they have a state): an event
-   * about one of them concerns work under way (a module installing, a change to put back), which
-   * goes ahead of new Manifests' first passes. An event about a Manifest not reconciled yet (the
-   * router hands an object no inventory names yet to all of a Kyma's Manifests) comes through
-   * manifestSource and keeps its place among the first passes.
+   * Keys for the Manifest controller of Manifests reconciled before (they have a state, or this
+   * process applied the object the event names for them): an event about one of them concerns work
+   * under way (a module installing, a change to put back), which goes ahead of new Manifests' first
+   * passes. An event about a Manifest not reconciled yet (the router hands an object nothing names
+   * yet to all of a Kyma's Manifests) comes through manifestSource and keeps its place among the
+   * first passes.
    */
   get manifestUnderWaySource(): KeyEmitter {
     return this.manifestUnderWayKeys;
@@ -221,7 +233,7 @@ export class WatcherEventRouter {
   moduleResourceChanged(e: DeliveredWatchEvent): RouteResult {
     // A klm-module-status Watcher from before it had a manager of its own sends status events here.
     if (isRuntimeKyma(e)) return this.kymaOf(e.runtimeId) ? 'ignored' : 'unknown-runtime';
-    return this.toWebhook(e) ?? this.toManifests(e, this.manifestKeys, this.driftChecks, owners, this.manifestUnderWayKeys);
+    return this.toWebhook(e) ?? this.toManifests(e, this.manifestKeys, this.driftChecks, (ms) => owners(ms, e, this.applied), this.manifestUnderWayKeys);
   }
 
   moduleStatusChanged(e: DeliveredWatchEvent): RouteResult {
@@ -230,7 +242,7 @@ export class WatcherEventRouter {
     // image does), and no Manifest needs to look again for it.
     if (isRuntimeKyma(e)) return this.kymaOf(e.runtimeId) ? 'ignored' : 'unknown-runtime';
     const object = objectKeyOf(e);
-    return this.toWebhook(e) ?? this.toManifests(e, this.manifestKeys, { mark: (key) => this.readinessChecks.mark(key, object) }, owners, this.manifestUnderWayKeys);
+    return this.toWebhook(e) ?? this.toManifests(e, this.manifestKeys, { mark: (key) => this.readinessChecks.mark(key, object) }, (ms) => owners(ms, e, this.applied), this.manifestUnderWayKeys);
   }
 
   /** A module's custom resource changed: the ModuleConfig controller looks at that Kyma's modules (cheap for those that do not opt in). */
@@ -261,7 +273,7 @@ export class WatcherEventRouter {
     e: DeliveredWatchEvent,
     keys: EventEmitter,
     checks?: Pick<PendingChecks, 'mark'>,
-    pick?: (manifests: ManifestObject[], e: DeliveredWatchEvent) => ManifestObject[],
+    pick?: (manifests: ManifestObject[]) => { manifests: ManifestObject[]; found: boolean },
     underWayKeys?: EventEmitter,
   ): RouteResult {
     const kyma = this.kymaOf(e.runtimeId);
@@ -269,10 +281,15 @@ export class WatcherEventRouter {
     const name = kyma.metadata.name ?? '';
     this.onRouted?.(`${this.namespace}/${name}`, e);
     const ofKyma = this.manifests.list({ namespace: this.namespace, labelSelector: `${Labels.KymaName}=${name}` });
-    for (const m of pick ? pick(ofKyma, e) : ofKyma) {
+    const picked = pick?.(ofKyma);
+    const object = objectKeyOf(e);
+    for (const m of picked?.manifests ?? ofKyma) {
       const key = `${this.namespace}/${m.metadata.name ?? ''}`;
       checks?.mark(key);
-      (underWayKeys && m.status?.state ? underWayKeys : keys).emit('key', key);
+      // A state, or its object applied here (its first pass may have ended before the cache has the state it wrote).
+      const underWay = !!underWayKeys && (!!m.status?.state || (object !== undefined && this.applied?.(key, object) === true));
+      (underWay ? underWayKeys : keys).emit('key', key);
+      if (picked) this.onManifestKey?.(picked.found ? 'owner' : 'all', underWay ? 'first' : 'normal');
     }
     return 'enqueued';
   }

@@ -107,7 +107,7 @@ export interface WorkQueueOptions {
 export const DEFAULT_MAX_LOW_WAIT_MS = 5 * 60_000;
 
 /** The lanes, from the one handed out first. */
-type LaneName = 'first' | 'normal' | 'low';
+export type LaneName = 'first' | 'normal' | 'low';
 
 interface Delayed {
   at: number;
@@ -226,6 +226,17 @@ export class WorkQueue {
   /** Keys ready to be handed to a worker. */
   get length(): number {
     return this.lanes.first.size + this.lanes.normal.size + this.lanes.low.size;
+  }
+
+  /** Ready keys per lane, with how long the one at each lane's head has waited (ms; 0 when empty). */
+  laneStats(): Record<LaneName, { size: number; headWaitMs: number }> {
+    const now = performance.now();
+    const stats = (lane: Lane) => {
+      const head = lane.peek();
+      const addedAt = head === undefined ? undefined : this.dirty.get(head);
+      return { size: lane.size, headWaitMs: addedAt === undefined ? 0 : now - addedAt };
+    };
+    return { first: stats(this.lanes.first), normal: stats(this.lanes.normal), low: stats(this.lanes.low) };
   }
 
   /** Keys delayed by addAfter / addRateLimited. */

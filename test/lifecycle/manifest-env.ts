@@ -5,7 +5,7 @@ import { Kyma, Manifest, type ManifestObject } from '../../src/api/operator/inde
 import { type RunningApiServer } from '../../src/apiserver/server.js';
 import { startModuleOperators, type ModuleOperators, type ModuleOperatorsOptions } from '../../src/landscape/module-operators.js';
 import { ArtifactError, type ArtifactFetcher, type FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
-import { type ManifestControllerOptions, setupManifestController, type RequeueIntervals } from '../../src/lifecycle/manifest/index.js';
+import { type ManifestControllerOptions, type ManifestReconciler, setupManifestController, type RequeueIntervals } from '../../src/lifecycle/manifest/index.js';
 import { clientFromKubeconfig, type HttpClient, isNotFound } from '../../src/runtime/client/index.js';
 import type { Client } from '../../src/runtime/client/interface.js';
 import { type Logger, silentLogger } from '../../src/runtime/log.js';
@@ -128,6 +128,7 @@ export interface Env {
   kcp: HttpClient;
   fetcher: FakeFetcher;
   manager: Manager;
+  reconciler: ManifestReconciler;
   operators: ModuleOperators;
   /** Requests of the Manifest controller to each runtime, by Kyma name. */
   requests: Map<string, { count: (method?: string) => number; reset: () => void }>;
@@ -155,6 +156,8 @@ export async function startEnv(
     watcher?: Pick<ManifestControllerOptions, 'watcherEvents' | 'driftChecks' | 'readinessChecks' | 'eventRecheckMs'>;
     /** Parallel reconciles (default: the controller's). */
     workers?: number;
+    /** Wraps the client the Manifest controller reaches a runtime with. */
+    remoteClient?: (kymaName: string, client: Client) => Client;
   } = {},
 ): Promise<Env> {
   const api = await startWithKinds([Manifest, Kyma] as unknown as AnyKind[], [NS]);
@@ -165,14 +168,14 @@ export async function startEnv(
   const requests = new Map<string, ReturnType<typeof countingClient>>();
   const manager = new Manager({ client: kcp, logger: opts.logger ?? silentLogger, informerBackoff: { initialMs: 20, maxMs: 200 } });
   const reconciles = countReconciles(manager);
-  const { controller } = setupManifestController(manager, {
+  const { controller, reconciler } = setupManifestController(manager, {
     kcp: opts.controllerKcp ? opts.controllerKcp(kcp) : kcp,
     namespace: NS,
     fetcher,
     remoteClients: (kyma) => {
       let c = requests.get(kyma);
       if (!c) {
-        c = countingClient(remote.client(kyma));
+        c = countingClient(opts.remoteClient ? opts.remoteClient(kyma, remote.client(kyma)) : remote.client(kyma));
         requests.set(kyma, c);
       }
       return c.client;
@@ -194,6 +197,7 @@ export async function startEnv(
     kcp,
     fetcher,
     manager,
+    reconciler,
     operators,
     requests,
     reconciles: (name) => reconciles(controller.name, `${NS}/${name}`),

@@ -113,6 +113,30 @@ describe('watcher event routing', () => {
     assert.equal(underWay.length, 2);
   });
 
+  it('finds the Manifest whose pass here applied or is applying the object before any inventory names it, and hands it to the first lane', () => {
+    const { r, manifestKeys } = router();
+    const underWay: string[] = [];
+    r.manifestUnderWaySource.on('key', (k) => void underWay.push(String(k)));
+    const counted: string[] = [];
+    r.onManifestKey = (found, lane) => void counted.push(`${found} ${lane}`);
+    // Neither Manifest has a state; the reconciler is applying module two's new Deployment.
+    const asked: string[] = [];
+    r.applied = (manifest, object) => {
+      asked.push(`${manifest} ${object}`);
+      return manifest === `${NS}/rt-a-two` && object === 'apps/Deployment/kyma-system/two-webhook';
+    };
+    r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'two-webhook' }) });
+    assert.deepEqual(underWay, [`${NS}/rt-a-two`], 'only its Manifest, in the first lane');
+    assert.deepEqual(manifestKeys, []);
+    assert.deepEqual([...(r.readinessChecks.take(`${NS}/rt-a-two`) ?? [])], ['apps/Deployment/kyma-system/two-webhook']);
+    assert.equal(r.readinessChecks.take(`${NS}/rt-a-one`), undefined, 'the other Manifest is not marked');
+    assert.ok(asked.includes(`${NS}/rt-a-one apps/Deployment/kyma-system/two-webhook`), 'the other Manifest was asked about too');
+    // An object nothing names still goes to every Manifest of the Kyma, in their own lanes.
+    r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'three-manager' }) });
+    assert.deepEqual(manifestKeys.sort(), [`${NS}/rt-a-one`, `${NS}/rt-a-two`]);
+    assert.deepEqual(counted, ['owner first', 'all normal', 'all normal']);
+  });
+
   it("hands events about the webhook's own objects to the Kyma, marked, and to no Manifest", () => {
     const { r, manifestKeys } = router();
     const underWay: string[] = [];

@@ -169,8 +169,19 @@ export class ManifestReconciler {
   private readonly reported = new Map<string, { kymaName: string; moduleName: string }>();
   /** Event passes to repeat once (EVENT_RECHECK_MS), by Manifest key. */
   private readonly rechecks = new Map<string, Recheck>();
+  /** The objects of the applies under way, by Manifest key (until they are in `applied`). */
+  private readonly applying = new Map<string, ReadonlySet<string>>();
 
   constructor(private readonly d: ManifestReconcilerDeps) {}
+
+  /**
+   * Whether this process applied the object (`group/kind/namespace/name`) for the Manifest, or is
+   * applying it now: the watcher's router finds an event's Manifest by this before the Manifest's
+   * inventory, written at the end of its pass, names the object.
+   */
+  names(manifestKey: string, objectKey: string): boolean {
+    return this.applying.get(manifestKey)?.has(objectKey) === true || this.applied.get(manifestKey)?.records.has(objectKey) === true;
+  }
 
   async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
     const key = namespacedName(req);
@@ -374,7 +385,13 @@ export class ManifestReconciler {
     const watchedFromHere = this.eventsFlow(ctx.manifest);
     if (!known || known.hash !== hash || known.uid !== uid) {
       this.applied.delete(key);
-      const records = await applyAll(target, objects, opts);
+      this.applying.set(key, new Set(objects.map((o) => refKey(refOf(o)))));
+      let records: Map<string, AppliedRecord>;
+      try {
+        records = await applyAll(target, objects, opts);
+      } finally {
+        this.applying.delete(key);
+      }
       this.applied.set(key, { uid, hash, records, generation, driftDueAt: this.nextDriftCheck(), readAt: Date.now(), watched: watchedFromHere });
       if (known) this.d.events.event(ctx.manifest, 'Normal', 'ResourcesApplied', `applied ${objects.length} resources of the new module manifest`);
       return new Map();
