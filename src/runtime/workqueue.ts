@@ -207,10 +207,8 @@ export class WorkQueue {
   private readonly drained: (() => void)[] = [];
   private stopMetrics: (() => void) | undefined;
   private readonly maxLowWaitMs: number;
-  /** The last key handed out was a low key served for having waited too long (they alternate with the others). */
-  private servedAgedLow = false;
-  /** The same for a normal key that waited too long behind keys added first. */
-  private servedAgedNormal = false;
+  /** The last key handed out was served for having waited too long behind a lane ahead (such keys alternate with the others). */
+  private servedAged = false;
 
   constructor(opts: WorkQueueOptions = {}) {
     this.name = opts.name ?? 'queue';
@@ -228,7 +226,10 @@ export class WorkQueue {
     return this.lanes.first.size + this.lanes.normal.size + this.lanes.low.size;
   }
 
-  /** Ready keys per lane, with how long the one at each lane's head has waited (ms; 0 when empty). */
+  /**
+   * Ready keys per lane, with how long the one at each lane's head has waited (ms; 0 when empty),
+   * counted from when it was added, also in a lane behind (a key moves up when added ahead).
+   */
   laneStats(): Record<LaneName, { size: number; headWaitMs: number }> {
     const now = performance.now();
     const stats = (lane: Lane) => {
@@ -445,12 +446,18 @@ export class WorkQueue {
     const normalKey = normal.peek();
     const lowKey = low.peek();
     // A key that waited too long behind the lanes ahead of it goes in turn with them: every other
-    // key handed out (a low key behind both, a normal key behind keys added first).
-    const agedLow = (firstKey !== undefined || normalKey !== undefined) && lowKey !== undefined && !this.servedAgedLow && this.waitedTooLong(lowKey);
-    this.servedAgedLow = agedLow;
-    const agedNormal = !agedLow && firstKey !== undefined && normalKey !== undefined && !this.servedAgedNormal && this.waitedTooLong(normalKey);
-    this.servedAgedNormal = agedNormal;
-    const lane = agedLow ? low : firstKey !== undefined && !agedNormal ? first : normalKey !== undefined ? normal : low;
+    // key handed out is such a key (a low key behind either lane, a normal key behind keys added
+    // first; of both, the one that waited longer), the others go by lane. The turns are shared, so
+    // that when both kinds have waited too long the first lane still gets every other key.
+    let lane: Lane | undefined;
+    if (!this.servedAged) {
+      const lowWait = lowKey !== undefined && (firstKey !== undefined || normalKey !== undefined) ? this.waitOf(lowKey) : -1;
+      const normalWait = normalKey !== undefined && firstKey !== undefined ? this.waitOf(normalKey) : -1;
+      const longest = Math.max(lowWait, normalWait);
+      if (longest >= this.maxLowWaitMs) lane = lowWait === longest ? low : normal;
+    }
+    this.servedAged = lane !== undefined;
+    lane ??= firstKey !== undefined ? first : normalKey !== undefined ? normal : low;
     const key = lane.shift();
     if (key === undefined) return undefined;
     this.startProcessing(key);
@@ -458,9 +465,10 @@ export class WorkQueue {
     return key;
   }
 
-  private waitedTooLong(key: string): boolean {
+  /** How long a queued key has waited (ms), -1 when it is not queued. */
+  private waitOf(key: string): number {
     const addedAt = this.dirty.get(key);
-    return addedAt !== undefined && performance.now() - addedAt >= this.maxLowWaitMs;
+    return addedAt === undefined ? -1 : performance.now() - addedAt;
   }
 
   private startProcessing(key: string): void {

@@ -203,6 +203,20 @@ describe('work queue', () => {
     await q.shutDown();
   });
 
+  it('when low and normal keys have both waited maxLowWaitMs, keys added first still get every other turn', async () => {
+    const q = new WorkQueue({ maxLowWaitMs: 30 });
+    const added = performance.now();
+    q.addLow('l1');
+    q.addLow('l2');
+    q.add('n1');
+    q.add('n2');
+    await waitSince(added, 40);
+    for (let i = 1; i < 5; i++) q.addFirst(`f${i}`);
+    // The turns of keys that waited too long go to the one that waited longest, low or normal.
+    assert.deepEqual(await takeEach(q, 8), ['l1', 'f1', 'l2', 'f2', 'n1', 'f3', 'n2', 'f4']);
+    await q.shutDown();
+  });
+
   it('a delayed add with first joins the keys added first when due', async () => {
     const q = new WorkQueue();
     const since = performance.now();
