@@ -33,10 +33,10 @@ import { secureContexts } from '../src/util/tls-contexts.js';
 import { controllerFlags, enableInRuntime, EXTRA_MODULE, FleetWatch, machineLine, memoryOf, MODULES, NotConverged, NS, routeCountsReader, routeDeltaLines, statsReader, connectionStatsReader, connectionDeltaLine } from './fleet-common.js';
 import { OBJECTS_PER_MODULE, writeFleetModules } from './fleet-modules.js';
 import { printSettings } from './settings.js';
-import { CpuShares, CpuWindow, labelledDelta, option, quantilesOf, queueLanes, RECONCILE_METRICS, reconcileDelta, reconcilesByController, series, summary } from './stats.js';
+import { CpuShares, CpuWindow, labelledDelta, option, passesSince, quantilesOf, queueLanes, RECONCILE_METRICS, reconcileDelta, reconcilesByController, series, summary } from './stats.js';
 
 /** The metric families of the progress lines' detail (a few series each). */
-const PROGRESS_FAMILIES = ['lifecycle_mgr_watcher_event_manifest_keys_total', 'lifecycle_mgr_drift_checks_total', 'lifecycle_mgr_manifest_readiness_passes_total', 'lifecycle_mgr_manifest_clean_passes_total'];
+const PROGRESS_FAMILIES = ['controller_runtime_reconcile_time_seconds', 'lifecycle_mgr_watcher_event_manifest_keys_total', 'lifecycle_mgr_drift_checks_total', 'lifecycle_mgr_manifest_readiness_passes_total', 'lifecycle_mgr_manifest_clean_passes_total'];
 const BENCH_OPTIONS = new Set(['--runtimes', '--steady', '--changes', '--change-rate', '--converge-timeout', '--heap-snapshot', '--landscape-heap']);
 
 const runtimes = option('--runtimes', 'FLEET_BENCH_RUNTIMES', 1000);
@@ -130,6 +130,7 @@ async function main(): Promise<void> {
   const convergeFamilies = ['lifecycle_mgr_requeue_reason_total', 'lifecycle_mgr_drift_checks_total', 'lifecycle_mgr_manifest_readiness_passes_total', 'lifecycle_mgr_manifest_clean_passes_total', 'lifecycle_mgr_manifest_event_rechecks_total', 'lifecycle_mgr_kyma_event_rechecks_total', 'watcher_events_received_total', 'watcher_events_rejected_total'];
   const convergeMetrics0 = up.controlPlane.manager.registry.render(convergeFamilies);
   const progressMetrics0 = up.controlPlane.manager.registry.render(PROGRESS_FAMILIES);
+  let lastProgress = progressMetrics0;
   const cpu = new CpuWindow(info.pid);
   const shares = new CpuShares(info.pid);
   const t0 = performance.now();
@@ -148,9 +149,12 @@ async function main(): Promise<void> {
       interrupted.signal,
       () => {
         const now = up.controlPlane.manager.registry.render(PROGRESS_FAMILIES);
+        const passes = passesSince(lastProgress, now, ['kyma', 'manifest']);
+        lastProgress = now;
         const grown = (name: string, label?: string) => labelledDelta(progressMetrics0, now, name, label);
-        const keys = [...series(now, 'lifecycle_mgr_watcher_event_manifest_keys_total')].map(([labels, v]) => `${labels.replace(/[{}"]/g, '').replace(/found=|lane=/g, '')} ${v}`).join(', ');
-        return `queues (ready keys, head's wait): ${queueLanes(up.controlPlane.manager.getControllers(), ['kyma', 'manifest'])}; Manifest keys from events: ${keys || 'none'}; Manifest passes: read-backs ${grown('lifecycle_mgr_drift_checks_total')}, readiness only ${grown('lifecycle_mgr_manifest_readiness_passes_total')}, clean ${grown('lifecycle_mgr_manifest_clean_passes_total')}`;
+        const start = series(progressMetrics0, 'lifecycle_mgr_watcher_event_manifest_keys_total');
+        const keys = [...series(now, 'lifecycle_mgr_watcher_event_manifest_keys_total')].map(([labels, v]) => `${labels.replace(/[{}"]/g, '').replace(/found=|lane=/g, '')} ${v - (start.get(labels) ?? 0)}`).join(', ');
+        return `passes since the last line: ${passes}; queues (ready keys, head's wait): ${queueLanes(up.controlPlane.manager.getControllers(), ['kyma', 'manifest'])}; Manifest keys from events: ${keys || 'none'}; Manifest passes: read-backs ${grown('lifecycle_mgr_drift_checks_total')}, readiness only ${grown('lifecycle_mgr_manifest_readiness_passes_total')}, clean ${grown('lifecycle_mgr_manifest_clean_passes_total')}`;
       },
     );
     phase = 'after';

@@ -79,6 +79,18 @@ export function queueLanes(controllers: readonly { name: string; queue: { laneSt
     .join('; ');
 }
 
+/** Reconciles of the named controllers between two renderings of controller_runtime_reconcile_time_seconds, with their mean time: `kyma 120 (0.41 s)`. */
+export function passesSince(before: string, after: string, controllers: string[]): string {
+  const of = (text: string, suffix: string, controller: string) => sum(new Map([...series(text, `controller_runtime_reconcile_time_seconds_${suffix}`)].filter(([labels]) => labels.includes(`controller="${controller}"`))));
+  return controllers
+    .map((c) => {
+      const n = of(after, 'count', c) - of(before, 'count', c);
+      const seconds = of(after, 'sum', c) - of(before, 'sum', c);
+      return `${c} ${n}${n > 0 ? ` (${(seconds / n).toFixed(2)} s)` : ''}`;
+    })
+    .join(', ');
+}
+
 export const sum = (m: Map<string, number>): number => [...m.values()].reduce((a, b) => a + b, 0);
 
 /** CPU seconds the whole machine spent busy (all cores), from /proc/stat; undefined elsewhere. */

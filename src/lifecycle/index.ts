@@ -191,7 +191,7 @@ export function setupLifecycleManager(manager: Manager, opts: LifecycleManagerOp
     registryCredentialsSecret: opts.ociRegistryCredSecret ? { namespace, name: opts.ociRegistryCredSecret } : undefined,
     skrImagePullSecret: opts.skrImagePullSecret,
   });
-  if (router) router.applied = (manifestKey, objectKey) => manifests.reconciler.names(manifestKey, objectKey);
+  if (router) router.applied = (manifest, objectKey) => manifests.reconciler.names(manifest, objectKey);
   const syncMetrics = new SyncMetrics(manager.registry);
   setupModuleConfigController(manager, {
     namespace,

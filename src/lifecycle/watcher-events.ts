@@ -118,8 +118,8 @@ export class PendingObjects {
   }
 }
 
-/** Whether this process's Manifest reconciler applied, or is applying, the object for the Manifest (keys `namespace/name`, `group/kind/namespace/name`). */
-export type AppliedObjects = (manifestKey: string, objectKey: string) => boolean;
+/** Whether this process's Manifest reconciler applied, or is applying, the object (`group/kind/namespace/name`) for this Manifest. */
+export type AppliedObjects = (manifest: ManifestObject, objectKey: string) => boolean;
 
 /**
  * The Manifests an object belongs to: those whose inventory (`status.synced`) or default CR
@@ -135,7 +135,7 @@ function owners(manifests: ManifestObject[], e: DeliveredWatchEvent, applied: Ap
   const object = objectKeyOf(e);
   const named = (ns: string | undefined, n: string | undefined) => (ns ?? '') === watched.namespace && n === watched.name;
   const found = manifests.filter((m) => {
-    if (object !== undefined && applied?.(`${m.metadata.namespace ?? ''}/${m.metadata.name ?? ''}`, object)) return true;
+    if (object !== undefined && applied?.(m, object)) return true;
     if ((m.status?.synced ?? []).some((r) => r.group === group && r.kind === kind && named(r.namespace, r.name))) return true;
     const cr = managedDefaultCR(m);
     return !!cr && cr.kind === kind && splitApiVersion(cr.apiVersion).group === group && named(cr.metadata.namespace, cr.metadata.name);
@@ -287,7 +287,7 @@ export class WatcherEventRouter {
       const key = `${this.namespace}/${m.metadata.name ?? ''}`;
       checks?.mark(key);
       // A state, or its object applied here (its first pass may have ended before the cache has the state it wrote).
-      const underWay = !!underWayKeys && (!!m.status?.state || (object !== undefined && this.applied?.(key, object) === true));
+      const underWay = !!underWayKeys && (!!m.status?.state || (object !== undefined && this.applied?.(m, object) === true));
       (underWay ? underWayKeys : keys).emit('key', key);
       if (picked) this.onManifestKey?.(picked.found ? 'owner' : 'all', underWay ? 'first' : 'normal');
     }

@@ -382,6 +382,23 @@ describe('with the runtime watcher: Kymas and Manifests are woken by events, not
     assert.deepEqual(kyma.status?.modules?.map((m) => [m.name, m.state]), [['slow', 'Ready']]);
   });
 
+  it("the events of a Kyma's modules installing together reach each module's own Manifest, not all of the Kyma's", async () => {
+    const keys = (found: string) => env.metric('lifecycle_mgr_watcher_event_manifest_keys_total', `found="${found}"`);
+    const before = { owner: keys('owner'), all: keys('all') };
+    await env.runtime('wake-c', ['cache', 'slow']);
+    await env.ready('wake-c');
+    assert.ok(keys('owner') > before.owner, 'their status events were routed');
+    assert.equal(keys('all'), before.all, 'none went to every Manifest of the Kyma');
+    // The router asks the Manifest reconciler of this process what it applied.
+    const router = env.cp.lifecycle?.watcherEvents;
+    assert.ok(router?.applied, 'wired');
+    const [cache, slow] = ['cache', 'slow'].map((module) => (async () => (await env.manifests('wake-c')).find((m) => m.metadata.labels?.[Labels.ModuleName] === module))());
+    const manifests = { cache: await cache, slow: await slow };
+    assert.ok(manifests.cache && manifests.slow);
+    assert.equal(router.applied(manifests.cache, `apps/Deployment/${RNS}/cache-manager`), true);
+    assert.equal(router.applied(manifests.slow, `apps/Deployment/${RNS}/cache-manager`), false, "not the other module's");
+  });
+
   it('a catalog change reconciles only the Kymas that use the module', async () => {
     await env.runtime('wake-b', ['cache']);
     await env.ready('wake-b');

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Labels, type KymaObject, type ManifestObject } from '../../src/api/operator/index.js';
 import { Store } from '../../src/runtime/cache/store.js';
-import { WatcherEventRouter } from '../../src/lifecycle/watcher-events.js';
+import { refKey, refOf } from '../../src/lifecycle/manifest/inventory.js';
+import { objectKeyOf, WatcherEventRouter } from '../../src/lifecycle/watcher-events.js';
 
 const NS = 'kcp-system';
 
@@ -122,19 +123,33 @@ describe('watcher event routing', () => {
     // Neither Manifest has a state; the reconciler is applying module two's new Deployment.
     const asked: string[] = [];
     r.applied = (manifest, object) => {
-      asked.push(`${manifest} ${object}`);
-      return manifest === `${NS}/rt-a-two` && object === 'apps/Deployment/kyma-system/two-webhook';
+      asked.push(`${manifest.metadata.name} ${object}`);
+      return manifest.metadata.name === 'rt-a-two' && object === 'apps/Deployment/kyma-system/two-webhook';
     };
     r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'two-webhook' }) });
     assert.deepEqual(underWay, [`${NS}/rt-a-two`], 'only its Manifest, in the first lane');
     assert.deepEqual(manifestKeys, []);
     assert.deepEqual([...(r.readinessChecks.take(`${NS}/rt-a-two`) ?? [])], ['apps/Deployment/kyma-system/two-webhook']);
     assert.equal(r.readinessChecks.take(`${NS}/rt-a-one`), undefined, 'the other Manifest is not marked');
-    assert.ok(asked.includes(`${NS}/rt-a-one apps/Deployment/kyma-system/two-webhook`), 'the other Manifest was asked about too');
+    assert.ok(asked.includes('rt-a-one apps/Deployment/kyma-system/two-webhook'), 'the other Manifest was asked about too');
     // An object nothing names still goes to every Manifest of the Kyma, in their own lanes.
     r.moduleStatusChanged({ runtimeId: 'rt-a', event: gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'three-manager' }) });
     assert.deepEqual(manifestKeys.sort(), [`${NS}/rt-a-one`, `${NS}/rt-a-two`]);
     assert.deepEqual(counted, ['owner first', 'all normal', 'all normal']);
+  });
+
+  it('names an event\'s object as the Manifest reconciler names what it applies (namespaced, cluster-scoped, core group)', () => {
+    const applied = [
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'one-manager', namespace: 'kyma-system' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one-config', namespace: 'kyma-system' } },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'one-manager' } },
+    ];
+    // What the runtime's webhook sends for them: the group without the version, '' for the core group and for no namespace.
+    const sent = [gvk('apps', 'Deployment', { namespace: 'kyma-system', name: 'one-manager' }), gvk('', 'ConfigMap', { namespace: 'kyma-system', name: 'one-config' }), gvk('rbac.authorization.k8s.io', 'ClusterRole', { namespace: '', name: 'one-manager' })];
+    assert.deepEqual(
+      sent.map((event) => objectKeyOf({ runtimeId: 'rt-a', event })),
+      applied.map((o) => refKey(refOf(o))),
+    );
   });
 
   it("hands events about the webhook's own objects to the Kyma, marked, and to no Manifest", () => {

@@ -170,17 +170,22 @@ export class ManifestReconciler {
   /** Event passes to repeat once (EVENT_RECHECK_MS), by Manifest key. */
   private readonly rechecks = new Map<string, Recheck>();
   /** The objects of the applies under way, by Manifest key (until they are in `applied`). */
-  private readonly applying = new Map<string, ReadonlySet<string>>();
+  private readonly applying = new Map<string, { uid: string; objects: ReadonlySet<string> }>();
 
   constructor(private readonly d: ManifestReconcilerDeps) {}
 
   /**
-   * Whether this process applied the object (`group/kind/namespace/name`) for the Manifest, or is
-   * applying it now: the watcher's router finds an event's Manifest by this before the Manifest's
-   * inventory, written at the end of its pass, names the object.
+   * Whether this process applied the object (`group/kind/namespace/name`) for this Manifest (this
+   * uid), or is applying it now: the watcher's router finds an event's Manifest by this before the
+   * Manifest's inventory, written at the end of its pass, names the object.
    */
-  names(manifestKey: string, objectKey: string): boolean {
-    return this.applying.get(manifestKey)?.has(objectKey) === true || this.applied.get(manifestKey)?.records.has(objectKey) === true;
+  names(manifest: ManifestObject, objectKey: string): boolean {
+    const key = namespacedName(manifest);
+    const uid = manifest.metadata.uid ?? '';
+    const applying = this.applying.get(key);
+    if (applying?.uid === uid && applying.objects.has(objectKey)) return true;
+    const known = this.applied.get(key);
+    return known?.uid === uid && known.records.has(objectKey);
   }
 
   async reconcile(req: Request, signal: AbortSignal): Promise<ReconcileResult | void> {
@@ -385,7 +390,7 @@ export class ManifestReconciler {
     const watchedFromHere = this.eventsFlow(ctx.manifest);
     if (!known || known.hash !== hash || known.uid !== uid) {
       this.applied.delete(key);
-      this.applying.set(key, new Set(objects.map((o) => refKey(refOf(o)))));
+      this.applying.set(key, { uid, objects: new Set(objects.map((o) => refKey(refOf(o)))) });
       let records: Map<string, AppliedRecord>;
       try {
         records = await applyAll(target, objects, opts);
