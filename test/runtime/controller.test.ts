@@ -14,10 +14,12 @@ import { namespacedName } from '../../src/kube/keys.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { ExponentialBackoffLimiter } from '../../src/runtime/workqueue.js';
 import { RecordingLogger } from '../support/log.js';
+import { sleep } from '../../src/util/sleep.js';
 import { waitFor } from '../support/wait.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
+const HOUR = 3_600_000;
 const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
 
 const obj = (kind: { apiVersion: string; kind: string }, name: string, extra: Partial<KubeObject> = {}, namespace: string | undefined = 'default'): KubeObject => ({
@@ -287,6 +289,53 @@ describe('controller', () => {
     changes.send('x/marker');
     await waitFor('the marker looked at', () => order.includes('marker'));
     assert.deepEqual(order, ['block', 'u1', 'c2', 'c1', 'marker']);
+    await stop();
+  });
+
+  it('a watch with batchMs makes one pass of the changes that come within it', async () => {
+    const { client, manager, start, stop } = await fresh();
+    const passes: string[] = [];
+    newControllerManagedBy(manager)
+      .named('batch-watch')
+      .for(CONFIGMAP)
+      .watches(SECRET, () => ['x/owner'], { namespace: 'default', batchMs: 1_500 })
+      .complete(async (req: Request): Promise<void> => {
+        if (req.namespace === 'x') passes.push(req.name);
+      });
+    await start();
+    const secrets = manager.informer<KubeObject>(SECRET, { namespace: 'default' }).store;
+    // Three changes in quick succession, each seen by the informer before the next.
+    await client.create(obj(SECRET, 'b1'));
+    await waitFor('b1 seen', () => secrets.get('default/b1') !== undefined);
+    await client.create(obj(SECRET, 'b2'));
+    await waitFor('b2 seen', () => secrets.get('default/b2') !== undefined);
+    await client.patch(SECRET, { namespace: 'default', name: 'b1' }, 'merge', { metadata: { labels: { touched: 'yes' } } });
+    await waitFor('the update seen', () => secrets.get('default/b1')?.metadata.labels?.touched === 'yes');
+    assert.deepEqual(passes, [], 'no pass before the batch time');
+    await waitFor('the pass', () => passes.length === 1);
+    // As long again: still the one pass (without the batch, each change seen makes one).
+    await sleep(1_600);
+    assert.deepEqual(passes, ['owner']);
+    await stop();
+  });
+
+  it('a watch with batchMs does not delay a delete', async () => {
+    const { client, manager, start, stop } = await fresh();
+    const passes: string[] = [];
+    newControllerManagedBy(manager)
+      .named('batch-delete')
+      .for(CONFIGMAP)
+      .watches(SECRET, (s) => [`x/${s.metadata.name ?? ''}`], { namespace: 'default', batchMs: HOUR })
+      .complete(async (req: Request): Promise<void> => {
+        if (req.namespace === 'x') passes.push(req.name);
+      });
+    await start();
+    const secrets = manager.informer<KubeObject>(SECRET, { namespace: 'default' }).store;
+    await client.create(obj(SECRET, 'd1'));
+    await waitFor('d1 seen', () => secrets.get('default/d1') !== undefined);
+    await client.delete(SECRET, { namespace: 'default', name: 'd1' });
+    await waitFor('the delete looked at', () => passes.length === 1);
+    assert.deepEqual(passes, ['d1'], 'the create waits its hour');
     await stop();
   });
 

@@ -150,6 +150,13 @@ export function catalogCaches(manager: Manager, namespace: string, restrictedMod
   return { templates, metas, view };
 }
 
+/**
+ * How long a Kyma's pass waits after a change of one of its Manifests, so that the changes of
+ * modules installed or changed together make one pass and one status write (in the KCP and in the
+ * runtime), not one each.
+ */
+export const MANIFEST_BATCH_MS = 1_000;
+
 /** A Manifest that had a state has another one now. */
 function stateChanged(old: ManifestObject | undefined, m: ManifestObject): boolean {
   return !!old?.status?.state && !!m.status?.state && old.status.state !== m.status.state;
@@ -671,7 +678,8 @@ export function setupKymaController(manager: Manager, opts: KymaControllerOption
     // failing, back): the Kyma's pass that follows is a cheap one (from the caches, or a webhook
     // pass) and goes ahead of new Kymas' first full checks, so a Kyma is Ready once its modules are,
     // not once every Kyma created before it had its first pass.
-    .owns(Manifest, { namespace: ns, first: (m, old) => stateChanged(old as ManifestObject | undefined, m as ManifestObject) })
+    // Changes of a Kyma's Manifests that come within MANIFEST_BATCH_MS make one pass.
+    .owns(Manifest, { namespace: ns, first: (m, old) => stateChanged(old as ManifestObject | undefined, m as ManifestObject), batchMs: MANIFEST_BATCH_MS })
     .watches<Secret>(SECRET_KIND, (s) => {
       const kyma = s.metadata.labels?.[Labels.KymaName];
       return kyma ? [{ namespace: ns, name: kyma }] : [];
