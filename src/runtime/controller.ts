@@ -259,7 +259,7 @@ export class Controller {
       const keys = new Set<string>();
       for (const o of objs) for (const k of w.toKeys(o)) keys.add(typeof k === 'string' ? k : namespacedName(k));
       for (const k of keys) {
-        if (batchMs) this.queue.addAfter(k, batchMs, { first });
+        if (batchMs) this.queue.addBatched(k, batchMs, { first });
         else if (first) this.queue.addFirst(k);
         else this.queue.add(k);
       }

@@ -209,6 +209,8 @@ export class WorkQueue {
   private readonly maxLowWaitMs: number;
   /** The last key handed out was served for having waited too long behind a lane ahead (such keys alternate with the others). */
   private servedAged = false;
+  /** The lane of the last key served for having waited too long (low and normal alternate). */
+  private lastAged: LaneName | undefined;
 
   constructor(opts: WorkQueueOptions = {}) {
     this.name = opts.name ?? 'queue';
@@ -321,6 +323,33 @@ export class WorkQueue {
     waiting.set(key, at);
     this.heap.push({ at, key, lane });
     this.schedule();
+  }
+
+  /**
+   * Adds the key `ms` from now, in the first lane or the normal one, merged with what is there: a
+   * key queued and not being processed is added now (its queued entry answers this add too; a
+   * first add moves it up); one already waiting to be added keeps the earlier time, in the lane
+   * ahead of the two. So changes that come within `ms` of each other make one pass.
+   */
+  addBatched(key: string, ms: number, opts: { first?: boolean } = {}): void {
+    if (this.shuttingDown) return;
+    const lane: LaneName = opts.first ? 'first' : 'normal';
+    if (this.dirty.has(key) && !this.processing.has(key)) {
+      this.addTo(lane, key);
+      return;
+    }
+    const other = this.waiting[lane === 'first' ? 'normal' : 'first'].get(key);
+    if (other !== undefined) {
+      if (lane === 'normal') return; // waiting for the first lane already
+      // Waiting for the normal lane: it goes to the first one at that time instead.
+      this.waiting.normal.delete(key);
+      const at = Math.min(other, performance.now() + ms, this.waiting.first.get(key) ?? Infinity);
+      this.waiting.first.set(key, at);
+      this.heap.push({ at, key, lane: 'first' });
+      this.schedule();
+      return;
+    }
+    this.addAfter(key, ms, opts);
   }
 
   private addTo(lane: LaneName, key: string): void {
@@ -447,28 +476,33 @@ export class WorkQueue {
     const lowKey = low.peek();
     // A key that waited too long behind the lanes ahead of it goes in turn with them: every other
     // key handed out is such a key (a low key behind either lane, a normal key behind keys added
-    // first; of both, the one that waited longer), the others go by lane. The turns are shared, so
-    // that when both kinds have waited too long the first lane still gets every other key.
-    let lane: Lane | undefined;
+    // first), the others go by lane. When both kinds have waited too long they take those turns in
+    // alternation (the one that waited longer first), so the first lane still gets every other
+    // key and neither of them waits for the other's backlog.
+    let lane: LaneName | undefined;
     if (!this.servedAged) {
-      const lowWait = lowKey !== undefined && (firstKey !== undefined || normalKey !== undefined) ? this.waitOf(lowKey) : -1;
-      const normalWait = normalKey !== undefined && firstKey !== undefined ? this.waitOf(normalKey) : -1;
-      const longest = Math.max(lowWait, normalWait);
-      if (longest >= this.maxLowWaitMs) lane = lowWait === longest ? low : normal;
+      const now = performance.now();
+      const agedLow = lowKey !== undefined && (firstKey !== undefined || normalKey !== undefined) && this.addedBefore(lowKey, now - this.maxLowWaitMs);
+      const agedNormal = normalKey !== undefined && firstKey !== undefined && this.addedBefore(normalKey, now - this.maxLowWaitMs);
+      if (agedLow && agedNormal && lowKey !== undefined && normalKey !== undefined) {
+        lane = this.lastAged === 'low' ? 'normal' : this.lastAged === 'normal' ? 'low' : (this.dirty.get(lowKey) ?? 0) <= (this.dirty.get(normalKey) ?? 0) ? 'low' : 'normal';
+      } else if (agedLow) lane = 'low';
+      else if (agedNormal) lane = 'normal';
+      if (lane) this.lastAged = lane;
     }
     this.servedAged = lane !== undefined;
-    lane ??= firstKey !== undefined ? first : normalKey !== undefined ? normal : low;
-    const key = lane.shift();
+    lane ??= firstKey !== undefined ? 'first' : normalKey !== undefined ? 'normal' : 'low';
+    const key = this.lanes[lane].shift();
     if (key === undefined) return undefined;
     this.startProcessing(key);
     this.metrics?.depth(this.length);
     return key;
   }
 
-  /** How long a queued key has waited (ms), -1 when it is not queued. */
-  private waitOf(key: string): number {
+  /** Whether a queued key was added before `t` (performance.now()). */
+  private addedBefore(key: string, t: number): boolean {
     const addedAt = this.dirty.get(key);
-    return addedAt === undefined ? -1 : performance.now() - addedAt;
+    return addedAt !== undefined && addedAt <= t;
   }
 
   private startProcessing(key: string): void {

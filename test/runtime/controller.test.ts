@@ -295,10 +295,10 @@ describe('controller', () => {
   it('a watch with batchMs makes one pass of the changes that come within it', async () => {
     const { client, manager, start, stop } = await fresh();
     const passes: string[] = [];
-    newControllerManagedBy(manager)
+    const controller = newControllerManagedBy(manager)
       .named('batch-watch')
       .for(CONFIGMAP)
-      .watches(SECRET, () => ['x/owner'], { namespace: 'default', batchMs: 1_500 })
+      .watches(SECRET, () => ['x/owner'], { namespace: 'default', batchMs: 3_000 })
       .complete(async (req: Request): Promise<void> => {
         if (req.namespace === 'x') passes.push(req.name);
       });
@@ -312,9 +312,10 @@ describe('controller', () => {
     await client.patch(SECRET, { namespace: 'default', name: 'b1' }, 'merge', { metadata: { labels: { touched: 'yes' } } });
     await waitFor('the update seen', () => secrets.get('default/b1')?.metadata.labels?.touched === 'yes');
     assert.deepEqual(passes, [], 'no pass before the batch time');
-    await waitFor('the pass', () => passes.length === 1);
+    assert.equal(controller.queue.delayed, 1, 'the three changes wait as one');
+    await waitFor('the pass', () => passes.length === 1, 10_000);
     // As long again: still the one pass (without the batch, each change seen makes one).
-    await sleep(1_600);
+    await sleep(3_100);
     assert.deepEqual(passes, ['owner']);
     await stop();
   });

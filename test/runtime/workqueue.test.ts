@@ -203,17 +203,50 @@ describe('work queue', () => {
     await q.shutDown();
   });
 
-  it('when low and normal keys have both waited maxLowWaitMs, keys added first still get every other turn', async () => {
+  it('when low and normal keys have both waited maxLowWaitMs, they take turns, and keys added first still get every other one', async () => {
     const q = new WorkQueue({ maxLowWaitMs: 30 });
     const added = performance.now();
     q.addLow('l1');
+    await sleep(2);
     q.addLow('l2');
+    await sleep(2);
     q.add('n1');
     q.add('n2');
     await waitSince(added, 40);
     for (let i = 1; i < 5; i++) q.addFirst(`f${i}`);
-    // The turns of keys that waited too long go to the one that waited longest, low or normal.
-    assert.deepEqual(await takeEach(q, 8), ['l1', 'f1', 'l2', 'f2', 'n1', 'f3', 'n2', 'f4']);
+    // The one that waited longer goes first, then the other lane's.
+    assert.deepEqual(await takeEach(q, 8), ['l1', 'f1', 'n1', 'f2', 'l2', 'f3', 'n2', 'f4']);
+    await q.shutDown();
+  });
+
+  it('low keys that waited maxLowWaitMs get their turns behind an older backlog of normal keys', async () => {
+    const q = new WorkQueue({ maxLowWaitMs: 30 });
+    const added = performance.now();
+    q.add('n1');
+    q.add('n2');
+    await sleep(5);
+    q.addLow('l1');
+    q.addLow('l2');
+    await waitSince(added, 45);
+    for (let i = 1; i < 5; i++) q.addFirst(`f${i}`);
+    assert.deepEqual(await takeEach(q, 8), ['n1', 'f1', 'l1', 'f2', 'n2', 'f3', 'l2', 'f4']);
+    await q.shutDown();
+  });
+
+  it('addBatched merges with a queued key at once, and a first add moves a normal one waiting to be added up', async () => {
+    const q = new WorkQueue();
+    q.add('queued');
+    q.addBatched('queued', 60_000, { first: true });
+    assert.equal(q.delayed, 0, 'not delayed: its queued entry answers the add');
+    q.add('other');
+    assert.deepEqual(await takeEach(q, 1), ['queued'], 'moved up to the first lane');
+    // A key waiting for the normal lane, then batched for the first: one entry, in the first lane, at the earlier time.
+    q.addBatched('later', 40);
+    q.addBatched('later', 60_000, { first: true });
+    assert.equal(q.delayed, 1);
+    q.add('more');
+    await waitFor('due', () => q.length === 3);
+    assert.deepEqual(await takeEach(q, 3), ['later', 'other', 'more']);
     await q.shutDown();
   });
 
