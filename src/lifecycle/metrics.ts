@@ -63,7 +63,7 @@ export class LifecycleMetrics {
     });
     this.eventManifestKeys = registry.counter({
       name: 'lifecycle_mgr_watcher_event_manifest_keys_total',
-      help: "Manifest keys watcher events enqueued, by how the Manifest was found (owner: its inventory, default CR or the objects its pass is applying name the object; all: none does, so every Manifest of the Kyma) and queue lane (first: a Manifest under way; normal: one not reconciled yet).",
+      help: "Manifest keys watcher events enqueued, by how the Manifest was found (owner: its inventory, its default CR, or the objects its pass in this process applied or is applying name the object; all: none does, so every Manifest of the Kyma) and queue lane (first: a Manifest under way; normal: one not reconciled yet).",
       labelNames: ['found', 'lane'],
     });
     this.eventRechecks = registry.counter({

@@ -61,8 +61,9 @@ export interface WatchOptions extends InformerScope {
    */
   first?: (obj: KubeObject, old?: KubeObject) => boolean;
   /**
-   * The keys of creates and updates are added this long after the event (WorkQueue.addAfter, in
-   * the lane they would go to), so that changes that come together make one pass: a Kyma's five
+   * The keys of creates and updates are added this long after the event (WorkQueue.addBatched, in
+   * the lane they would go to; a key queued already is added at once), so that changes that come
+   * together make one pass: a Kyma's five
    * Manifests installing at once write their status within moments of each other. Deletes are not
    * delayed.
    */
