@@ -3,7 +3,7 @@
 // A webhook is reached by `clientConfig.url`, or by `clientConfig.service` through the embedder's
 // ServiceResolver (the embedded server has no pods behind its services).
 import type { LogicalCluster, UserInfo } from './cluster.js';
-import { StatusError } from './errors.js';
+import { forbidden, StatusError } from './errors.js';
 import { newUid } from './objects.js';
 import { BUILTIN_TYPES, type ResourceType } from './resources.js';
 import { labelSelectorFromObject, matchesLabels } from '../kube/labels.js';
@@ -11,6 +11,7 @@ import { isPlainObject, sortKeys } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import type { StoredObject } from './store.js';
 import { type ServiceResolver, type WebhookClientConfig, WebhookClient, type WebhookClientStats, webhookTarget } from './webhook-client.js';
+import { type Compiled, compileMatchConditions, evaluateMatchConditions, type MatchCondition } from './match-conditions.js';
 
 export type { ResolvedService, ServiceResolver } from './webhook-client.js';
 
@@ -28,6 +29,11 @@ export interface AdmissionAttributes {
   user: UserInfo | undefined;
   fieldManager?: string;
   deleteOptions?: { propagationPolicy?: string; gracePeriodSeconds?: number; preconditions?: unknown; orphanDependents?: boolean };
+}
+
+export interface AdmissionStats extends WebhookClientStats {
+  conditionsEvaluated: number;
+  skippedByConditions: number;
 }
 
 export interface Admitter {
@@ -51,6 +57,7 @@ interface Webhook {
   objectSelector?: unknown;
   timeoutSeconds?: number;
   admissionReviewVersions?: string[];
+  matchConditions?: MatchCondition[];
 }
 
 const NAMESPACE = BUILTIN_TYPES.find((t) => t.kind === 'Namespace')!;
@@ -108,6 +115,18 @@ function webhooksOf(stored: StoredObject): readonly Webhook[] {
   return webhooks;
 }
 
+/** Compiled matchConditions, per webhook of a parsed configuration (compiled on first use). */
+const compiledConditions = new WeakMap<Webhook, Compiled[]>();
+
+function conditionsOf(wh: Webhook): Compiled[] {
+  let compiled = compiledConditions.get(wh);
+  if (!compiled) {
+    compiled = compileMatchConditions(Array.isArray(wh.matchConditions) ? wh.matchConditions : []);
+    compiledConditions.set(wh, compiled);
+  }
+  return compiled;
+}
+
 export class WebhookAdmitter implements Admitter {
   /** Where `clientConfig.service` references are served; without one they fail as missing services. */
   serviceResolver: ServiceResolver | undefined;
@@ -117,9 +136,13 @@ export class WebhookAdmitter implements Admitter {
     this.serviceResolver = serviceResolver;
   }
 
-  /** Webhook calls and the connections they opened, since this admitter was made. */
-  get stats(): WebhookClientStats {
-    return { ...this.client.stats };
+  /** Webhooks whose matchConditions were evaluated, and of them those a false condition skipped. */
+  private conditionsEvaluated = 0;
+  private skippedByConditions = 0;
+
+  /** Webhook calls and the connections they opened, and the calls matchConditions saved, since this admitter was made. */
+  get stats(): AdmissionStats {
+    return { ...this.client.stats, conditionsEvaluated: this.conditionsEvaluated, skippedByConditions: this.skippedByConditions };
   }
 
   /** Closes the kept-alive connections to webhooks. */
@@ -132,17 +155,37 @@ export class WebhookAdmitter implements Admitter {
     if (configs.length === 0) return;
     // Webhook configurations themselves are never subject to webhooks (as upstream).
     if (a.type.group === 'admissionregistration.k8s.io') return;
-    const calls: Promise<void>[] = [];
+    // As kube-apiserver: every webhook is matched first (a failed matchCondition refuses the write
+    // before any call), then the matched ones are called in parallel.
+    const selected: Webhook[] = [];
+    let request: Record<string, unknown> | undefined;
     for (const c of configs) {
       for (const wh of webhooksOf(c)) {
         if (!(wh.rules ?? []).some((r) => ruleMatches(r, a))) continue;
         if (!this.namespaceMatches(cluster, wh, a)) continue;
         const objOk = selectorMatches(wh.objectSelector, a.object?.metadata.labels) || (a.oldObject !== undefined && selectorMatches(wh.objectSelector, a.oldObject.metadata.labels));
         if (!objOk) continue;
-        calls.push(this.call(cluster.name, wh, a));
+        if (wh.matchConditions?.length) {
+          request ??= this.request(a);
+          const matched = evaluateMatchConditions(conditionsOf(wh), { object: a.object ?? null, oldObject: a.oldObject ?? null, request });
+          this.conditionsEvaluated++;
+          if ('error' in matched) {
+            // An error with no condition false: Ignore skips the webhook, Fail refuses the write.
+            if (wh.failurePolicy === 'Ignore') continue;
+            // kube-apiserver's refusal (apierrors.NewForbidden in ShouldCallHook).
+            throw forbidden({ group: a.type.group, resource: a.type.resource }, a.name, matched.error);
+          }
+          if (!matched.matches) {
+            this.skippedByConditions++;
+            continue;
+          }
+        }
+        selected.push(wh);
       }
     }
-    await Promise.all(calls);
+    if (selected.length === 0) return;
+    request ??= this.request(a);
+    await Promise.all(selected.map((wh) => this.call(cluster.name, wh, a, request!)));
   }
 
   private namespaceMatches(cluster: LogicalCluster, wh: Webhook, a: AdmissionAttributes): boolean {
@@ -154,11 +197,11 @@ export class WebhookAdmitter implements Admitter {
     return selectorMatches(wh.namespaceSelector, cluster.labelsOf(NAMESPACE, '', a.namespace));
   }
 
-  private review(a: AdmissionAttributes): Record<string, unknown> {
+  /** The AdmissionRequest without uid, object and oldObject: what matchConditions see as `request`. */
+  private request(a: AdmissionAttributes): Record<string, unknown> {
     const kind = a.kind ?? { group: a.type.group, version: a.type.version, kind: a.type.kind };
     const resource = { group: a.type.group, version: a.type.version, resource: a.type.resource };
     const req: Record<string, unknown> = {
-      uid: newUid(),
       kind,
       resource,
     };
@@ -170,10 +213,6 @@ export class WebhookAdmitter implements Admitter {
     if (a.namespace) req.namespace = a.namespace;
     req.operation = a.operation;
     req.userInfo = a.user ?? { username: 'system:apiserver', uid: newUid(), groups: ['system:masters'] };
-    // Custom resources travel as kube-apiserver encodes them: keys sorted at every level.
-    const encode = (o: ObjectWithMeta | undefined) => (o === undefined ? null : a.type.crd && !a.kind ? sortKeys(o) : o);
-    req.object = encode(a.object);
-    req.oldObject = encode(a.oldObject);
     req.dryRun = a.dryRun;
     const optionsKind = a.operation === 'CREATE' ? 'CreateOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions';
     const options: Record<string, unknown> = { kind: optionsKind, apiVersion: 'meta.k8s.io/v1' };
@@ -184,12 +223,22 @@ export class WebhookAdmitter implements Admitter {
       }
     }
     req.options = options;
+    return req;
+  }
+
+  /** The AdmissionReview sent to a webhook: the request with the objects, in kube-apiserver's field order. */
+  private review(a: AdmissionAttributes, request: Record<string, unknown>): Record<string, unknown> {
+    // Custom resources travel as kube-apiserver encodes them: keys sorted at every level.
+    const encode = (o: ObjectWithMeta | undefined) => (o === undefined ? null : a.type.crd && !a.kind ? sortKeys(o) : o);
+    // Each call has a uid of its own, as kube-apiserver's.
+    const { dryRun, options, ...head } = request;
+    const req = { uid: newUid(), ...head, object: encode(a.object), oldObject: encode(a.oldObject), dryRun, options };
     return { kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1', request: req };
   }
 
-  private async call(cluster: string, wh: Webhook, a: AdmissionAttributes): Promise<void> {
+  private async call(cluster: string, wh: Webhook, a: AdmissionAttributes, request: Record<string, unknown>): Promise<void> {
     const timeout = wh.timeoutSeconds ?? 10;
-    const review = this.review(a);
+    const review = this.review(a, request);
     let answer: Record<string, unknown>;
     try {
       const target = webhookTarget(cluster, wh.clientConfig, timeout, this.serviceResolver);

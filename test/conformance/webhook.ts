@@ -49,6 +49,11 @@ export class AdmissionWebhook {
     return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, ...this.respond } };
   }
 
+  /** Every review received so far (calls are made within the request, so this is current once a write answered). */
+  reviews(): readonly RecordedReview[] {
+    return this.received;
+  }
+
   setRespond(respond: JsonObject): void {
     this.respond = respond;
   }

@@ -4,8 +4,10 @@ import type { ObjectWithMeta } from '../../kube/object.js';
 import { asArr, asObj, asStr, objItems, setDefault, type Obj } from './json.js';
 import type { KindBehaviour } from './kinds.js';
 import { validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate, type MetaRules } from './meta.js';
-import { isDns1123Subdomain } from './names.js';
+import { isDns1123Subdomain, isQualifiedName } from './names.js';
 import { goStringSlice, invalidRendered } from './render.js';
+import { compileExpression, MAX_MATCH_CONDITIONS } from '../match-conditions.js';
+import { jsonEqual } from '../../kube/json.js';
 
 const META: MetaRules = { name: 'subdomain', namespaced: false, kubeFinalizers: false };
 const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
@@ -105,6 +107,40 @@ function validateWebhook(hook: Obj, at: string): FieldError[] {
   return errs;
 }
 
+/** kube-apiserver's validateMatchConditions: at most 64, each expression compiling to bool, names qualified and unique. */
+function validateMatchConditions(conditions: unknown, at: string): FieldError[] {
+  const list = asArr(conditions);
+  const errs: FieldError[] = [];
+  if (list.length > MAX_MATCH_CONDITIONS) {
+    errs.push({ type: 'FieldValueTooMany', field: at, message: `Too many: ${list.length}: must have at most ${MAX_MATCH_CONDITIONS} items` });
+  }
+  const names = new Set<string>();
+  list.forEach((item, i) => {
+    const c = asObj(item) ?? {};
+    const expression = asStr(c.expression).trim();
+    if (!expression) errs.push(fieldErrors.required(`${at}[${i}].expression`));
+    else {
+      const compiled = compileExpression(expression);
+      if ('error' in compiled) errs.push(fieldErrors.invalid(`${at}[${i}].expression`, expression, compiled.error));
+    }
+    const name = asStr(c.name);
+    if (!name) errs.push(fieldErrors.required(`${at}[${i}].name`));
+    else {
+      for (const msg of isQualifiedName(name)) errs.push(fieldErrors.invalid(`${at}[${i}].name`, name, msg));
+      if (names.has(name)) errs.push(fieldErrors.duplicate(`${at}[${i}].name`, JSON.stringify(name)));
+      names.add(name);
+    }
+  });
+  return errs;
+}
+
+/** kube-apiserver checks matchConditions on update only when some webhook's changed (or their number). */
+function matchConditionsChanged(obj: ObjectWithMeta, old: ObjectWithMeta): boolean {
+  const now = objItems(obj.webhooks);
+  const before = objItems(old.webhooks);
+  return now.length !== before.length || now.some((hook, i) => !jsonEqual(hook.matchConditions ?? null, before[i].matchConditions ?? null));
+}
+
 function validateReviewVersions(versions: unknown, at: string): FieldError[] {
   const list = asArr(versions).map(asStr);
   if (list.length === 0) return [fieldErrors.required(at, `must specify one of ${REVIEW_VERSIONS.join(', ')}`)];
@@ -121,10 +157,12 @@ function validateReviewVersions(versions: unknown, at: string): FieldError[] {
 function validateConfiguration(obj: ObjectWithMeta, old: ObjectWithMeta | undefined): FieldError[] {
   const errs = validateObjectMeta(obj, META);
   const names = new Set<string>();
+  const checkConditions = !old || matchConditionsChanged(obj, old);
   objItems(obj.webhooks).forEach((hook, i) => {
     const at = `webhooks[${i}]`;
     errs.push(...validateWebhook(hook, at));
     errs.push(...validateReviewVersions(hook.admissionReviewVersions, `${at}.admissionReviewVersions`));
+    if (checkConditions) errs.push(...validateMatchConditions(hook.matchConditions, `${at}.matchConditions`));
     const name = asStr(hook.name);
     if (name) {
       if (names.has(name)) errs.push(fieldErrors.duplicate(`${at}.name`, JSON.stringify(name)));
