@@ -224,7 +224,7 @@ interface ConnectionStats {
   /** TLS connections the API server accepted, and of them those that resumed a session. */
   tlsConnections?: { connections: number; resumed: number };
   /** Admission webhook calls the API server made, and the connections they opened. */
-  webhookCalls?: { calls: number; connections: number; resumed: number };
+  webhookCalls?: { calls: number; connections: number; resumed: number; skippedByConditions?: number };
 }
 
 interface AdminStats extends ConnectionStats {
@@ -268,11 +268,13 @@ export function connectionDeltaLine(before: ConnectionStats, after: ConnectionSt
     calls: (after.webhookCalls?.calls ?? 0) - (before.webhookCalls?.calls ?? 0),
     connections: (after.webhookCalls?.connections ?? 0) - (before.webhookCalls?.connections ?? 0),
     resumed: (after.webhookCalls?.resumed ?? 0) - (before.webhookCalls?.resumed ?? 0),
+    skipped: (after.webhookCalls?.skippedByConditions ?? 0) - (before.webhookCalls?.skippedByConditions ?? 0),
   };
   const per = (n: number, of: number) => (of > 0 ? `${((100 * n) / of).toFixed(1)}%` : '-');
   return (
     `TLS connections the API server accepted: ${tls.connections} for ${requests} requests (${per(tls.connections, requests)}), ${tls.resumed} of them resumed; ` +
-    `admission webhook calls ${wh.calls}, opening ${wh.connections} connections (${per(wh.connections, wh.calls)} of the calls), ${wh.resumed} of them resumed`
+    `admission webhook calls ${wh.calls}, opening ${wh.connections} connections (${per(wh.connections, wh.calls)} of the calls), ${wh.resumed} of them resumed; ` +
+    `${wh.skipped} calls left out by the webhooks' matchConditions`
   );
 }
 

@@ -15,6 +15,7 @@ export interface ValidatingWebhook {
   sideEffects: 'NoneOnDryRun';
   timeoutSeconds: number;
   admissionReviewVersions: string[];
+  matchConditions?: { name: string; expression: string }[];
 }
 
 export interface ValidatingWebhookConfiguration {
@@ -29,18 +30,43 @@ export function webhookName(w: WatcherObject): string {
   return `${w.metadata.namespace ?? ''}.${w.metadata.name ?? ''}.${OPERATOR_GROUP}`;
 }
 
+/** Writes the webhook has no event for: these field managers' on the paths of these event managers (webhook.ts). */
+export interface IgnoredWriters {
+  fieldManagers: readonly string[];
+  forManagers: readonly string[];
+}
+
+/** The name of the matchCondition that leaves the ignored field managers' writes out. */
+export const IGNORED_WRITERS_CONDITION = 'exclude-lifecycle-manager-writes';
+
+/**
+ * A CEL matchCondition that is false for a write under one of these field managers, so that the
+ * runtime's API server does not call the webhook for what it would answer without an event anyway
+ * (kube-apiserver 1.30 and later; an older one calls, and the webhook drops it as before).
+ */
+export function ignoredWritersCondition(fieldManagers: readonly string[]): { name: string; expression: string } {
+  const list = [...fieldManagers].sort().map((m) => JSON.stringify(m)).join(', ');
+  return {
+    name: IGNORED_WRITERS_CONDITION,
+    expression: `!has(request.options) || !has(request.options.fieldManager) || !(request.options.fieldManager in [${list}])`,
+  };
+}
+
 /**
  * The `skr-webhook` configuration for these Watchers: one webhook each, sorted by name; Watchers being
  * deleted and Watchers the controller reports as invalid (their webhook would not work) are left out.
  * Fields upstream leaves to the API server's defaults (port, scope, matchPolicy) are written with
  * those defaults, so that what is applied equals what the server returns.
  */
-export function webhookConfigurationFor(watchers: WatcherObject[], caBundlePem: string): ValidatingWebhookConfiguration {
+export function webhookConfigurationFor(watchers: WatcherObject[], caBundlePem: string, ignored?: IgnoredWriters): ValidatingWebhookConfiguration {
   const caBundle = Buffer.from(caBundlePem, 'utf8').toString('base64');
+  const condition = ignored && ignored.fieldManagers.length > 0 ? ignoredWritersCondition(ignored.fieldManagers) : undefined;
   const webhooks = watchers
     .filter((w) => !w.metadata.deletionTimestamp && watcherProblems(w).length === 0)
     .map((w): ValidatingWebhook => {
       const r = w.spec.resourceToWatch;
+      const manager = managerOf(w) ?? '';
+      const excludeIgnored = condition !== undefined && ignored!.forManagers.includes(manager);
       return {
         name: webhookName(w),
         objectSelector: { matchLabels: { ...w.spec.labelsToWatch } },
@@ -54,7 +80,7 @@ export function webhookConfigurationFor(watchers: WatcherObject[], caBundlePem: 
           },
         ],
         clientConfig: {
-          service: { name: SKR_WEBHOOK_NAME, namespace: SKR_WEBHOOK_NAMESPACE, path: `/validate/${managerOf(w) ?? ''}`, port: SKR_WEBHOOK_PORT },
+          service: { name: SKR_WEBHOOK_NAME, namespace: SKR_WEBHOOK_NAMESPACE, path: `/validate/${manager}`, port: SKR_WEBHOOK_PORT },
           caBundle,
         },
         failurePolicy: 'Ignore',
@@ -62,6 +88,7 @@ export function webhookConfigurationFor(watchers: WatcherObject[], caBundlePem: 
         sideEffects: 'NoneOnDryRun',
         timeoutSeconds: SKR_WEBHOOK_TIMEOUT_SECONDS,
         admissionReviewVersions: ['v1'],
+        ...(excludeIgnored ? { matchConditions: [condition] } : {}),
       };
     })
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -16,6 +16,8 @@ import { silentLogger } from '../../src/runtime/log.js';
 import { sleep } from '../../src/util/sleep.js';
 import { DEFAULT_SKR_WEBHOOK_IMAGE } from '../../src/watcher/skr-objects.js';
 import { waitFor } from '../support/wait.js';
+import { KubeClient } from '../conformance/http.js';
+import { MANIFEST_FIELD_MANAGER } from '../../src/lifecycle/manifest/constants.js';
 
 const NS = Namespaces.ControlPlane;
 const RNS = Namespaces.Remote;
@@ -261,6 +263,31 @@ describe('with the runtime watcher: periodic passes are cheap', () => {
     // The other runtime reported nothing: its Manifest was not checked.
     const other = (await env.manifests(ids[1]))[0];
     assert.equal(other?.status?.state, 'Ready');
+  });
+
+  it("the runtime's skr-webhook leaves the lifecycle manager's own writes out by a matchCondition: an edit in the runtime reaches the webhook, its repair does not", async () => {
+    const config = await remoteA.get<KubeObject & { webhooks: { clientConfig: { service: { path: string } }; matchConditions?: { name: string; expression: string }[] }[] }>(
+      { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' },
+      { name: 'skr-webhook' },
+    );
+    const conditioned = config.webhooks.filter((w) => w.matchConditions?.some((c) => c.name === 'exclude-lifecycle-manager-writes' && c.expression.includes(JSON.stringify(MANIFEST_FIELD_MANAGER))));
+    assert.deepEqual(conditioned.map((w) => w.clientConfig.service.path).sort(), ['/validate/lifecycle-manager', '/validate/lifecycle-manager-module-status', '/validate/lifecycle-manager-resources']);
+    const admin = new KubeClient({ url: env.land.server.url, token: env.land.server.adminToken, caPem: env.land.server.caPem });
+    const stats = async () => (JSON.parse((await admin.request('GET', '/_kcp/stats')).text) as { webhookCalls: { calls: number; skippedByConditions: number } }).webhookCalls;
+    try {
+      const before = await stats();
+      const received = env.metric('watcher_events_received_total', 'manager="lifecycle-manager-resources"');
+      // What `kubectl edit configmap web-info -n kyma-system` does in the runtime.
+      await remoteA.patch(CM, { namespace: RNS, name: 'web-info' }, 'merge', { data: { version: 'edited' } }, { fieldManager: 'kubectl-edit' });
+      await waitFor('the ConfigMap repaired', async () => (await remoteA.get<KubeObject & { data?: Record<string, string> }>(CM, { namespace: RNS, name: 'web-info' })).data?.version === '1.0.0', 10_000);
+      const after = await stats();
+      assert.ok(env.metric('watcher_events_received_total', 'manager="lifecycle-manager-resources"') > received, 'the edit reached the webhook and the KCP');
+      assert.ok(after.calls > before.calls, 'the edit called the webhook');
+      assert.ok(after.skippedByConditions > before.skippedByConditions, "the repair, the lifecycle manager's own write, called none");
+    } finally {
+      admin.close();
+    }
+    await env.ready(ids[0]);
   });
 
   it('an installing Manifest whose runtime\'s webhook is not up reads its objects back at most once per success interval, its other busy passes only readiness', async () => {

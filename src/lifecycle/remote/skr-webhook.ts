@@ -126,7 +126,7 @@ export class SkrWebhookInstaller {
     const watchers = this.opts.watchers.list({ namespace: this.opts.namespace });
     const objects = [
       ...skrWebhookObjects({ image: this.opts.image, command: this.opts.command, kcpAddress: this.opts.kcpAddress, tls, ignoredWrites: this.opts.ignoredWrites }),
-      webhookConfigurationFor(watchers, ca.trustedPem) as unknown as KubeObject,
+      webhookConfigurationFor(watchers, ca.trustedPem, this.opts.ignoredWrites) as unknown as KubeObject,
     ];
     // Canonical text: the webhook configuration carries Watcher fields in the key order the server sent them.
     const fingerprint = createHash('sha256').update(canonicalJson(objects)).digest('hex');
