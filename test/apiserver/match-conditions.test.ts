@@ -213,6 +213,30 @@ describe('webhook matchConditions', () => {
     }
   });
 
+  it('merges conditions by name under server-side apply and strategic merge patch, each field manager owning its own', async () => {
+    const name = 'mc-ssa';
+    const hookName = `${name}.mc.example.com`;
+    const full = JSON.parse(config(name, [{ name: 'a', expression: 'true' }], 'Ignore')) as Record<string, unknown>;
+    const apply = (manager: string, body: unknown) =>
+      c.request('PATCH', `${CONFIGS}/${name}?fieldManager=${manager}&force=true`, { body: JSON.stringify(body), contentType: 'application/apply-patch+yaml' });
+    try {
+      const first = await apply('owner-a', full);
+      assert.equal(first.status, 201, first.text);
+      const second = await apply('owner-b', { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name }, webhooks: [{ name: hookName, matchConditions: [{ name: 'b', expression: 'request.name != "x"' }] }] });
+      assert.equal(second.status, 200, second.text);
+      type Stored = { metadata: { managedFields: { manager: string; fieldsV1: unknown }[] }; webhooks: { matchConditions: Condition[] }[] };
+      const got = JSON.parse(second.text) as Stored;
+      assert.deepEqual(got.webhooks[0].matchConditions.map((m) => m.name).sort(), ['a', 'b']);
+      const owned = got.metadata.managedFields.find((f) => f.manager === 'owner-b');
+      assert.match(JSON.stringify(owned?.fieldsV1), /"f:matchConditions":\{"k:\{\\"name\\":\\"b\\"\}"/);
+      const smp = await c.request('PATCH', `${CONFIGS}/${name}`, { body: JSON.stringify({ webhooks: [{ name: hookName, matchConditions: [{ name: 'c', expression: 'true' }] }] }), contentType: 'application/strategic-merge-patch+json' });
+      assert.equal(smp.status, 200, smp.text);
+      assert.deepEqual((JSON.parse(smp.text) as Stored).webhooks[0].matchConditions.map((m) => m.name).sort(), ['a', 'b', 'c']);
+    } finally {
+      await unregister(name);
+    }
+  });
+
   it('keeps an unchanged condition on update and serves the field back as written', async () => {
     const name = await register([{ name: 'always', expression: 'true' }]);
     try {

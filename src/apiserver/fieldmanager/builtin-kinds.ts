@@ -78,7 +78,7 @@ const serviceStatus = zeroStruct({ loadBalancer: zeroStruct({ ingress: atomicLis
 
 const jobSpec = zeroStruct({ template: podTemplate, selector: labelSelector });
 
-const webhook = obj({ clientConfig: zeroStruct({}), rules: atomicList, admissionReviewVersions: atomicList, namespaceSelector: labelSelector, objectSelector: labelSelector });
+const webhook = obj({ clientConfig: zeroStruct({}), rules: atomicList, admissionReviewVersions: atomicList, namespaceSelector: labelSelector, objectSelector: labelSelector, matchConditions: keyedList('name', obj({})) });
 
 /** Top-level fields per group and kind ('' is the core group). */
 const kinds: KindTable = {
