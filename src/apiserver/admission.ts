@@ -11,7 +11,7 @@ import { isPlainObject, sortKeys } from '../kube/json.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import type { StoredObject } from './store.js';
 import { type ServiceResolver, type WebhookClientConfig, WebhookClient, type WebhookClientStats, webhookTarget } from './webhook-client.js';
-import { type Compiled, compileMatchConditions, evaluateMatchConditions, type MatchCondition } from './match-conditions.js';
+import { type Bindings, type Compiled, compileMatchConditions, evaluateMatchConditions, type MatchCondition } from './match-conditions.js';
 
 export type { ResolvedService, ServiceResolver } from './webhook-client.js';
 
@@ -159,6 +159,7 @@ export class WebhookAdmitter implements Admitter {
     // before any call), then the matched ones are called in parallel.
     const selected: Webhook[] = [];
     let request: Record<string, unknown> | undefined;
+    let bindings: Bindings | undefined;
     for (const c of configs) {
       for (const wh of webhooksOf(c)) {
         if (!(wh.rules ?? []).some((r) => ruleMatches(r, a))) continue;
@@ -167,7 +168,8 @@ export class WebhookAdmitter implements Admitter {
         if (!objOk) continue;
         if (wh.matchConditions?.length) {
           request ??= this.request(a);
-          const matched = evaluateMatchConditions(conditionsOf(wh), { object: a.object ?? null, oldObject: a.oldObject ?? null, request });
+          bindings ??= new Map();
+          const matched = evaluateMatchConditions(conditionsOf(wh), { object: a.object ?? null, oldObject: a.oldObject ?? null, request }, bindings);
           this.conditionsEvaluated++;
           if ('error' in matched) {
             // An error with no condition false: Ignore skips the webhook, Fail refuses the write.
@@ -216,7 +218,8 @@ export class WebhookAdmitter implements Admitter {
     req.dryRun = a.dryRun;
     const optionsKind = a.operation === 'CREATE' ? 'CreateOptions' : a.operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions';
     const options: Record<string, unknown> = { kind: optionsKind, apiVersion: 'meta.k8s.io/v1' };
-    if (a.fieldManager) options.fieldManager = a.fieldManager;
+    // DeleteOptions have no field manager (a delete's ?fieldManager= is not passed on).
+    if (a.fieldManager && a.operation !== 'DELETE') options.fieldManager = a.fieldManager;
     if (a.operation === 'DELETE' && a.deleteOptions) {
       for (const k of ['gracePeriodSeconds', 'preconditions', 'orphanDependents', 'propagationPolicy'] as const) {
         if (a.deleteOptions[k] !== undefined) options[k] = a.deleteOptions[k];

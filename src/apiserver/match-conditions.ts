@@ -11,7 +11,8 @@
 import { isPlainObject } from '../kube/json.js';
 import { CelCompileError, type CelMap, type CelValue, type Expr } from './crd/cel/ast.js';
 import { evaluate } from './crd/cel/eval.js';
-import { checkReferences, parseCel } from './crd/cel/parser.js';
+import { formatCelError } from './crd/cel/lexer.js';
+import { checkReferences, identifiers, parseCel, walk } from './crd/cel/parser.js';
 
 /** At most this many conditions per webhook (kube-apiserver's limit). */
 export const MAX_MATCH_CONDITIONS = 64;
@@ -33,6 +34,48 @@ const VARIABLES = ['object', 'oldObject', 'request'] as const;
 export type Compiled = { expression: string; program: Expr; uses: ReadonlySet<string> } | { expression: string; error: string };
 
 export type MatchResult = { matches: true } | { matches: false; expression: string } | { error: string };
+
+/** The CEL variables one write's conditions have bound so far (shared by the webhooks of that write). */
+export type Bindings = Map<string, CelValue>;
+
+const GVK = { group: 'string', version: 'string', kind: 'string' };
+const GVR = { group: 'string', version: 'string', resource: 'string' };
+/**
+ * kube-apiserver's `kubernetes.AdmissionRequest` for CEL: its fields and their types (a nested
+ * table for the object types). `options` is dyn (CreateOptions, UpdateOptions or DeleteOptions).
+ */
+const REQUEST_FIELDS: Record<string, string | Record<string, string>> = {
+  kind: GVK,
+  resource: GVR,
+  subResource: 'string',
+  requestKind: GVK,
+  requestResource: GVR,
+  requestSubResource: 'string',
+  name: 'string',
+  namespace: 'string',
+  operation: 'string',
+  userInfo: { username: 'string', uid: 'string', groups: 'list', extra: 'map' },
+  dryRun: 'bool',
+  options: 'dyn',
+};
+
+/** The declared type of `request.<field>` or `request.<field>.<field>`, or undefined for anything else. */
+function requestFieldType(e: Expr): string | Record<string, string> | undefined {
+  if (e.k !== 'select') return undefined;
+  if (e.operand.k === 'ident' && e.operand.name === 'request') return REQUEST_FIELDS[e.field];
+  const parent = requestFieldType(e.operand);
+  return typeof parent === 'object' ? parent[e.field] : undefined;
+}
+
+/** cel-go's `undefined field` for a field `request` (or one of its object fields) does not declare. */
+function checkRequestFields(text: string, program: Expr): void {
+  walk(program, (x) => {
+    if (x.k !== 'select' && x.k !== 'has') return;
+    const parent = x.operand.k === 'ident' && x.operand.name === 'request' ? REQUEST_FIELDS : requestFieldType(x.operand);
+    // cel-go points at the selection's dot; this parser's node at the field's name.
+    if (typeof parent === 'object' && !(x.field in parent)) throw new CelCompileError(formatCelError(text, Math.max(0, text.lastIndexOf('.', x.pos)), `undefined field '${x.field}'`));
+  });
+}
 
 /** The CEL type an expression evaluates to, as far as its syntax tells (kube-apiserver requires bool). */
 function outputType(e: Expr): string {
@@ -58,6 +101,10 @@ function outputType(e: Expr): string {
     }
     case 'macro':
       return e.macro === 'map' || e.macro === 'filter' ? 'list' : 'bool';
+    case 'select': {
+      const declared = requestFieldType(e);
+      return typeof declared === 'string' ? declared : 'dyn';
+    }
     case 'call':
       if (['startsWith', 'endsWith', 'contains', 'matches', 'isSorted', 'bool'].includes(e.fn)) return 'bool';
       if (e.fn === 'size' || e.fn === 'int' || e.fn === 'indexOf' || e.fn === 'lastIndexOf') return 'int';
@@ -68,50 +115,6 @@ function outputType(e: Expr): string {
   }
 }
 
-function identifiers(e: Expr, out: Set<string>): Set<string> {
-  switch (e.k) {
-    case 'ident':
-      out.add(e.name);
-      break;
-    case 'select':
-    case 'has':
-      identifiers(e.operand, out);
-      break;
-    case 'index':
-      identifiers(e.operand, out);
-      identifiers(e.index, out);
-      break;
-    case 'call':
-      if (e.target) identifiers(e.target, out);
-      for (const a of e.args) identifiers(a, out);
-      break;
-    case 'list':
-      for (const a of e.elems) identifiers(a, out);
-      break;
-    case 'map':
-      for (const [k, v] of e.entries) identifiers(k, identifiers(v, out));
-      break;
-    case 'cond':
-      identifiers(e.c, identifiers(e.t, identifiers(e.f, out)));
-      break;
-    case 'and':
-    case 'or':
-    case 'bin':
-      identifiers(e.l, identifiers(e.r, out));
-      break;
-    case 'not':
-    case 'neg':
-      identifiers(e.e, out);
-      break;
-    case 'macro':
-      identifiers(e.range, identifiers(e.body, out));
-      if (e.filter) identifiers(e.filter, out);
-      break;
-    default:
-      break;
-  }
-  return out;
-}
 
 /**
  * Compiles one expression (trimmed, as kube-apiserver does). The error is kube-apiserver's:
@@ -123,13 +126,14 @@ export function compileExpression(expression: string): { program: Expr; uses: Re
   try {
     program = parseCel(text);
     checkReferences(text, program, new Set(VARIABLES));
+    checkRequestFields(text, program);
   } catch (e) {
     if (!(e instanceof CelCompileError)) throw e;
     return { error: `compilation failed: ${e.message}` };
   }
   const type = outputType(program);
   if (type !== 'bool') return { error: `must evaluate to bool but got ${type}` };
-  const uses = new Set([...identifiers(program, new Set())].filter((n) => (VARIABLES as readonly string[]).includes(n)));
+  const uses = new Set([...identifiers(program)].filter((n) => (VARIABLES as readonly string[]).includes(n)));
   return { program, uses };
 }
 
@@ -157,18 +161,18 @@ function celValueOf(v: unknown): CelValue {
 /**
  * kube-apiserver's matcher: a condition that is false decides (the webhook is skipped), even when
  * others failed; otherwise any error decides; otherwise the webhook is called. Errors read as
- * kube-apiserver's: `expression '<expression>' resulted in error: <why>`, several as `[a, b]`.
- * Only the variables some condition uses are converted.
+ * kube-apiserver's: `expression '<expression>' resulted in error: <why>` (a stored condition that
+ * does not compile: `compilation error: ...`), several as `[a, b]`. Only the variables some
+ * condition uses are converted, once per write (`bindings`, shared by its webhooks).
  */
-export function evaluateMatchConditions(compiled: readonly Compiled[], vars: MatchVariables): MatchResult {
-  const bindings = new Map<string, CelValue>();
+export function evaluateMatchConditions(compiled: readonly Compiled[], vars: MatchVariables, bindings: Bindings = new Map()): MatchResult {
   const bind = (uses: ReadonlySet<string>) => {
     for (const name of uses) if (!bindings.has(name)) bindings.set(name, celValueOf(vars[name as keyof MatchVariables]));
   };
   const errors: string[] = [];
   for (const c of compiled) {
     if ('error' in c) {
-      errors.push(`expression '${c.expression}' resulted in error: ${c.error}`);
+      errors.push(c.error);
       continue;
     }
     bind(c.uses);

@@ -6,4 +6,4 @@ export { setupWatcherController, type WatcherControllerOptions, type WatcherList
 export { defaultWatchers, ensureDefaultWatchers, type ListenerService } from './defaults.js';
 export { managerOf, watcherProblems } from './validate.js';
 export { desiredVirtualService, selectorText, type GatewayObject, type VirtualServiceObject } from './virtual-service.js';
-export { webhookConfigurationFor, webhookName, type ValidatingWebhook, type ValidatingWebhookConfiguration } from './webhook-config.js';
+export { type IgnoredWriters, webhookConfigurationFor, webhookName, type ValidatingWebhook, type ValidatingWebhookConfiguration } from './webhook-config.js';

@@ -3,6 +3,7 @@
 // Services skr-webhook and skr-webhook-metrics, the Deployment skr-webhook, upstream's four
 // NetworkPolicies around the webhook pod, and the ValidatingWebhookConfiguration skr-webhook (built
 // from the Watchers, see webhookConfigurationFor).
+import type { IgnoredWriters } from './webhook-config.js';
 import { createHash } from 'node:crypto';
 import { LabelValues, Labels, OPERATOR_GROUP } from '../api/operator/index.js';
 import type { KubeObject } from '../kube/object.js';
@@ -35,7 +36,7 @@ export interface SkrWebhookSpec {
    * Writes that give no event (the lifecycle manager's own): their field managers (env
    * IGNORED_FIELD_MANAGERS), on the webhook paths of these event managers (IGNORED_FIELD_MANAGERS_FOR).
    */
-  ignoredWrites?: { fieldManagers: readonly string[]; forManagers: readonly string[] };
+  ignoredWrites?: IgnoredWriters;
 }
 
 const labels = { [Labels.ManagedBy]: LabelValues.Kyma };

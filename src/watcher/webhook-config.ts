@@ -48,7 +48,8 @@ export function ignoredWritersCondition(fieldManagers: readonly string[]): { nam
   const list = [...fieldManagers].sort().map((m) => JSON.stringify(m)).join(', ');
   return {
     name: IGNORED_WRITERS_CONDITION,
-    expression: `!has(request.options) || !has(request.options.fieldManager) || !(request.options.fieldManager in [${list}])`,
+    // kube-apiserver always sets options, but as null when a request has none: both are guarded.
+    expression: `!has(request.options) || request.options == null || !has(request.options.fieldManager) || !(request.options.fieldManager in [${list}])`,
   };
 }
 

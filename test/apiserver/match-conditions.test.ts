@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import { KubeClient } from '../conformance/http.js';
 import { AdmissionWebhook } from '../conformance/webhook.js';
+import { compileMatchConditions, evaluateMatchConditions } from '../../src/apiserver/match-conditions.js';
 
 const CONFIGS = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
@@ -99,6 +100,9 @@ describe('webhook matchConditions', () => {
         { name: 'not-bool', expression: '6' },
         { name: 'dyn', expression: 'object.spec.enabled' },
         { name: 'undeclared', expression: 'params.x == 1' },
+        { name: 'typo', expression: 'request.nme == "x"' },
+        { name: 'nested-typo', expression: 'request.userInfo.user == "x"' },
+        { name: 'declared-bool', expression: 'request.dryRun' },
       ]),
     });
     assert.equal(r.status, 422, r.text);
@@ -115,7 +119,9 @@ describe('webhook matchConditions', () => {
     assert.ok(byField.includes(`${at}[6].expression: Invalid value: "6": must evaluate to bool but got int`), byField.join('\n'));
     assert.ok(byField.includes(`${at}[7].expression: Invalid value: "object.spec.enabled": must evaluate to bool but got dyn`), byField.join('\n'));
     assert.ok(byField.includes(`${at}[8].expression: Invalid value: "params.x == 1": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x == 1\n | ^`), byField.join('\n'));
-    assert.equal(byField.length, 8, byField.join('\n'));
+    assert.ok(byField.includes(`${at}[9].expression: Invalid value: "request.nme == \\"x\\"": compilation failed: ERROR: <input>:1:8: undefined field 'nme'\n | request.nme == "x"\n | .......^`), byField.join('\n'));
+    assert.ok(byField.some((f) => f.startsWith(`${at}[10].expression: Invalid value: "request.userInfo.user == \\"x\\"": compilation failed: ERROR: <input>:1:17: undefined field 'user'`)), byField.join('\n'));
+    assert.equal(byField.length, 10, byField.join('\n'));
 
     const many = Array.from({ length: 65 }, (_, i) => ({ name: `c${i}`, expression: 'true' }));
     const tooMany = await c.request('POST', CONFIGS, { body: config('many', many) });
@@ -152,17 +158,32 @@ describe('webhook matchConditions', () => {
       assert.equal(edit.reviews.length, 1);
       assert.equal(edit.reviews[0].request.operation, 'UPDATE');
       assert.equal(edit.reviews[0].request.options?.fieldManager, 'editor');
+      // Two webhooks called for one write: a request uid each, as kube-apiserver's.
+      const second = `mc-${++configs}`;
+      assert.equal((await c.request('POST', CONFIGS, { body: config(second, undefined) })).status, 201);
+      try {
+        const seen = hook.reviews().length;
+        const both = await c.request('PATCH', `${CONFIGMAPS}/watched?fieldManager=editor`, { body: JSON.stringify({ data: { a: '3' } }), contentType: 'application/merge-patch+json' });
+        assert.equal(both.status, 200, both.text);
+        const uids = hook.reviews().slice(seen).map((r) => (r.review as unknown as Review).request.uid);
+        assert.equal(uids.length, 2);
+        assert.notEqual(uids[0], uids[1]);
+      } finally {
+        await unregister(second);
+      }
       // A server-side apply by "quiet" carries its field manager in the options too: skipped.
       const apply = await callsFor(name, () =>
         c.request('PATCH', `${CONFIGMAPS}/watched?fieldManager=quiet&force=true`, { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched', labels: { watch: 'yes' } }, data: { b: '1' } }), contentType: 'application/apply-patch+yaml' }),
       );
       assert.equal(apply.result.status, 200, apply.result.text);
       assert.equal(apply.reviews.length, 0);
-      // DELETE: object is null, so the second condition holds; no field manager: the first too.
-      const del = await callsFor(name, () => c.request('DELETE', `${CONFIGMAPS}/watched`));
+      // DELETE: object is null, so the second condition holds; DeleteOptions carry no field manager
+      // (not even one named in the query): the first too.
+      const del = await callsFor(name, () => c.request('DELETE', `${CONFIGMAPS}/watched?fieldManager=quiet`));
       assert.equal(del.result.status, 200, del.result.text);
       assert.equal(del.reviews.length, 1);
       assert.equal(del.reviews[0].request.operation, 'DELETE');
+      assert.equal(del.reviews[0].request.options?.fieldManager, undefined);
       assert.equal((await skippedByConditions()) - skippedBefore, 3, 'plain, quiet and the apply were left out');
     } finally {
       await unregister(name);
@@ -186,8 +207,13 @@ describe('webhook matchConditions', () => {
   it('on an error with none false: Fail refuses the write with 403 and calls nothing, Ignore skips the webhook and lets it through', async () => {
     const failing = { name: 'fails', expression: 'object.metadata.labels["missing"] == "x"' };
     const strict = await register([failing], 'Fail');
+    // Another configuration matching the same write, without conditions: not called either.
+    const plain = `mc-${++configs}`;
+    assert.equal((await c.request('POST', CONFIGS, { body: config(plain, undefined) })).status, 201);
     try {
+      const seen = hook.reviews().length;
       const refused = await callsFor(strict, () => c.request('POST', CONFIGMAPS, { body: cm('refused') }));
+      assert.equal(hook.reviews().length, seen, 'no webhook of the write was called');
       assert.equal(refused.result.status, 403, refused.result.text);
       const status = JSON.parse(refused.result.text) as { reason: string; message: string; details: { name: string; kind: string } };
       assert.equal(status.reason, 'Forbidden');
@@ -197,6 +223,7 @@ describe('webhook matchConditions', () => {
       assert.equal((await c.request('GET', `${CONFIGMAPS}/refused`)).status, 404, 'nothing was stored');
     } finally {
       await unregister(strict);
+      await unregister(plain);
     }
     const lenient = await register([failing], 'Ignore');
     try {
@@ -237,7 +264,7 @@ describe('webhook matchConditions', () => {
     }
   });
 
-  it('keeps an unchanged condition on update and serves the field back as written', async () => {
+  it('serves the conditions back as written and checks them again when they change', async () => {
     const name = await register([{ name: 'always', expression: 'true' }]);
     try {
       const got = JSON.parse((await c.request('GET', `${CONFIGS}/${name}`)).text) as { webhooks: { matchConditions: Condition[] }[] };
@@ -250,5 +277,18 @@ describe('webhook matchConditions', () => {
     } finally {
       await unregister(name);
     }
+  });
+
+  it('a stored condition that does not compile (written before validation) is an error at each evaluation, in kube-apiserver\'s words', () => {
+    const compiled = compileMatchConditions([
+      { name: 'broken', expression: 'nope ==' },
+      { name: 'fine', expression: 'true' },
+    ]);
+    const result = evaluateMatchConditions(compiled, { object: null, oldObject: null, request: {} });
+    assert.ok('error' in result);
+    assert.match(result.error, /^compilation error: compilation failed: ERROR: <input>:1:8: /);
+    // A false condition still decides.
+    const skipped = evaluateMatchConditions(compileMatchConditions([{ name: 'broken', expression: 'nope ==' }, { name: 'no', expression: 'false' }]), { object: null, oldObject: null, request: {} });
+    assert.deepEqual(skipped, { matches: false, expression: 'false' });
   });
 });

@@ -19,7 +19,15 @@ function sampleCrd(): Record<string, unknown> {
       group: 'sample.kyma-project.io',
       scope: 'Namespaced',
       names: { plural: 'samples', singular: 'sample', kind: 'Sample', listKind: 'SampleList' },
-      versions: [{ name: 'v1alpha1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } }],
+      versions: [
+        {
+          name: 'v1alpha1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } }, status: { type: 'object', properties: { size: { type: 'integer' } } } } } },
+        },
+      ],
     },
   };
 }
@@ -110,42 +118,46 @@ test('with ignored writers, the webhooks of the managers they are ignored for le
   assert.deepEqual(sampleHook.matchConditions, [
     {
       name: 'exclude-lifecycle-manager-writes',
-      expression: '!has(request.options) || !has(request.options.fieldManager) || !(request.options.fieldManager in ["a-applier", "b-applier"])',
+      expression: '!has(request.options) || request.options == null || !has(request.options.fieldManager) || !(request.options.fieldManager in ["a-applier", "b-applier"])',
     },
   ]);
   assert.deepEqual(webhookConfigurationFor([watcher('sample')], CA, { fieldManagers: [], forManagers: ['sample-manager'] }).webhooks[0].matchConditions, undefined, 'no field managers: no condition');
 });
 
-test('the ignored writers\' matchCondition, evaluated by the API server: their writes call no webhook, anyone else\'s and every delete do', async () => {
-  const hook = await AdmissionWebhook.start('skr', { allowed: true });
+test('the ignored writers\' matchCondition, evaluated by the API server: their writes call no webhook, anyone else\'s and every delete do', async (t) => {
+  const served = await AdmissionWebhook.start('skr', { allowed: true });
+  t.after(() => served.stop());
   const server = await startApiServer({ port: 0 });
-  const c = new KubeClient({ url: server.url, token: server.adminToken, caPem: server.caPem });
-  try {
-    const config = webhookConfigurationFor([watcher('sample')], CA, { fieldManagers: ['declarative.kyma-project.io/applier'], forManagers: ['sample-manager'] });
-    // Served at the test webhook's URL rather than the runtime's Service.
-    const hooks = config.webhooks.map((w) => ({ ...w, clientConfig: { url: `${hook.url}${w.clientConfig.service.path}`, caBundle: hook.caBundle } }));
-    const crd = sampleCrd();
-    assert.equal((await c.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: JSON.stringify(crd) })).status, 201);
-    await waitFor('the CRD is served', async () => (await c.request('GET', '/apis/sample.kyma-project.io/v1alpha1/namespaces/default/samples')).status === 200);
-    const registered = await c.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { body: JSON.stringify({ ...config, webhooks: hooks }) });
-    assert.equal(registered.status, 201, registered.text);
-    const path = '/apis/sample.kyma-project.io/v1alpha1/namespaces/default/samples';
-    const sample = (name: string) => ({ apiVersion: 'sample.kyma-project.io/v1alpha1', kind: 'Sample', metadata: { name, labels: { 'sample.kyma-project.io/watched': 'true' } }, spec: { size: 1 } });
-    const calls = async (write: () => Promise<{ status: number; text: string }>, status: number): Promise<number> => {
-      const seen = hook.reviews().length;
-      const r = await write();
-      assert.equal(r.status, status, r.text);
-      return hook.reviews().length - seen;
-    };
-    const applier = 'fieldManager=declarative.kyma-project.io%2Fapplier';
-    assert.equal(await calls(() => c.request('PATCH', `${path}/mine?${applier}&force=true`, { body: JSON.stringify(sample('mine')), contentType: 'application/apply-patch+yaml' }), 201), 0, 'the applier\'s create');
-    assert.equal(await calls(() => c.request('PATCH', `${path}/mine?${applier}`, { body: JSON.stringify({ spec: { size: 2 } }), contentType: 'application/merge-patch+json' }), 200), 0, 'the applier\'s update');
-    assert.equal(await calls(() => c.request('PATCH', `${path}/mine?fieldManager=kubectl-edit`, { body: JSON.stringify({ spec: { size: 3 } }), contentType: 'application/merge-patch+json' }), 200), 1, 'a person\'s edit');
-    assert.equal(await calls(() => c.request('POST', path, { body: JSON.stringify(sample('theirs')) }), 201), 1, 'a create without a field manager');
-    assert.equal(await calls(() => c.request('DELETE', `${path}/mine`), 200), 1, 'a delete');
-  } finally {
-    c.close();
-    await server.stop();
-    await hook.stop();
-  }
+  t.after(() => server.stop());
+  const client = new KubeClient({ url: server.url, token: server.adminToken, caPem: server.caPem });
+  t.after(() => client.close());
+  // A spec Watcher and a status Watcher of the same manager, as the lifecycle manager's module Watchers.
+  const statusWatcher = watcher('sample-status', (x) => {
+    x.spec.field = 'status';
+  });
+  const config = webhookConfigurationFor([watcher('sample'), statusWatcher], CA, { fieldManagers: ['declarative.kyma-project.io/applier'], forManagers: ['sample-manager'] });
+  // Served at the test webhook's URL rather than the runtime's Service.
+  const hooks = config.webhooks.map((w) => ({ ...w, clientConfig: { url: `${served.url}${w.clientConfig.service.path}`, caBundle: served.caBundle } }));
+  const crd = sampleCrd();
+  assert.equal((await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: JSON.stringify(crd) })).status, 201);
+  await waitFor('the CRD is served', async () => (await client.request('GET', '/apis/sample.kyma-project.io/v1alpha1/namespaces/default/samples')).status === 200);
+  const registered = await client.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', { body: JSON.stringify({ ...config, webhooks: hooks }) });
+  assert.equal(registered.status, 201, registered.text);
+  const path = '/apis/sample.kyma-project.io/v1alpha1/namespaces/default/samples';
+  const sample = (name: string) => ({ apiVersion: 'sample.kyma-project.io/v1alpha1', kind: 'Sample', metadata: { name, labels: { 'sample.kyma-project.io/watched': 'true' } }, spec: { size: 1 } });
+  const calls = async (write: () => Promise<{ status: number; text: string }>, status: number): Promise<number> => {
+    const seen = served.reviews().length;
+    const r = await write();
+    assert.equal(r.status, status, r.text);
+    return served.reviews().length - seen;
+  };
+  const applier = 'fieldManager=declarative.kyma-project.io%2Fapplier';
+  assert.equal(await calls(() => client.request('PATCH', `${path}/mine?${applier}&force=true`, { body: JSON.stringify(sample('mine')), contentType: 'application/apply-patch+yaml' }), 201), 0, 'the applier\'s create');
+  assert.equal(await calls(() => client.request('PATCH', `${path}/mine?${applier}`, { body: JSON.stringify({ spec: { size: 2 } }), contentType: 'application/merge-patch+json' }), 200), 0, 'the applier\'s update');
+  assert.equal(await calls(() => client.request('PATCH', `${path}/mine?fieldManager=kubectl-edit`, { body: JSON.stringify({ spec: { size: 3 } }), contentType: 'application/merge-patch+json' }), 200), 1, 'a person\'s edit');
+  assert.equal(await calls(() => client.request('POST', path, { body: JSON.stringify(sample('theirs')) }), 201), 1, 'a create without a field manager');
+  const status = (size: number) => JSON.stringify({ status: { size } });
+  assert.equal(await calls(() => client.request('PATCH', `${path}/mine/status?${applier}`, { body: status(1), contentType: 'application/merge-patch+json' }), 200), 0, "the applier's status write");
+  assert.equal(await calls(() => client.request('PATCH', `${path}/mine/status?fieldManager=module-operator`, { body: status(2), contentType: 'application/merge-patch+json' }), 200), 1, "the module operator's status write");
+  assert.equal(await calls(() => client.request('DELETE', `${path}/mine`), 200), 1, 'a delete');
 });

@@ -161,8 +161,9 @@ function validateConfiguration(obj: ObjectWithMeta, old: ObjectWithMeta | undefi
   objItems(obj.webhooks).forEach((hook, i) => {
     const at = `webhooks[${i}]`;
     errs.push(...validateWebhook(hook, at));
-    errs.push(...validateReviewVersions(hook.admissionReviewVersions, `${at}.admissionReviewVersions`));
+    // kube-apiserver's order: the webhook's fields, its matchConditions, then admissionReviewVersions.
     if (checkConditions) errs.push(...validateMatchConditions(hook.matchConditions, `${at}.matchConditions`));
+    errs.push(...validateReviewVersions(hook.admissionReviewVersions, `${at}.admissionReviewVersions`));
     const name = asStr(hook.name);
     if (name) {
       if (names.has(name)) errs.push(fieldErrors.duplicate(`${at}.name`, JSON.stringify(name)));

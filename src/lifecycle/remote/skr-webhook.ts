@@ -18,7 +18,7 @@ import { certificateNotAfter, ensureRuntimeCertificate, renewalOverdue, runtimeI
 import { WatcherCertificateMetrics } from '../../watcher/metrics.js';
 import type { Registry } from '../../runtime/metrics.js';
 import { SKR_WEBHOOK_METRICS_SERVICE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_NETWORK_POLICIES, SKR_WEBHOOK_TLS_SECRET, skrWebhookObjects } from '../../watcher/skr-objects.js';
-import { webhookConfigurationFor } from '../../watcher/index.js';
+import { type IgnoredWriters, webhookConfigurationFor } from '../../watcher/index.js';
 import { FIELD_MANAGER } from './crds.js';
 
 /** How often unchanged webhook objects are applied again: a fleet of 10,000 runtimes pays 6 writes each per period. */
@@ -38,7 +38,7 @@ export interface SkrWebhookOptions {
   /** The KCP listener's address as runtimes reach it. */
   kcpAddress: string;
   /** The lifecycle manager's field managers in runtimes, and the event managers its webhook sends no event for their writes to. */
-  ignoredWrites?: { fieldManagers: readonly string[]; forManagers: readonly string[] };
+  ignoredWrites?: IgnoredWriters;
   /** The current watcher CA (undefined until loaded). */
   ca: () => CaState | undefined;
   pki: WatcherPkiSettings;

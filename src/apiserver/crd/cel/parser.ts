@@ -298,48 +298,54 @@ export function checkReferences(src: string, e: Expr, scope: ReadonlySet<string>
   visit(e, scope);
 }
 
+/** Calls `visit` for every node of the expression, the node itself first. */
+export function walk(e: Expr, visit: (x: Expr) => void): void {
+  visit(e);
+  switch (e.k) {
+    case 'select':
+    case 'has':
+      return walk(e.operand, visit);
+    case 'index':
+      walk(e.operand, visit);
+      return walk(e.index, visit);
+    case 'call':
+      if (e.target !== undefined) walk(e.target, visit);
+      return e.args.forEach((a) => walk(a, visit));
+    case 'list':
+      return e.elems.forEach((a) => walk(a, visit));
+    case 'map':
+      return e.entries.forEach(([k, v]) => (walk(k, visit), walk(v, visit)));
+    case 'cond':
+      walk(e.c, visit);
+      walk(e.t, visit);
+      return walk(e.f, visit);
+    case 'and':
+    case 'or':
+    case 'bin':
+      walk(e.l, visit);
+      return walk(e.r, visit);
+    case 'not':
+    case 'neg':
+      return walk(e.e, visit);
+    case 'macro':
+      walk(e.range, visit);
+      if (e.filter !== undefined) walk(e.filter, visit);
+      return walk(e.body, visit);
+    default:
+      return;
+  }
+}
+
+/** The identifiers an expression mentions (variables and macro variables alike). */
+export function identifiers(e: Expr): Set<string> {
+  const names = new Set<string>();
+  walk(e, (x) => {
+    if (x.k === 'ident') names.add(x.name);
+  });
+  return names;
+}
+
 /** True when the expression mentions `oldSelf` (a transition rule). */
 export function usesOldSelf(e: Expr): boolean {
-  let found = false;
-  const visit = (x: Expr): void => {
-    if (found) return;
-    switch (x.k) {
-      case 'ident':
-        found = x.name === 'oldSelf';
-        return;
-      case 'lit':
-        return;
-      case 'select':
-      case 'has':
-        return visit(x.operand);
-      case 'index':
-        visit(x.operand);
-        return visit(x.index);
-      case 'call':
-        if (x.target !== undefined) visit(x.target);
-        return x.args.forEach(visit);
-      case 'list':
-        return x.elems.forEach(visit);
-      case 'map':
-        return x.entries.forEach(([k, v]) => (visit(k), visit(v)));
-      case 'cond':
-        visit(x.c);
-        visit(x.t);
-        return visit(x.f);
-      case 'and':
-      case 'or':
-      case 'bin':
-        visit(x.l);
-        return visit(x.r);
-      case 'not':
-      case 'neg':
-        return visit(x.e);
-      case 'macro':
-        visit(x.range);
-        if (x.filter !== undefined) visit(x.filter);
-        return visit(x.body);
-    }
-  };
-  visit(e);
-  return found;
+  return identifiers(e).has('oldSelf');
 }
