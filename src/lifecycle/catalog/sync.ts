@@ -20,7 +20,6 @@ import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
 import { FIELD_MANAGER } from '../remote/crds.js';
-import { mapLimit } from '../../util/map-limit.js';
 import { moduleFlags, offeredTo, restrictionOf, templateName } from './resolve.js';
 
 const HASH_ANNOTATION = `${OPERATOR_GROUP}/catalog-hash`;
@@ -85,38 +84,29 @@ function copyOf(obj: ModuleTemplateObject | ModuleReleaseMetaObject, kind: KindR
   };
 }
 
-/** Applies and deletes of one sync in flight at once (a runtime's client has few connections anyway). */
-const SYNC_CONCURRENCY = 4;
-
-/**
- * Brings the runtime's catalog copies in line with `desired`: applies changed ones, deletes stale
- * ones. Both kinds are listed at once; the release metas are written before the templates, each
- * kind's writes a few at a time (a first sync writes a dozen copies; one by one they made the
- * first check of a new runtime's Kyma wait for a dozen round trips).
- */
+/** Brings the runtime's catalog copies in line with `desired`: applies changed ones, deletes stale ones. */
 export async function syncCatalog(remote: Client, desired: KubeObject[], signal: AbortSignal): Promise<CatalogSyncResult> {
   const result: CatalogSyncResult = { applied: 0, deleted: 0, total: desired.length };
-  const kinds = [ModuleReleaseMeta, ModuleTemplate] as KindRef[];
-  const lists = await Promise.all(kinds.map((kind) => remote.list(kind, { namespace: Namespaces.Remote, labelSelector: CATALOG_SELECTOR, signal })));
-  for (const [i, kind] of kinds.entries()) {
+  for (const kind of [ModuleReleaseMeta, ModuleTemplate] as KindRef[]) {
     const wanted = desired.filter((o) => o.kind === kind.kind);
-    const current = lists[i].items;
+    const current = (await remote.list(kind, { namespace: Namespaces.Remote, labelSelector: CATALOG_SELECTOR, signal })).items;
     const currentByName = new Map(current.map((o) => [o.metadata.name ?? '', o]));
-    const changed = wanted.filter((o) => currentByName.get(o.metadata.name ?? '')?.metadata.annotations?.[HASH_ANNOTATION] !== o.metadata.annotations?.[HASH_ANNOTATION]);
-    await mapLimit(changed, SYNC_CONCURRENCY, async (o) => {
+    for (const o of wanted) {
+      const have = currentByName.get(o.metadata.name ?? '');
+      if (have && have.metadata.annotations?.[HASH_ANNOTATION] === o.metadata.annotations?.[HASH_ANNOTATION]) continue;
       await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
       result.applied++;
-    });
+    }
     const wantedNames = new Set(wanted.map((o) => o.metadata.name));
-    const stale = current.filter((o) => !wantedNames.has(o.metadata.name));
-    await mapLimit(stale, SYNC_CONCURRENCY, async (o) => {
+    for (const o of current) {
+      if (wantedNames.has(o.metadata.name)) continue;
       try {
         await remote.delete(kind, { namespace: Namespaces.Remote, name: o.metadata.name ?? '' }, { signal });
         result.deleted++;
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }
-    });
+    }
   }
   return result;
 }

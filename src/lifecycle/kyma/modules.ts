@@ -24,7 +24,6 @@ import { resolveModule, ResolveError, type CatalogView, type Resolved } from '..
 import { FIELD_MANAGER } from '../remote/crds.js';
 import { MaintenanceMessages, MaintenanceWindowUnknownError, MaintenanceWindows } from '../maintenance/windows.js';
 import { buildManifest, manifestUpToDate, TemplateError } from './manifest-builder.js';
-import { mapLimit } from '../../util/map-limit.js';
 
 type TrackingObject = NonNullable<ModuleStatus['manifest']>;
 
@@ -165,17 +164,16 @@ function applyManifest(deps: ModuleSyncDeps, desired: ManifestObject, signal: Ab
 }
 
 /** Applies the Kyma's modules as Manifests, deletes Manifests of removed modules; returns the module entries. */
-/** Manifests of one Kyma written at once. */
-const MODULE_SYNC_CONCURRENCY = 5;
-
 export async function syncModules(deps: ModuleSyncDeps, kyma: KymaObject, signal: AbortSignal): Promise<ModuleStatus[]> {
   const existing = manifestsOf(deps.manifests, kyma);
   const byModule = new Map(existing.map((m) => [m.metadata.labels?.[Labels.ModuleName] ?? '', m]));
-  // The modules' Manifests are written a few at a time (a new Kyma's first pass creates them all);
-  // their statuses stay in the order of the Kyma's modules.
-  const synced = await mapLimit(kyma.spec.modules ?? [], MODULE_SYNC_CONCURRENCY, (module) => syncOne(deps, kyma, module, byModule.get(module.name), signal));
-  const statuses: ModuleStatus[] = synced.map((r) => r.status);
-  const kept = new Set(synced.map((r) => r.manifest?.metadata.name).filter((n): n is string => !!n));
+  const statuses: ModuleStatus[] = [];
+  const kept = new Set<string>();
+  for (const module of kyma.spec.modules ?? []) {
+    const { status, manifest } = await syncOne(deps, kyma, module, byModule.get(module.name), signal);
+    statuses.push(status);
+    if (manifest?.metadata.name) kept.add(manifest.metadata.name);
+  }
   for (const existingManifest of existing) {
     const name = existingManifest.metadata.name ?? '';
     if (kept.has(name)) continue;

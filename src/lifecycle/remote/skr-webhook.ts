@@ -20,10 +20,6 @@ import type { Registry } from '../../runtime/metrics.js';
 import { SKR_WEBHOOK_METRICS_SERVICE, SKR_WEBHOOK_NAME, SKR_WEBHOOK_NAMESPACE, SKR_WEBHOOK_NETWORK_POLICIES, SKR_WEBHOOK_TLS_SECRET, skrWebhookObjects } from '../../watcher/skr-objects.js';
 import { type IgnoredWriters, webhookConfigurationFor } from '../../watcher/index.js';
 import { FIELD_MANAGER } from './crds.js';
-import { mapLimit } from '../../util/map-limit.js';
-
-/** The webhook's objects of one phase written at once. */
-const WEBHOOK_APPLY_CONCURRENCY = 4;
 
 /** How often unchanged webhook objects are applied again: a fleet of 10,000 runtimes pays 6 writes each per period. */
 export const DEFAULT_WEBHOOK_RESYNC_MS = 24 * 60 * 60_000;
@@ -151,17 +147,10 @@ export class SkrWebhookInstaller {
       // connection in between fails verification and, failing open (Ignore), sends no event. (A first
       // install during a rotation then has calls fail open until the webhook runs: no event is lost,
       // as there was no webhook before.)
-      // The Secret, Services and NetworkPolicies go together, then the Deployment that mounts the
-      // Secret, a few writes at a time rather than nine round trips one after another.
-      const config = objects[objects.length - 1];
-      const workload = objects.slice(0, -1);
-      const phases = [workload.filter((o) => o.kind !== 'Deployment'), workload.filter((o) => o.kind === 'Deployment')];
-      const order = ca.rotating ? [[config], ...phases] : [...phases, [config]];
-      for (const phase of order) {
-        await mapLimit(phase, WEBHOOK_APPLY_CONCURRENCY, async (o) => {
-          const applied = await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
-          if (o.kind === 'Deployment') deployment = applied;
-        });
+      const order = ca.rotating ? [objects[objects.length - 1], ...objects.slice(0, -1)] : objects;
+      for (const o of order) {
+        const applied = await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
+        if (o.kind === 'Deployment') deployment = applied;
       }
       state = {
         fingerprint,
