@@ -162,6 +162,11 @@ export const fieldErrors = {
   }),
   forbidden: (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` }),
   duplicate: (field: string, rendered: string): FieldError => ({ type: 'FieldValueDuplicate', field, message: `Duplicate value: ${rendered}` }),
+  tooMany: (field: string, actual: number | undefined, max: number): FieldError => ({
+    type: 'FieldValueTooMany',
+    field,
+    message: actual === undefined ? `Too many: must have at most ${max} items` : `Too many: ${actual}: must have at most ${max} items`,
+  }),
 };
 
 /**

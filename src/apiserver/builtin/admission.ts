@@ -111,9 +111,7 @@ function validateWebhook(hook: Obj, at: string): FieldError[] {
 function validateMatchConditions(conditions: unknown, at: string): FieldError[] {
   const list = asArr(conditions);
   const errs: FieldError[] = [];
-  if (list.length > MAX_MATCH_CONDITIONS) {
-    errs.push({ type: 'FieldValueTooMany', field: at, message: `Too many: ${list.length}: must have at most ${MAX_MATCH_CONDITIONS} items` });
-  }
+  if (list.length > MAX_MATCH_CONDITIONS) errs.push(fieldErrors.tooMany(at, list.length, MAX_MATCH_CONDITIONS));
   const names = new Set<string>();
   list.forEach((item, i) => {
     const c = asObj(item) ?? {};

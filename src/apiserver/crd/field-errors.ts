@@ -1,5 +1,5 @@
 // field.Error constructors that render bad values as kube-apiserver does (Go %v / %q / %#v).
-import type { FieldError } from '../errors.js';
+import { fieldErrors, type FieldError } from '../errors.js';
 import { goBadValue, goSharpV } from './go-format.js';
 
 export const errs = {
@@ -14,11 +14,7 @@ export const errs = {
   }),
   duplicate: (field: string, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field, message: `Duplicate value: ${goBadValue(value)}` }),
   tooLong: (field: string, max: number): FieldError => ({ type: 'FieldValueTooLong', field, message: `Too long: may not be longer than ${max}` }),
-  tooMany: (field: string, actual: number | undefined, max: number): FieldError => ({
-    type: 'FieldValueTooMany',
-    field,
-    message: actual === undefined ? `Too many: must have at most ${max} items` : `Too many: ${actual}: must have at most ${max} items`,
-  }),
+  tooMany: fieldErrors.tooMany,
   /** An Invalid error whose bad value is printed verbatim (e.g. a Go struct dump). */
   invalidRendered: (field: string, rendered: string, detail: string): FieldError => ({ type: 'FieldValueInvalid', field, message: `Invalid value: ${rendered}: ${detail}` }),
 };
