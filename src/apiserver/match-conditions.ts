@@ -115,7 +115,6 @@ function outputType(e: Expr): string {
   }
 }
 
-
 /**
  * Compiles one expression (trimmed, as kube-apiserver does). The error is kube-apiserver's:
  * `compilation failed: ERROR: <input>:1:19: ...` or `must evaluate to bool but got <type>`.

@@ -42,7 +42,8 @@ export const IGNORED_WRITERS_CONDITION = 'exclude-lifecycle-manager-writes';
 /**
  * A CEL matchCondition that is false for a write under one of these field managers, so that the
  * runtime's API server does not call the webhook for what it would answer without an event anyway
- * (kube-apiserver 1.30 and later; an older one calls, and the webhook drops it as before).
+ * (on by default since Kubernetes 1.28; where the feature is off the field is dropped, the API
+ * server calls, and the webhook drops the write as before).
  */
 export function ignoredWritersCondition(fieldManagers: readonly string[]): { name: string; expression: string } {
   const list = [...fieldManagers].sort().map((m) => JSON.stringify(m)).join(', ');
