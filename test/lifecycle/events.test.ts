@@ -122,10 +122,12 @@ class Env {
   }
 
   /** Waits until the Kyma is Ready with every module Ready (and, with the watcher, its webhook in sync). */
+  /** The Kyma and its modules Ready, and its Manifests themselves (the Kyma's status follows theirs a pass later). */
   async ready(id: string, timeoutMs = 20_000): Promise<KymaObject> {
     return waitFor(`Kyma ${id} Ready`, async () => {
       const k = await this.kyma(id);
-      return k.status?.state === 'Ready' && (k.status.modules ?? []).every((m) => m.state === 'Ready') && k;
+      const kymaReady = k.status?.state === 'Ready' && (k.status.modules ?? []).every((m) => m.state === 'Ready');
+      return kymaReady && (await this.manifests(id)).every((m) => m.status?.state === 'Ready') && k;
     }, timeoutMs);
   }
 
@@ -213,6 +215,11 @@ describe('with the runtime watcher: periodic passes are cheap', () => {
   });
 
   it('a Ready module\'s manager scaled to zero in the runtime (`kubectl scale`, no spec event) is put back through its status events, reading that Deployment alone', async () => {
+    await env.ready(ids[1]);
+    // The module's objects read back once while the runtime's webhook works (a Manifest last read
+    // back before it did reads everything once more when it leaves Ready): an edit's event asks for that.
+    await remoteB.patch(CM, { namespace: RNS, name: 'web-info' }, 'merge', { data: { version: 'edited' } }, { fieldManager: 'kubectl-edit' });
+    await waitFor('the ConfigMap repaired', async () => (await remoteB.get<KubeObject & { data?: Record<string, string> }>(CM, { namespace: RNS, name: 'web-info' })).data?.version === '1.0.0', 10_000);
     await env.ready(ids[1]);
     const readBacks = () => env.metric('lifecycle_mgr_drift_checks_total');
     const readiness = () => env.metric('lifecycle_mgr_manifest_readiness_passes_total');

@@ -131,7 +131,7 @@ export interface Env {
   reconciler: ManifestReconciler;
   operators: ModuleOperators;
   /** Requests of the Manifest controller to each runtime, by Kyma name. */
-  requests: Map<string, { count: (method?: string) => number; reset: () => void }>;
+  requests: Map<string, { count: (method?: string, kind?: string) => number; reset: () => void }>;
   /** How often the Manifest controller took up this Manifest (a reconcile started). */
   reconciles(name: string): number;
   /** Waits until the Manifest controller has completed `n` more reconciles of this Manifest. */

@@ -65,11 +65,18 @@ export function applyOne(client: Client, obj: KubeObject, opts: ApplyOptions): P
   return client.apply(obj, { fieldManager: opts.fieldManager, force: true, signal: opts.signal });
 }
 
+/** What applyAll stored, by inventory key: the records to keep, and the objects as the server answered (for this pass only). */
+export interface Applied {
+  records: Map<string, AppliedRecord>;
+  stored: Map<string, KubeObject>;
+}
+
 /**
- * Applies `objects` in phases; returns the records of everything applied. On an error the records
- * of what was applied before it are in `partial` of the thrown ApplyError.
+ * Applies `objects` in phases; returns the records of everything applied and the objects the server
+ * stored. On an error the keys of what was applied before it are in `appliedKeys` of the thrown
+ * ApplyError.
  */
-export async function applyAll(client: Client, objects: readonly KubeObject[], opts: ApplyOptions): Promise<Map<string, AppliedRecord>> {
+export async function applyAll(client: Client, objects: readonly KubeObject[], opts: ApplyOptions): Promise<Applied> {
   const records = new Map<string, AppliedRecord>();
   const applied = new Map<string, KubeObject>();
   try {
@@ -87,7 +94,7 @@ export async function applyAll(client: Client, objects: readonly KubeObject[], o
   } catch (e) {
     throw new ApplyError(e, [...records.keys()]);
   }
-  return records;
+  return { records, stored: applied };
 }
 
 /** An apply that failed part-way; `appliedKeys` lists the objects that were applied (inventory keys). */

@@ -20,12 +20,19 @@ export function managedDefaultCR(manifest: ManifestObject): KubeObject | undefin
 
 const keyOfCR = (cr: KubeObject) => ({ namespace: cr.metadata.namespace || undefined, name: cr.metadata.name ?? '' });
 
-/** Returns the default CR in the cluster, creating it when missing (it is never updated afterwards: it belongs to the user). */
-export async function ensureDefaultCR(client: Client, desired: KubeObject, signal: AbortSignal): Promise<{ cr: KubeObject; created: boolean }> {
-  try {
-    return { cr: await client.get(desired, keyOfCR(desired), { signal }), created: false };
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
+/**
+ * Returns the default CR in the cluster, creating it when missing (it is never updated afterwards:
+ * it belongs to the user). `createFirst` (the CR is most likely not there yet: the module is being
+ * installed) tries the create before any read: one request instead of two, and a read only when
+ * it already exists.
+ */
+export async function ensureDefaultCR(client: Client, desired: KubeObject, signal: AbortSignal, createFirst = false): Promise<{ cr: KubeObject; created: boolean }> {
+  if (!createFirst) {
+    try {
+      return { cr: await client.get(desired, keyOfCR(desired), { signal }), created: false };
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
   }
   const body = structuredClone(desired);
   delete body.status;

@@ -24,6 +24,7 @@ export class ManifestMetrics {
   private readonly driftChecks;
   private readonly cleanPasses;
   private readonly readinessPasses;
+  private readonly readinessReadsSkipped;
   private readonly eventRechecks;
 
   constructor(
@@ -52,6 +53,11 @@ export class ManifestMetrics {
       name: 'lifecycle_mgr_manifest_readiness_passes_total',
       help: 'Passes of an unchanged Manifest that read its readiness (the manager, the module CR) and only the objects whose status change the runtime watcher reported: an installing one whose objects were applied or read back under a healthy webhook, or a Ready one with such an event.',
     });
+    this.readinessReadsSkipped = registry.counter({
+      name: 'lifecycle_mgr_manifest_readiness_reads_skipped_total',
+      help: 'Readiness reads a readiness pass left out: the manager or the module CR that none of the status events bringing the pass named, taken from the last read (every status change since was reported), by object.',
+      labelNames: ['object'],
+    });
     this.eventRechecks = registry.counter({
       name: 'lifecycle_mgr_manifest_event_rechecks_total',
       help: 'Passes answering runtime watcher events that found nothing changed and asked for one more look a second later (an event can come before the API server stored its write).',
@@ -64,6 +70,10 @@ export class ManifestMetrics {
 
   readinessPass(): void {
     this.readinessPasses.inc();
+  }
+
+  readinessReadSkipped(object: 'manager' | 'module_cr'): void {
+    this.readinessReadsSkipped.inc({ object });
   }
 
   driftCheck(reason: DriftCheckReason): void {

@@ -34,8 +34,20 @@ export function findManager(manifest: ManifestObject, objects: readonly KubeObje
 
 const PROGRESSING_REASONS = new Set(['NewReplicaSetAvailable', 'FoundNewReplicaSet', 'NewReplicaSetCreated', 'ReplicaSetUpdated']);
 
+/**
+ * Whether the workload's controller has not yet seen its latest spec (as `kubectl rollout status`
+ * checks): its status, conditions included, still describes the generation before. The answer to
+ * an apply that changed the spec is such a copy.
+ */
+function specNotObserved(workload: KubeObject): boolean {
+  const observed = (workload.status as { observedGeneration?: number } | undefined)?.observedGeneration;
+  const generation = workload.metadata.generation;
+  return observed !== undefined && generation !== undefined && observed < generation;
+}
+
 /** Deployment state from its Progressing and Available conditions (upstream DeploymentStateCheck). */
 export function deploymentState(deploy: KubeObject): StateInfo {
+  if (specNotObserved(deploy)) return { state: States.Processing, info: Messages.ManagerNotReady };
   const status = (deploy.status ?? {}) as { conditions?: Condition[]; readyReplicas?: number; observedGeneration?: number };
   const conds = status.conditions ?? [];
   const progressing = conds.find((c) => c.type === 'Progressing');
@@ -57,12 +69,13 @@ export function deploymentState(deploy: KubeObject): StateInfo {
 
 /** StatefulSet state: Ready when all replicas are ready (upstream StatefulSetStateCheck, without the pod inspection). */
 export function statefulSetState(sts: KubeObject): StateInfo {
+  if (specNotObserved(sts)) return { state: States.Processing, info: `statefulset ${sts.metadata.name ?? ''} is not ready` };
   const replicas = (sts.spec as { replicas?: number } | undefined)?.replicas ?? 1;
   const ready = (sts.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
   return ready >= replicas ? { state: States.Ready } : { state: States.Processing, info: `statefulset ${sts.metadata.name ?? ''} is not ready` };
 }
 
-/** State of the manager, read from `live` (objects just checked) or from the cluster. */
+/** State of the manager, read from `live` (objects just read back or applied) or from the cluster. */
 export async function managerState(client: Client, manager: KubeObject | undefined, live: ReadonlyMap<string, KubeObject>, signal: AbortSignal): Promise<StateInfo> {
   if (!manager) return { state: States.Ready };
   let current = live.get(refKey(refOf(manager)));

@@ -37,7 +37,7 @@ import type { KubeObject } from '../../kube/object.js';
 import { namespacedName } from '../../kube/keys.js';
 import { ArtifactError } from '../artifacts/types.js';
 import { accessErrorOf, type RuntimeAccessError } from '../remote/access.js';
-import { type AppliedRecord, ApplyError, applyAll, CrdNotEstablishedError } from './apply.js';
+import { type Applied, type AppliedRecord, ApplyError, applyAll, CrdNotEstablishedError } from './apply.js';
 import { MANIFEST_FINALIZERS as OUR_FINALIZERS, Messages } from './constants.js';
 import { deleteDefaultCR, describeUserCRs, ensureDefaultCR, findUserCRs, liveDefaultCR, managedDefaultCR, moduleKinds } from './default-cr.js';
 import { checkDrift } from './drift.js';
@@ -47,6 +47,7 @@ import { ManifestRequeueReasons } from '../requeue-reasons.js';
 import { EVENT_RECHECK_MS, takeDue, untilRecheck } from '../watcher-events.js';
 import { deleteResources } from './prune.js';
 import { findManager, managerState, moduleCRState, type StateInfo } from './readiness.js';
+import { CUSTOM_STATE_CHECK_ANNOTATION } from './constants.js';
 import { hashObjects, RenderError, renderObjects } from './render.js';
 import type { CredentialsFor } from './registry-credentials.js';
 import { linkOf, type ManifestSource } from './source.js';
@@ -143,6 +144,17 @@ interface AppliedState {
    * since then is reported by an event: an installing Manifest's pass needs only its readiness.
    */
   watched: boolean;
+  /** What this process last read of the module's readiness (see Context.readinessNamed). */
+  lastRead?: ReadinessRead;
+}
+
+/**
+ * The module's readiness as a pass last read it: the manager's state, and the default CR with what
+ * its state depends on (name, creation time, status).
+ */
+interface ReadinessRead {
+  manager?: StateInfo;
+  cr?: KubeObject;
 }
 
 interface Context {
@@ -156,6 +168,13 @@ interface Context {
    * may have changed, and so may their spec through a subresource no event reports (`kubectl scale`).
    */
   statusChanged: ReadonlySet<string> | undefined;
+  /**
+   * A readiness pass brought by status events while they flow (the objects were applied or read
+   * back under a healthy webhook, and it still is): the objects the events named. Every status
+   * change since the last read is reported by an event, so the manager or the default CR that no
+   * event named is as that read found it; undefined: both are read.
+   */
+  readinessNamed?: ReadonlySet<string>;
   /** Objects read back had drifted and were applied again. */
   restored?: boolean;
   /** The status was written. */
@@ -391,15 +410,17 @@ export class ManifestReconciler {
     if (!known || known.hash !== hash || known.uid !== uid) {
       this.applied.delete(key);
       this.applying.set(key, { uid, objects: new Set(objects.map((o) => refKey(refOf(o)))) });
-      let records: Map<string, AppliedRecord>;
+      let applied: Applied;
       try {
-        records = await applyAll(target, objects, opts);
+        applied = await applyAll(target, objects, opts);
       } finally {
         this.applying.delete(key);
       }
-      this.applied.set(key, { uid, hash, records, generation, driftDueAt: this.nextDriftCheck(), readAt: Date.now(), watched: watchedFromHere });
+      this.applied.set(key, { uid, hash, records: applied.records, generation, driftDueAt: this.nextDriftCheck(), readAt: Date.now(), watched: watchedFromHere });
       if (known) this.d.events.event(ctx.manifest, 'Normal', 'ResourcesApplied', `applied ${objects.length} resources of the new module manifest`);
-      return new Map();
+      // The objects as the server stored them just now: the manager's readiness is read from its
+      // answer, not from a GET right after it.
+      return applied.stored;
     }
     const reason = this.driftCheckReason(ctx, known, watchedFromHere);
     // A status change reported in the runtime (a Ready Manifest), or an installing Manifest none of
@@ -413,6 +434,7 @@ export class ManifestReconciler {
       // Changes from now on go unreported until the webhook is healthy again: the next pass under a
       // healthy webhook reads everything back once.
       if (reason && !watchedFromHere) known.watched = false;
+      if (ctx.statusChanged && watchedFromHere && known.watched) ctx.readinessNamed = ctx.statusChanged;
       this.d.metrics.readinessPass();
       const named = ctx.statusChanged
         ? objects.filter((o) => {
@@ -435,8 +457,9 @@ export class ManifestReconciler {
     const drift = await checkDrift(target, objects, known.records, this.d.requestConcurrency, ctx.signal);
     if (drift.drifted.length > 0) {
       ctx.restored = true;
-      const records = await applyAll(target, drift.drifted, opts);
-      for (const [k, r] of records) known.records.set(k, r);
+      const applied = await applyAll(target, drift.drifted, opts);
+      for (const [k, r] of applied.records) known.records.set(k, r);
+      for (const [k, o] of applied.stored) drift.live.set(k, o);
       const what = drift.drifted.map((o) => describeRef(refOf(o)));
       this.d.log.info('restored drifted resources', { manifest: namespacedName(ctx.manifest), resources: what });
       this.d.events.event(ctx.manifest, 'Normal', 'DriftRestored', `restored ${what.slice(0, 10).join(', ')}${what.length > 10 ? ` and ${what.length - 10} more` : ''}`);
@@ -506,17 +529,38 @@ export class ManifestReconciler {
     return remaining;
   }
 
-  /** Default CR (created once), then the manager's and the module CR's state. */
+  /**
+   * Default CR (created once), then the manager's and the module CR's state. In a readiness pass
+   * brought by events (Context.readinessNamed) the one no event named is taken from the last read.
+   */
   private async readiness(ctx: Context, target: Client, objects: KubeObject[], live: Map<string, KubeObject>): Promise<StateInfo> {
     const { manifest, status, signal } = ctx;
+    const known = this.applied.get(namespacedName(manifest));
+    const last = ctx.readinessNamed && known?.lastRead;
+    const unnamed = (o: KubeObject) => ctx.readinessNamed !== undefined && !ctx.readinessNamed.has(refKey(refOf(o)));
     const desired = managedDefaultCR(manifest);
     let cr: KubeObject | undefined;
     if (desired) {
-      const ensured = await ensureDefaultCR(target, desired, signal);
-      cr = ensured.cr;
-      if (ensured.created) this.d.events.event(manifest, 'Normal', 'ModuleCRCreated', `created ${desired.kind} ${namespacedName(desired)}`);
+      if (last && last.cr && unnamed(desired) && sameObject(last.cr, desired) && manifest.metadata.annotations?.[CUSTOM_STATE_CHECK_ANNOTATION] === undefined) {
+        cr = last.cr;
+        this.d.metrics.readinessReadSkipped('module_cr');
+      } else {
+        // Until a pass has seen the CR (its ModuleCR condition is still the initial one), it is most likely not there yet.
+        const seen = status.before?.conditions?.some((c) => c.type === ManifestConditionTypes.ModuleCR && c.message !== Messages.ModuleCRNotCreated) ?? false;
+        const ensured = await ensureDefaultCR(target, desired, signal, !seen);
+        cr = ensured.cr;
+        if (ensured.created) this.d.events.event(manifest, 'Normal', 'ModuleCRCreated', `created ${desired.kind} ${namespacedName(desired)}`);
+      }
     }
-    const mgr = await managerState(target, findManager(manifest, objects), live, signal);
+    const managerObject = findManager(manifest, objects);
+    let mgr: StateInfo;
+    if (last && last.manager && managerObject && unnamed(managerObject)) {
+      mgr = last.manager;
+      this.d.metrics.readinessReadSkipped('manager');
+    } else {
+      mgr = await managerState(target, managerObject, live, signal);
+    }
+    if (known) known.lastRead = { manager: mgr, ...(cr ? { cr: stateOfCR(cr) } : {}) };
     if (!cr) return mgr;
     const crState = moduleCRState(manifest, cr);
     if (crState.state === States.Warning) status.condition(ManifestConditionTypes.ModuleCR, 'False', ManifestConditionReasons.ModuleCRWarning, crState.info ?? Messages.ModuleCRStateMissing);
@@ -791,4 +835,14 @@ export class ManifestReconciler {
 function union(a: ReadonlySet<string> | undefined, b: ReadonlySet<string> | undefined): ReadonlySet<string> | undefined {
   if (!a || !b) return a ?? b;
   return new Set([...a, ...b]);
+}
+
+/** Whether two objects are the same one (kind and key): a cached read is only good for the object it is of. */
+function sameObject(a: KubeObject, b: KubeObject): boolean {
+  return a.apiVersion === b.apiVersion && a.kind === b.kind && a.metadata.name === b.metadata.name && (a.metadata.namespace ?? '') === (b.metadata.namespace ?? '');
+}
+
+/** What moduleCRState reads of a default CR without a custom state check: kept instead of the whole object. */
+function stateOfCR(cr: KubeObject): KubeObject {
+  return { apiVersion: cr.apiVersion, kind: cr.kind, metadata: { name: cr.metadata.name, namespace: cr.metadata.namespace, creationTimestamp: cr.metadata.creationTimestamp }, ...(cr.status !== undefined ? { status: cr.status } : {}) };
 }

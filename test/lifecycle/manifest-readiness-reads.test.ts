@@ -1,0 +1,208 @@
+// What a Manifest's pass reads for the module's readiness. The pass that applies the objects takes
+// the manager's state from the server's answers to the apply (no GET right after it), and creates
+// the default CR before reading it while no pass has seen it yet; a readiness pass brought by
+// status events reads what they named and takes the rest from the last read; a workload whose
+// latest spec its controller has not observed is not Ready, whatever its conditions still say.
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { after, before, describe, it } from 'node:test';
+import { Kyma, KymaConditionTypes, Manifest, ManifestConditionTypes, States } from '../../src/api/operator/index.js';
+import { PendingObjects } from '../../src/lifecycle/watcher-events.js';
+import { counterValue } from '../support/metrics.js';
+import { Messages } from '../../src/lifecycle/manifest/constants.js';
+import { deploymentState, statefulSetState } from '../../src/lifecycle/manifest/readiness.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import { CRD, DEFAULT_CR, DEPLOYMENT, type Env, exists, markDeploymentReady, MODULE_NS, NS, SAMPLE, sampleModule, startEnv, waitFor } from './manifest-env.js';
+
+const V1 = 'https://modules.example.test/sample/1.0.0/readiness-reads.yaml';
+const V2 = 'https://modules.example.test/sample/2.0.0/readiness-reads.yaml';
+
+const AVAILABLE = [
+  { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable' },
+  { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable' },
+];
+
+function deployment(generation: number, observedGeneration: number | undefined): KubeObject {
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'm', generation }, spec: { replicas: 1 }, status: { ...(observedGeneration !== undefined ? { observedGeneration } : {}), readyReplicas: 1, conditions: AVAILABLE } };
+}
+
+function statefulSet(generation: number, observedGeneration: number | undefined): KubeObject {
+  return { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 's', generation }, spec: { replicas: 1 }, status: { ...(observedGeneration !== undefined ? { observedGeneration } : {}), readyReplicas: 1 } };
+}
+
+const moduleCRCondition = (m: { status?: { conditions?: { type: string; status: string }[] } } | undefined) => m?.status?.conditions?.find((c) => c.type === ManifestConditionTypes.ModuleCR)?.status;
+
+describe('the manager of a module whose latest spec is not observed yet', () => {
+  it('is Processing until its controller observes the spec, then its conditions decide', () => {
+    assert.equal(deploymentState(deployment(2, 1)).state, States.Processing);
+    assert.equal(deploymentState(deployment(2, 1)).info, Messages.ManagerNotReady);
+    assert.equal(deploymentState(deployment(2, 2)).state, States.Ready);
+    assert.equal(deploymentState(deployment(2, undefined)).state, States.Ready, 'no observedGeneration: the conditions alone');
+    assert.equal(statefulSetState(statefulSet(3, 2)).state, States.Processing);
+    assert.equal(statefulSetState(statefulSet(3, 3)).state, States.Ready);
+  });
+});
+
+describe('the reads of a pass that installs a module', () => {
+  let env: Env;
+  before(async () => {
+    // Busy passes far apart: every pass here comes from the Manifest's creation or a change of it.
+    env = await startEnv({ intervals: { busyMs: 60_000 } });
+    env.fetcher.set(V1, sampleModule());
+  });
+  after(async () => {
+    await env.stop();
+  });
+
+  it('the first pass reads neither the manager nor the default CR; a later pass reads the CR and creates nothing', async () => {
+    const rt = await env.runtime('reads-1');
+    await env.createManifest('reads-1-sample', 'reads-1', V1, { resource: DEFAULT_CR });
+    const processing = await env.waitState('reads-1-sample', States.Processing);
+    const counter = env.requests.get('reads-1');
+    assert.ok(counter);
+    assert.equal(env.reconciles('reads-1-sample'), 1, 'the counts below are of the first pass alone');
+    assert.equal(counter.count('apply', 'Deployment'), 1);
+    assert.equal(counter.count('get', 'Deployment'), 0, 'the manager state comes from the answer to its apply');
+    assert.equal(counter.count('create', SAMPLE.kind), 1);
+    assert.equal(counter.count('get', SAMPLE.kind), 0, 'the default CR is created without a read first');
+    assert.equal(processing.status?.lastOperation?.operation, Messages.ManagerNotReady);
+    assert.equal(moduleCRCondition(processing), 'True');
+    assert.ok(await exists(rt, SAMPLE, 'default', MODULE_NS));
+
+    // A second pass (a label of the Manifest changed): the CR was seen, so it is read, not created.
+    // A third change starts a third pass, which the key's second pass has finished before.
+    counter.reset();
+    const wake = async (value: string, passes: number) => {
+      await env.kcp.patch(Manifest, { namespace: NS, name: 'reads-1-sample' }, 'merge', { metadata: { labels: { 'test.example.com/wake': value } } });
+      await waitFor(`pass ${passes}`, () => env.reconciles('reads-1-sample') >= passes);
+    };
+    await wake('once', 2);
+    await wake('twice', 3);
+    assert.ok(counter.count('get', SAMPLE.kind) >= 1, 'the second pass read the CR');
+    assert.equal(counter.count('create', SAMPLE.kind), 0);
+    assert.equal((await env.manifest('reads-1-sample'))?.status?.state, States.Processing);
+  });
+
+  it('a default CR already there on the first pass is read after the refused create and left as it is', async () => {
+    const rt = await env.runtime('reads-2');
+    // The module's CRD and namespace, and a Sample someone created before the module was installed.
+    const objects = sampleModule();
+    for (const o of objects.filter((x) => x.kind === CRD.kind || x.kind === 'Namespace')) await rt.create(o);
+    await waitFor('the Sample kind served', async () => {
+      try {
+        await rt.list(SAMPLE, { namespace: MODULE_NS });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    await rt.create({ ...DEFAULT_CR, spec: { replicas: 3 } });
+
+    await env.createManifest('reads-2-sample', 'reads-2', V1, { resource: DEFAULT_CR });
+    const processing = await env.waitState('reads-2-sample', States.Processing);
+    const counter = env.requests.get('reads-2');
+    assert.ok(counter);
+    assert.equal(env.reconciles('reads-2-sample'), 1);
+    assert.equal(counter.count('create', SAMPLE.kind), 1, 'the create was tried');
+    assert.equal(counter.count('get', SAMPLE.kind), 1, 'and the existing CR read after its AlreadyExists');
+    assert.equal(moduleCRCondition(processing), 'True');
+    const cr = await rt.get<KubeObject & { spec: { replicas: number } }>(SAMPLE, { namespace: MODULE_NS, name: 'default' });
+    assert.equal(cr.spec.replicas, 3, 'the user\'s CR is not overwritten');
+  });
+});
+
+describe('an upgrade that changes the manager', () => {
+  let env: Env;
+  before(async () => {
+    env = await startEnv();
+    env.fetcher.set(V1, sampleModule());
+    env.fetcher.set(V2, sampleModule({ version: '2.0.0' }));
+  });
+  after(async () => {
+    await env.stop();
+  });
+
+  it('is not Ready on the old rollout\'s conditions: only once the new spec is observed', async () => {
+    const rt = await env.runtime('reads-3');
+    await env.createManifest('reads-3-sample', 'reads-3', V1);
+    await waitFor('the manager Deployment', () => exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS));
+    await markDeploymentReady(rt, MODULE_NS, 'sample-manager');
+    await env.waitState('reads-3-sample', States.Ready);
+
+    // The new version changes the Deployment's image: its generation moves past what its status observed.
+    await env.kcp.patch(Manifest, { namespace: NS, name: 'reads-3-sample' }, 'merge', { spec: { version: '2.0.0', install: { name: 'raw-manifest', source: { url: V2 } } } });
+    const upgraded = await waitFor('the Deployment of the new version', async () => {
+      const d = await rt.get<KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } }>(DEPLOYMENT, { namespace: MODULE_NS, name: 'sample-manager' });
+      return /:2\.0\.0$/.test(d.spec.template.spec.containers[0].image) ? d : undefined;
+    });
+    assert.ok((upgraded.metadata.generation ?? 0) > ((upgraded.status as { observedGeneration?: number }).observedGeneration ?? 0));
+    const processing = await env.waitState('reads-3-sample', States.Processing);
+    assert.equal(processing.status?.lastOperation?.operation, Messages.ManagerNotReady);
+    // Busy passes go on reading the Deployment; it stays Processing while nothing observes the new spec.
+    await env.moreReconciles('reads-3-sample', 3);
+    assert.equal((await env.manifest('reads-3-sample'))?.status?.state, States.Processing);
+
+    await markDeploymentReady(rt, MODULE_NS, 'sample-manager');
+    await env.waitState('reads-3-sample', States.Ready);
+  });
+});
+
+describe('a readiness pass brought by status events', () => {
+  const HOUR = 3_600_000;
+  const DEPLOYMENT_KEY = `apps/Deployment/${MODULE_NS}/sample-manager`;
+  const CR_KEY = `sample.kyma-project.io/Sample/${MODULE_NS}/default`;
+  let env: Env;
+  const keys = new EventEmitter();
+  const readiness = new PendingObjects();
+  before(async () => {
+    // No busy pass within the test (an hour apart): only the events below bring passes.
+    env = await startEnv({ intervals: { busyMs: HOUR }, driftCheckMs: HOUR, watcher: { watcherEvents: keys, readinessChecks: readiness, eventRecheckMs: 300 } });
+    env.fetcher.set(V1, sampleModule());
+  });
+  after(async () => {
+    await env.stop();
+  });
+
+  const skipped = (object: string): number => counterValue(env.manager.registry, 'lifecycle_mgr_manifest_readiness_reads_skipped_total', { object });
+
+  /** What the router does with a status event of one of the module's objects: mark the Manifest, then enqueue it. */
+  function statusEvent(manifest: string, objectKey: string): void {
+    readiness.mark(`${NS}/${manifest}`, objectKey);
+    keys.emit('key', `${NS}/${manifest}`);
+  }
+
+  it('reads the object the event named and takes the other from the last read', async () => {
+    const name = 'reads-4';
+    const manifest = `${name}-sample`;
+    const rt = await env.runtime(name);
+    // The runtime's webhook works (as the Kyma controller reports it): status events can be relied on.
+    await env.kcp.patch(Kyma, { namespace: NS, name }, 'merge', { status: { conditions: [{ type: KymaConditionTypes.SKRWebhook, status: 'True', reason: 'Ready', message: 'ok', lastTransitionTime: new Date().toISOString() }] } }, { subresource: 'status' });
+    await env.createManifest(manifest, name, V1, { resource: DEFAULT_CR });
+    await env.waitState(manifest, States.Processing);
+    // The module's operator reports the CR Ready; no event says so yet.
+    await rt.patch(SAMPLE, { namespace: MODULE_NS, name: 'default' }, 'merge', { status: { state: States.Ready } }, { subresource: 'status' });
+    const counter = env.requests.get(name);
+    assert.ok(counter);
+    counter.reset();
+    const before = { manager: skipped('manager'), cr: skipped('module_cr') };
+
+    // The manager becomes available and says so: the pass reads the Deployment, not the CR.
+    await markDeploymentReady(rt, MODULE_NS, 'sample-manager');
+    statusEvent(manifest, DEPLOYMENT_KEY);
+    const waiting = await waitFor('the pass of the Deployment\'s event', async () => {
+      const m = await env.manifest(manifest);
+      return m?.status?.lastOperation?.operation === Messages.ModuleCRStateMissing ? m : undefined;
+    });
+    assert.equal(waiting.status?.state, States.Processing, 'the CR as the last read found it: no state yet');
+    assert.equal(counter.count('get', 'Deployment'), 1);
+    assert.equal(counter.count('get', SAMPLE.kind), 0);
+    assert.equal(skipped('module_cr'), before.cr + 1);
+
+    // The CR's event: the pass reads the CR, takes the manager from the last read, and the module is Ready.
+    statusEvent(manifest, CR_KEY);
+    await env.waitState(manifest, States.Ready);
+    assert.equal(counter.count('get', SAMPLE.kind), 1);
+    assert.equal(counter.count('get', 'Deployment'), 1, 'the manager was not read again');
+    assert.equal(skipped('manager'), before.manager + 1);
+  });
+});
