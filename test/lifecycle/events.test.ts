@@ -121,8 +121,7 @@ class Env {
     return this.land.kcp.get<KymaObject>(Kyma, { namespace: NS, name: id });
   }
 
-  /** Waits until the Kyma is Ready with every module Ready (and, with the watcher, its webhook in sync). */
-  /** The Kyma and its modules Ready, and its Manifests themselves (the Kyma's status follows theirs a pass later). */
+  /** Waits until the Kyma is Ready with every module Ready, and its Manifests themselves (the Kyma's status follows theirs a pass later). */
   async ready(id: string, timeoutMs = 20_000): Promise<KymaObject> {
     return waitFor(`Kyma ${id} Ready`, async () => {
       const k = await this.kyma(id);

@@ -6,12 +6,13 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import { Kyma, KymaConditionTypes, Manifest, ManifestConditionTypes, States } from '../../src/api/operator/index.js';
+import { Kyma, KymaConditionTypes, type KymaObject, Manifest, ManifestConditionTypes, States } from '../../src/api/operator/index.js';
 import { PendingObjects } from '../../src/lifecycle/watcher-events.js';
 import { counterValue } from '../support/metrics.js';
 import { Messages } from '../../src/lifecycle/manifest/constants.js';
 import { deploymentState, statefulSetState } from '../../src/lifecycle/manifest/readiness.js';
 import type { KubeObject } from '../../src/kube/object.js';
+import type { Client } from '../../src/runtime/client/interface.js';
 import { CRD, DEFAULT_CR, DEPLOYMENT, type Env, exists, markDeploymentReady, MODULE_NS, NS, SAMPLE, sampleModule, startEnv, waitFor } from './manifest-env.js';
 
 const V1 = 'https://modules.example.test/sample/1.0.0/readiness-reads.yaml';
@@ -28,6 +29,20 @@ function deployment(generation: number, observedGeneration: number | undefined):
 
 function statefulSet(generation: number, observedGeneration: number | undefined): KubeObject {
   return { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 's', generation }, spec: { replicas: 1 }, status: { ...(observedGeneration !== undefined ? { observedGeneration } : {}), readyReplicas: 1 } };
+}
+
+/** The module's CRD and namespace, and a Sample (3 replicas, no label of ours) someone created before the module was installed. */
+async function userCreatedCR(rt: Client): Promise<void> {
+  for (const o of sampleModule().filter((x) => x.kind === CRD.kind || x.kind === 'Namespace')) await rt.create(o);
+  await waitFor('the Sample kind served', async () => {
+    try {
+      await rt.list(SAMPLE, { namespace: MODULE_NS });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  await rt.create({ ...DEFAULT_CR, spec: { replicas: 3 } });
 }
 
 const moduleCRCondition = (m: { status?: { conditions?: { type: string; status: string }[] } } | undefined) => m?.status?.conditions?.find((c) => c.type === ManifestConditionTypes.ModuleCR)?.status;
@@ -85,18 +100,7 @@ describe('the reads of a pass that installs a module', () => {
 
   it('a default CR already there on the first pass is read after the refused create and left as it is', async () => {
     const rt = await env.runtime('reads-2');
-    // The module's CRD and namespace, and a Sample someone created before the module was installed.
-    const objects = sampleModule();
-    for (const o of objects.filter((x) => x.kind === CRD.kind || x.kind === 'Namespace')) await rt.create(o);
-    await waitFor('the Sample kind served', async () => {
-      try {
-        await rt.list(SAMPLE, { namespace: MODULE_NS });
-        return true;
-      } catch {
-        return false;
-      }
-    });
-    await rt.create({ ...DEFAULT_CR, spec: { replicas: 3 } });
+    await userCreatedCR(rt);
 
     await env.createManifest('reads-2-sample', 'reads-2', V1, { resource: DEFAULT_CR });
     const processing = await env.waitState('reads-2-sample', States.Processing);
@@ -155,8 +159,9 @@ describe('a readiness pass brought by status events', () => {
   const keys = new EventEmitter();
   const readiness = new PendingObjects();
   before(async () => {
-    // No busy pass within the test (an hour apart): only the events below bring passes.
-    env = await startEnv({ intervals: { busyMs: HOUR }, driftCheckMs: HOUR, watcher: { watcherEvents: keys, readinessChecks: readiness, eventRecheckMs: 300 } });
+    // No busy pass within the test (an hour apart): only the events below bring passes. The module
+    // operators do not report (an hour's delay either): the tests write the CR's status themselves.
+    env = await startEnv({ intervals: { busyMs: HOUR }, driftCheckMs: HOUR, operators: { delayMs: HOUR }, watcher: { watcherEvents: keys, readinessChecks: readiness, eventRecheckMs: 300 } });
     env.fetcher.set(V1, sampleModule());
   });
   after(async () => {
@@ -171,12 +176,21 @@ describe('a readiness pass brought by status events', () => {
     keys.emit('key', `${NS}/${manifest}`);
   }
 
+  /** The runtime's webhook works, as the Kyma controller reports it, and the Manifest controller's cache has it. */
+  async function webhookHealthy(name: string): Promise<void> {
+    await env.kcp.patch(Kyma, { namespace: NS, name }, 'merge', { status: { conditions: [{ type: KymaConditionTypes.SKRWebhook, status: 'True', reason: 'Ready', message: 'ok', lastTransitionTime: new Date().toISOString() }] } }, { subresource: 'status' });
+    const kymas = env.manager.cache<KymaObject>(Kyma, { namespace: NS });
+    await waitFor('the webhook condition in the cache', () => kymas.get(`${NS}/${name}`)?.status?.conditions?.some((c) => c.type === KymaConditionTypes.SKRWebhook && c.status === 'True') ?? false);
+  }
+
+  const rechecks = (): number => counterValue(env.manager.registry, 'lifecycle_mgr_manifest_event_rechecks_total', {});
+
   it('reads the object the event named and takes the other from the last read', async () => {
     const name = 'reads-4';
     const manifest = `${name}-sample`;
     const rt = await env.runtime(name);
-    // The runtime's webhook works (as the Kyma controller reports it): status events can be relied on.
-    await env.kcp.patch(Kyma, { namespace: NS, name }, 'merge', { status: { conditions: [{ type: KymaConditionTypes.SKRWebhook, status: 'True', reason: 'Ready', message: 'ok', lastTransitionTime: new Date().toISOString() }] } }, { subresource: 'status' });
+    // Status events can be relied on.
+    await webhookHealthy(name);
     await env.createManifest(manifest, name, V1, { resource: DEFAULT_CR });
     await env.waitState(manifest, States.Processing);
     // The module's operator reports the CR Ready; no event says so yet.
@@ -204,5 +218,47 @@ describe('a readiness pass brought by status events', () => {
     assert.equal(counter.count('get', SAMPLE.kind), 1);
     assert.equal(counter.count('get', 'Deployment'), 1, 'the manager was not read again');
     assert.equal(skipped('manager'), before.manager + 1);
+  });
+
+  it('an event that came before its write was stored: the read at the version read before asks for one more look, though the pass wrote the status', async () => {
+    const name = 'reads-5';
+    const manifest = `${name}-sample`;
+    const rt = await env.runtime(name);
+    await webhookHealthy(name);
+    await env.createManifest(manifest, name, V1, { resource: DEFAULT_CR });
+    await env.waitState(manifest, States.Processing);
+    const asked = rechecks();
+
+    // Both events in one pass: the manager's write is stored (the status changes), the CR's is not yet.
+    await markDeploymentReady(rt, MODULE_NS, 'sample-manager');
+    readiness.mark(`${NS}/${manifest}`, DEPLOYMENT_KEY);
+    statusEvent(manifest, CR_KEY);
+    await waitFor('the pass of both events', async () => (await env.manifest(manifest))?.status?.lastOperation?.operation === Messages.ModuleCRStateMissing);
+    assert.ok(rechecks() > asked, 'a recheck of the CR was asked');
+
+    // The CR's write lands (no event of its own here): only the recheck can see it within the hour.
+    await rt.patch(SAMPLE, { namespace: MODULE_NS, name: 'default' }, 'merge', { status: { state: States.Ready } }, { subresource: 'status' });
+    await env.waitState(manifest, States.Ready, 10_000);
+  });
+
+  it('a default CR without the managed-by label (created before the module) is read on every readiness pass: its status writes bring no event', async () => {
+    const name = 'reads-6';
+    const manifest = `${name}-sample`;
+    const rt = await env.runtime(name);
+    await webhookHealthy(name);
+    await userCreatedCR(rt);
+    await env.createManifest(manifest, name, V1, { resource: DEFAULT_CR });
+    await env.waitState(manifest, States.Processing);
+    const counter = env.requests.get(name);
+    assert.ok(counter);
+    counter.reset();
+    const before = skipped('module_cr');
+
+    await markDeploymentReady(rt, MODULE_NS, 'sample-manager');
+    statusEvent(manifest, DEPLOYMENT_KEY);
+    // The pass found the manager available (what it found of the CR depends on its operator).
+    await waitFor('the pass of the Deployment\'s event', async () => (await env.manifest(manifest))?.status?.lastOperation?.operation !== Messages.ManagerNotReady);
+    assert.equal(counter.count('get', SAMPLE.kind), 1, 'the CR was read');
+    assert.equal(skipped('module_cr'), before);
   });
 });

@@ -40,8 +40,15 @@ export async function ensureDefaultCR(client: Client, desired: KubeObject, signa
   try {
     return { cr: await client.create(body, { fieldManager: Finalizers.CustomResourceManager, signal }), created: true };
   } catch (e) {
-    if (!isAlreadyExists(e)) throw e;
-    return { cr: await client.get(desired, keyOfCR(desired), { signal }), created: false };
+    if (isAlreadyExists(e)) return { cr: await client.get(desired, keyOfCR(desired), { signal }), created: false };
+    if (!createFirst) throw e;
+    // The API server admits a create before it finds the name taken (a module's webhook that is not
+    // up yet, a quota, a CRD that changed): a CR already there is what a read first would have found.
+    try {
+      return { cr: await client.get(desired, keyOfCR(desired), { signal }), created: false };
+    } catch {
+      throw e;
+    }
   }
 }
 

@@ -75,19 +75,37 @@ export function statefulSetState(sts: KubeObject): StateInfo {
   return ready >= replicas ? { state: States.Ready } : { state: States.Processing, info: `statefulset ${sts.metadata.name ?? ''} is not ready` };
 }
 
-/** State of the manager, read from `live` (objects just read back or applied) or from the cluster. */
-export async function managerState(client: Client, manager: KubeObject | undefined, live: ReadonlyMap<string, KubeObject>, signal: AbortSignal): Promise<StateInfo> {
-  if (!manager) return { state: States.Ready };
-  let current = live.get(refKey(refOf(manager)));
-  if (!current) {
-    try {
-      current = await client.get(manager, { namespace: manager.metadata.namespace, name: manager.metadata.name ?? '' }, { signal });
-    } catch (e) {
-      if (isNotFound(e)) return { state: States.Processing, info: Messages.ManagerNotReady };
-      throw e;
-    }
+/** The manager as the cluster has it: from `live` (objects just read back or applied) or a GET; undefined when it is not there. */
+export async function readManager(client: Client, manager: KubeObject, live: ReadonlyMap<string, KubeObject>, signal: AbortSignal): Promise<KubeObject | undefined> {
+  const current = live.get(refKey(refOf(manager)));
+  if (current) return current;
+  try {
+    return await client.get(manager, { namespace: manager.metadata.namespace, name: manager.metadata.name ?? '' }, { signal });
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
   }
+}
+
+/** State of the manager as read (undefined: not there yet). */
+export function managerStateOf(current: KubeObject | undefined): StateInfo {
+  if (!current) return { state: States.Processing, info: Messages.ManagerNotReady };
   return current.kind === 'StatefulSet' ? statefulSetState(current) : deploymentState(current);
+}
+
+/**
+ * Whether status changes of the custom resource `cr` come as their own watcher events: the module
+ * installs its CRD, and the CR's version has the status subresource (the status Watcher sees
+ * writes of `/status` only).
+ */
+export function statusSubresourceOf(cr: KubeObject, objects: readonly KubeObject[]): boolean {
+  const { group, version } = splitApiVersion(cr.apiVersion);
+  return objects.some((o) => {
+    if (o.kind !== 'CustomResourceDefinition') return false;
+    const spec = (o as KubeObject & { spec?: { group?: string; names?: { kind?: string }; versions?: { name?: string; subresources?: { status?: unknown } }[] } }).spec;
+    if (spec?.group !== group || spec.names?.kind !== cr.kind) return false;
+    return (spec.versions ?? []).some((v) => v.name === version && v.subresources?.status !== undefined);
+  });
 }
 
 interface CustomStateCheck {

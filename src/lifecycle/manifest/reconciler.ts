@@ -38,7 +38,7 @@ import { namespacedName } from '../../kube/keys.js';
 import { ArtifactError } from '../artifacts/types.js';
 import { accessErrorOf, type RuntimeAccessError } from '../remote/access.js';
 import { type Applied, type AppliedRecord, ApplyError, applyAll, CrdNotEstablishedError } from './apply.js';
-import { MANIFEST_FINALIZERS as OUR_FINALIZERS, Messages } from './constants.js';
+import { CUSTOM_STATE_CHECK_ANNOTATION, MANIFEST_FINALIZERS as OUR_FINALIZERS, Messages, MODULE_RESOURCE_MANAGED_BY } from './constants.js';
 import { deleteDefaultCR, describeUserCRs, ensureDefaultCR, findUserCRs, liveDefaultCR, managedDefaultCR, moduleKinds } from './default-cr.js';
 import { checkDrift } from './drift.js';
 import { describeRef, refKey, refOf, removedRefs, type ResourceRef, unionRefs } from './inventory.js';
@@ -46,8 +46,8 @@ import type { ManifestMetrics } from './metrics.js';
 import { ManifestRequeueReasons } from '../requeue-reasons.js';
 import { EVENT_RECHECK_MS, takeDue, untilRecheck } from '../watcher-events.js';
 import { deleteResources } from './prune.js';
-import { findManager, managerState, moduleCRState, type StateInfo } from './readiness.js';
-import { CUSTOM_STATE_CHECK_ANNOTATION } from './constants.js';
+import { findManager, managerStateOf, moduleCRState, readManager, type StateInfo, statusSubresourceOf } from './readiness.js';
+import { sharedStrings } from '../../util/intern.js';
 import { hashObjects, RenderError, renderObjects } from './render.js';
 import type { CredentialsFor } from './registry-credentials.js';
 import { linkOf, type ManifestSource } from './source.js';
@@ -148,13 +148,21 @@ interface AppliedState {
   lastRead?: ReadinessRead;
 }
 
+/** One readiness object as a pass last read it: which object, at which version. */
+interface ReadObject {
+  /** Inventory key (`group/kind/namespace/name`). */
+  key: string;
+  resourceVersion: string | undefined;
+}
+
 /**
- * The module's readiness as a pass last read it: the manager's state, and the default CR with what
- * its state depends on (name, creation time, status).
+ * The module's readiness as a pass last read it, while the runtime's events flowed: the manager's
+ * state, and the default CR reduced to what its state depends on without a custom state check
+ * (name, creation time, `status.state`), each with the version read.
  */
 interface ReadinessRead {
-  manager?: StateInfo;
-  cr?: KubeObject;
+  manager?: ReadObject & { state: StateInfo };
+  cr?: ReadObject & { object: KubeObject };
 }
 
 interface Context {
@@ -175,6 +183,13 @@ interface Context {
    * event named is as that read found it; undefined: both are read.
    */
   readinessNamed?: ReadonlySet<string>;
+  /** The objects of a recheck asked and not yet due: a read of them may have come before their write was stored. */
+  pendingRecheck?: ReadonlySet<string>;
+  /**
+   * Objects the events named that this pass read at the version read before: the runtime called the
+   * webhook before it stored the write the event reports.
+   */
+  readAsBefore?: ReadonlySet<string>;
   /** Objects read back had drifted and were applied again. */
   restored?: boolean;
   /** The status was written. */
@@ -235,8 +250,14 @@ export class ManifestReconciler {
       return;
     }
     let manifest = structuredClone(cached);
-    if (isEnabled(manifest.metadata.labels?.[Labels.SkipReconciliation])) return { requeueAfterMs: this.intervalFor(States.Ready), fallback: true }; // nothing to do but notice the label go
-    const ctx: Context = { manifest, status: new StatusDraft(manifest), signal, driftRequested, statusChanged };
+    // A pass that took event marks and did not look at what they named (skipped, orphaned, failed):
+    // the next pass reads every object back, and both readiness objects, instead of what events name.
+    const marked = driftRequested || statusChanged !== undefined;
+    if (isEnabled(manifest.metadata.labels?.[Labels.SkipReconciliation])) {
+      if (marked) this.unverified(key);
+      return { requeueAfterMs: this.intervalFor(States.Ready), fallback: true }; // nothing to do but notice the label go
+    }
+    const ctx: Context = { manifest, status: new StatusDraft(manifest), signal, driftRequested, statusChanged, pendingRecheck: this.rechecks.get(key)?.objects };
     const deleting = !!manifest.metadata.deletionTimestamp;
 
     if (isEnabled(manifest.metadata.annotations?.[Annotations.Unmanaged])) return this.unmanage(ctx);
@@ -245,7 +266,10 @@ export class ManifestReconciler {
     if (deleting && !manifest.metadata.finalizers?.some((f) => OUR_FINALIZERS.includes(f))) return;
 
     if (!deleting) {
-      if (this.isOrphaned(manifest)) return this.orphaned(ctx);
+      if (this.isOrphaned(manifest)) {
+        if (marked) this.unverified(key);
+        return this.orphaned(ctx);
+      }
       // Upstream requeues after adding its finalizers; this pass goes on with the written Manifest
       // (the controller's predicate lets the event of our own addition pass by), which spares every
       // new Manifest a second trip through a queue that is thousands of keys long in a fleet.
@@ -254,7 +278,7 @@ export class ManifestReconciler {
         // A newer version is on its way through the informer, but its event may be one the
         // predicate lets by (this pass read a copy older than an earlier pass's own write): look
         // again soon, and read everything back then if this pass took event marks.
-        if (driftRequested || statusChanged !== undefined) this.unverified(key);
+        if (marked) this.unverified(key);
         return { requeue: true };
       }
       if (written) {
@@ -263,14 +287,16 @@ export class ManifestReconciler {
         manifest = ctx.manifest = written;
       }
     }
-    // A pass that took event marks and failed has not looked at what they named: the next pass
-    // of the (now not Ready) Manifest reads every object back instead of readiness alone.
-    const marked = driftRequested || statusChanged !== undefined;
     try {
       const target = this.targetClient(manifest);
       const result = deleting ? await this.remove(ctx, target) : await this.install(ctx, target);
       if (marked && ctx.status.state === States.Error) this.unverified(key);
-      if (!deleting && this.foundNothing(ctx, fresh)) this.askRecheck(key, fresh);
+      if (!deleting) {
+        // One more look at what the events named when the pass saw none of it, and at what it read
+        // at the version read before (Context.readAsBefore), even when it wrote the status.
+        const nothing = this.foundNothing(ctx, fresh);
+        if (nothing || ctx.readAsBefore) this.askRecheck(key, { drift: nothing && fresh.drift, objects: union(nothing ? fresh.objects : undefined, ctx.readAsBefore) });
+      }
       return result;
     } catch (e) {
       if (marked) this.unverified(key);
@@ -531,36 +557,75 @@ export class ManifestReconciler {
 
   /**
    * Default CR (created once), then the manager's and the module CR's state. In a readiness pass
-   * brought by events (Context.readinessNamed) the one no event named is taken from the last read.
+   * brought by events (Context.readinessNamed) what no event named is taken from the last read.
    */
   private async readiness(ctx: Context, target: Client, objects: KubeObject[], live: Map<string, KubeObject>): Promise<StateInfo> {
     const { manifest, status, signal } = ctx;
-    const known = this.applied.get(namespacedName(manifest));
-    const last = ctx.readinessNamed && known?.lastRead;
-    const unnamed = (o: KubeObject) => ctx.readinessNamed !== undefined && !ctx.readinessNamed.has(refKey(refOf(o)));
+    const key = namespacedName(manifest);
+    const known = this.applied.get(key);
+    const last = ctx.readinessNamed ? known?.lastRead : undefined;
+    // No event of this pass named it, and no recheck waits to read it again: as the last read found it.
+    const asLastRead = (k: string) => ctx.readinessNamed !== undefined && !ctx.readinessNamed.has(k) && !(ctx.pendingRecheck?.has(k) ?? false);
+    const customCheck = manifest.metadata.annotations?.[CUSTOM_STATE_CHECK_ANNOTATION] !== undefined;
+
     const desired = managedDefaultCR(manifest);
+    const crKey = desired ? refKey(refOf(desired)) : undefined;
     let cr: KubeObject | undefined;
-    if (desired) {
-      if (last && last.cr && unnamed(desired) && sameObject(last.cr, desired) && manifest.metadata.annotations?.[CUSTOM_STATE_CHECK_ANNOTATION] === undefined) {
-        cr = last.cr;
+    let crRead = false;
+    if (desired && crKey) {
+      if (last?.cr?.key === crKey && asLastRead(crKey) && !customCheck) {
+        cr = last.cr.object;
         this.d.metrics.readinessReadSkipped('module_cr');
       } else {
         // Until a pass has seen the CR (its ModuleCR condition is still the initial one), it is most likely not there yet.
         const seen = status.before?.conditions?.some((c) => c.type === ManifestConditionTypes.ModuleCR && c.message !== Messages.ModuleCRNotCreated) ?? false;
         const ensured = await ensureDefaultCR(target, desired, signal, !seen);
         cr = ensured.cr;
+        crRead = true;
         if (ensured.created) this.d.events.event(manifest, 'Normal', 'ModuleCRCreated', `created ${desired.kind} ${namespacedName(desired)}`);
       }
     }
+
     const managerObject = findManager(manifest, objects);
-    let mgr: StateInfo;
-    if (last && last.manager && managerObject && unnamed(managerObject)) {
-      mgr = last.manager;
-      this.d.metrics.readinessReadSkipped('manager');
-    } else {
-      mgr = await managerState(target, managerObject, live, signal);
+    const managerKey = managerObject ? refKey(refOf(managerObject)) : undefined;
+    let mgr: StateInfo = { state: States.Ready };
+    let manager: (ReadObject & { state: StateInfo }) | undefined;
+    if (managerObject && managerKey) {
+      if (last?.manager?.key === managerKey && asLastRead(managerKey)) {
+        manager = last.manager;
+        this.d.metrics.readinessReadSkipped('manager');
+      } else {
+        const current = await readManager(target, managerObject, live, signal);
+        manager = { key: managerKey, resourceVersion: current?.metadata.resourceVersion, state: managerStateOf(current) };
+      }
+      mgr = manager.state;
     }
-    if (known) known.lastRead = { manager: mgr, ...(cr ? { cr: stateOfCR(cr) } : {}) };
+
+    if (known) {
+      const previous = known.lastRead;
+      // A named object read at the version read before: the write its event reported is not stored
+      // yet (the runtime calls the webhook before it stores the write). The pass asks for one more
+      // look, even when it wrote the status: this read must not stand in for later passes.
+      const readAsBefore = (k: string | undefined, before: ReadObject | undefined, resourceVersion: string | undefined): k is string =>
+        k !== undefined && (ctx.readinessNamed?.has(k) ?? false) && before?.key === k && before.resourceVersion === resourceVersion;
+      const unseen: string[] = [];
+      if (manager !== previous?.manager && readAsBefore(managerKey, previous?.manager, manager?.resourceVersion)) unseen.push(managerKey);
+      if (crRead && readAsBefore(crKey, previous?.cr, cr?.metadata.resourceVersion)) unseen.push(crKey);
+      if (unseen.length > 0) ctx.readAsBefore = new Set(unseen);
+      // Kept only while events flow (no other pass uses it); the CR only when its status changes come
+      // as events of their own (it carries the label the status Watcher selects, and its CRD, installed
+      // by the module, has the status subresource) and no custom state check reads other fields.
+      if (this.eventsFlow(manifest)) {
+        const crEvents = cr !== undefined && crKey !== undefined && !customCheck && cr.metadata.labels?.[Labels.ManagedBy] === MODULE_RESOURCE_MANAGED_BY && statusSubresourceOf(cr, objects);
+        known.lastRead = {
+          ...(manager ? { manager } : {}),
+          ...(crEvents && cr && crKey ? { cr: crRead ? { key: crKey, resourceVersion: cr.metadata.resourceVersion, object: stateOfCR(cr) } : previous?.cr } : {}),
+        };
+      } else {
+        known.lastRead = undefined;
+      }
+    }
+
     if (!cr) return mgr;
     const crState = moduleCRState(manifest, cr);
     if (crState.state === States.Warning) status.condition(ManifestConditionTypes.ModuleCR, 'False', ManifestConditionReasons.ModuleCRWarning, crState.info ?? Messages.ModuleCRStateMissing);
@@ -837,12 +902,17 @@ function union(a: ReadonlySet<string> | undefined, b: ReadonlySet<string> | unde
   return new Set([...a, ...b]);
 }
 
-/** Whether two objects are the same one (kind and key): a cached read is only good for the object it is of. */
-function sameObject(a: KubeObject, b: KubeObject): boolean {
-  return a.apiVersion === b.apiVersion && a.kind === b.kind && a.metadata.name === b.metadata.name && (a.metadata.namespace ?? '') === (b.metadata.namespace ?? '');
-}
-
-/** What moduleCRState reads of a default CR without a custom state check: kept instead of the whole object. */
+/**
+ * What moduleCRState reads of a default CR without a custom state check (`status.state`, the name
+ * and the creation time), kept instead of the whole object; the strings that recur in every
+ * runtime are shared.
+ */
 function stateOfCR(cr: KubeObject): KubeObject {
-  return { apiVersion: cr.apiVersion, kind: cr.kind, metadata: { name: cr.metadata.name, namespace: cr.metadata.namespace, creationTimestamp: cr.metadata.creationTimestamp }, ...(cr.status !== undefined ? { status: cr.status } : {}) };
+  const state = (cr.status as { state?: unknown } | undefined)?.state;
+  return {
+    apiVersion: sharedStrings.intern(cr.apiVersion),
+    kind: sharedStrings.intern(cr.kind),
+    metadata: { name: sharedStrings.intern(cr.metadata.name ?? ''), namespace: sharedStrings.intern(cr.metadata.namespace ?? ''), creationTimestamp: cr.metadata.creationTimestamp },
+    ...(state !== undefined ? { status: { state } } : {}),
+  };
 }
