@@ -5,6 +5,7 @@
 // latest spec its controller has not observed is not Ready, whatever its conditions still say.
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Kyma, KymaConditionTypes, type KymaObject, Manifest, ManifestConditionTypes, States } from '../../src/api/operator/index.js';
 import { PendingObjects } from '../../src/lifecycle/watcher-events.js';
@@ -239,6 +240,31 @@ describe('a readiness pass brought by status events', () => {
     // The CR's write lands (no event of its own here): only the recheck can see it within the hour.
     await rt.patch(SAMPLE, { namespace: MODULE_NS, name: 'default' }, 'merge', { status: { state: States.Ready } }, { subresource: 'status' });
     await env.waitState(manifest, States.Ready, 10_000);
+  });
+
+  it('an event of an object that did not change brings one recheck, and the recheck none', async () => {
+    const name = 'reads-7';
+    const manifest = `${name}-sample`;
+    await env.runtime(name);
+    await webhookHealthy(name);
+    await env.createManifest(manifest, name, V1, { resource: DEFAULT_CR });
+    await env.waitState(manifest, States.Processing);
+    const asked = rechecks();
+    const passes = env.reconciles(manifest);
+
+    // The CR is read at the version its creation answered: the pass asks for a recheck.
+    statusEvent(manifest, CR_KEY);
+    await waitFor('the event pass asked for a recheck', () => rechecks() > asked);
+    await waitFor('the recheck pass', () => env.reconciles(manifest) >= passes + 2);
+    // Several recheck intervals (300 ms) later: no recheck asked again, no pass since.
+    const after = env.reconciles(manifest);
+    await sleep(1_200);
+    assert.equal(rechecks(), asked + 1, 'one recheck');
+    assert.equal(env.reconciles(manifest), after, 'no pass after the recheck');
+    // The controller went on working meanwhile: another Manifest installs.
+    await env.runtime('reads-7b');
+    await env.createManifest('reads-7b-sample', 'reads-7b', V1);
+    await env.waitState('reads-7b-sample', States.Processing);
   });
 
   it('a default CR without the managed-by label (created before the module) is read on every readiness pass: its status writes bring no event', async () => {

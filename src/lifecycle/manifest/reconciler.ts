@@ -183,6 +183,8 @@ interface Context {
    * event named is as that read found it; undefined: both are read.
    */
   readinessNamed?: ReadonlySet<string>;
+  /** The objects the events taken by this pass named (not those of a recheck it repeats). */
+  freshlyNamed?: ReadonlySet<string>;
   /** The objects of a recheck asked and not yet due: a read of them may have come before their write was stored. */
   pendingRecheck?: ReadonlySet<string>;
   /**
@@ -257,7 +259,7 @@ export class ManifestReconciler {
       if (marked) this.unverified(key);
       return { requeueAfterMs: this.intervalFor(States.Ready), fallback: true }; // nothing to do but notice the label go
     }
-    const ctx: Context = { manifest, status: new StatusDraft(manifest), signal, driftRequested, statusChanged, pendingRecheck: this.rechecks.get(key)?.objects };
+    const ctx: Context = { manifest, status: new StatusDraft(manifest), signal, driftRequested, statusChanged, freshlyNamed: freshObjects, pendingRecheck: this.rechecks.get(key)?.objects };
     const deleting = !!manifest.metadata.deletionTimestamp;
 
     if (isEnabled(manifest.metadata.annotations?.[Annotations.Unmanaged])) return this.unmanage(ctx);
@@ -603,11 +605,12 @@ export class ManifestReconciler {
 
     if (known) {
       const previous = known.lastRead;
-      // A named object read at the version read before: the write its event reported is not stored
-      // yet (the runtime calls the webhook before it stores the write). The pass asks for one more
-      // look, even when it wrote the status: this read must not stand in for later passes.
+      // An object a fresh event named, read at the version read before: the write the event reported
+      // is not stored yet (the runtime calls the webhook before it stores the write). The pass asks
+      // for one more look, even when it wrote the status: this read must not stand in for later
+      // passes. Once only: a recheck's own pass brings no fresh marks, so it asks for none.
       const readAsBefore = (k: string | undefined, before: ReadObject | undefined, resourceVersion: string | undefined): k is string =>
-        k !== undefined && (ctx.readinessNamed?.has(k) ?? false) && before?.key === k && before.resourceVersion === resourceVersion;
+        k !== undefined && (ctx.readinessNamed !== undefined && (ctx.freshlyNamed?.has(k) ?? false)) && before?.key === k && before.resourceVersion === resourceVersion;
       const unseen: string[] = [];
       if (manager !== previous?.manager && readAsBefore(managerKey, previous?.manager, manager?.resourceVersion)) unseen.push(managerKey);
       if (crRead && readAsBefore(crKey, previous?.cr, cr?.metadata.resourceVersion)) unseen.push(crKey);
