@@ -156,13 +156,16 @@ describe('a readiness pass brought by status events', () => {
   const HOUR = 3_600_000;
   const DEPLOYMENT_KEY = `apps/Deployment/${MODULE_NS}/sample-manager`;
   const CR_KEY = `sample.kyma-project.io/Sample/${MODULE_NS}/default`;
+  const SERVICE_KEY = `/Service/${MODULE_NS}/sample-metrics`;
+  /** Long enough for a test's write to land between an event's pass and its recheck on a busy machine. */
+  const RECHECK_MS = 1_000;
   let env: Env;
   const keys = new EventEmitter();
   const readiness = new PendingObjects();
   before(async () => {
     // No busy pass within the test (an hour apart): only the events below bring passes. The module
     // operators do not report (an hour's delay either): the tests write the CR's status themselves.
-    env = await startEnv({ intervals: { busyMs: HOUR }, driftCheckMs: HOUR, operators: { delayMs: HOUR }, watcher: { watcherEvents: keys, readinessChecks: readiness, eventRecheckMs: 300 } });
+    env = await startEnv({ intervals: { busyMs: HOUR }, driftCheckMs: HOUR, operators: { delayMs: HOUR }, watcher: { watcherEvents: keys, readinessChecks: readiness, eventRecheckMs: RECHECK_MS } });
     env.fetcher.set(V1, sampleModule());
   });
   after(async () => {
@@ -213,11 +216,21 @@ describe('a readiness pass brought by status events', () => {
     assert.equal(counter.count('get', SAMPLE.kind), 0);
     assert.equal(skipped('module_cr'), before.cr + 1);
 
+    // Another event of the Deployment (nothing changed): its pass, and the recheck it asks for, take
+    // the CR from the last read again.
+    const asked = rechecks();
+    statusEvent(manifest, DEPLOYMENT_KEY);
+    await waitFor('the recheck of the unchanged Deployment', () => rechecks() > asked);
+    await waitFor('the recheck\'s pass', () => skipped('module_cr') >= before.cr + 3);
+    assert.equal(counter.count('get', SAMPLE.kind), 0, 'the CR was not read');
+    assert.equal((await env.manifest(manifest))?.status?.state, States.Processing);
+
     // The CR's event: the pass reads the CR, takes the manager from the last read, and the module is Ready.
+    const managerReads = counter.count('get', 'Deployment');
     statusEvent(manifest, CR_KEY);
     await env.waitState(manifest, States.Ready);
     assert.equal(counter.count('get', SAMPLE.kind), 1);
-    assert.equal(counter.count('get', 'Deployment'), 1, 'the manager was not read again');
+    assert.equal(counter.count('get', 'Deployment'), managerReads, 'the manager was not read again');
     assert.equal(skipped('manager'), before.manager + 1);
   });
 
@@ -256,9 +269,9 @@ describe('a readiness pass brought by status events', () => {
     statusEvent(manifest, CR_KEY);
     await waitFor('the event pass asked for a recheck', () => rechecks() > asked);
     await waitFor('the recheck pass', () => env.reconciles(manifest) >= passes + 2);
-    // Several recheck intervals (300 ms) later: no recheck asked again, no pass since.
+    // Over two recheck intervals later: no recheck asked again, no pass since.
     const after = env.reconciles(manifest);
-    await sleep(1_200);
+    await sleep(2.5 * RECHECK_MS);
     assert.equal(rechecks(), asked + 1, 'one recheck');
     assert.equal(env.reconciles(manifest), after, 'no pass after the recheck');
     // The controller went on working meanwhile: another Manifest installs.
@@ -285,6 +298,14 @@ describe('a readiness pass brought by status events', () => {
     // The pass found the manager available (what it found of the CR depends on its operator).
     await waitFor('the pass of the Deployment\'s event', async () => (await env.manifest(manifest))?.status?.lastOperation?.operation !== Messages.ManagerNotReady);
     assert.equal(counter.count('get', SAMPLE.kind), 1, 'the CR was read');
+    assert.equal(skipped('module_cr'), before);
+
+    // A status event of the module's Service: the pass takes the manager from the last read (only
+    // named objects are read), and still reads the CR.
+    const managerSkips = skipped('manager');
+    statusEvent(manifest, SERVICE_KEY);
+    await waitFor('the pass of the Service\'s event', () => skipped('manager') > managerSkips);
+    await waitFor('its CR read', () => counter.count('get', SAMPLE.kind) >= 2);
     assert.equal(skipped('module_cr'), before);
   });
 });

@@ -51,7 +51,7 @@ export class ManifestMetrics {
     });
     this.readinessPasses = registry.counter({
       name: 'lifecycle_mgr_manifest_readiness_passes_total',
-      help: 'Passes of an unchanged Manifest that read its readiness (the manager, the module CR) and only the objects whose status change the runtime watcher reported: an installing one whose objects were applied or read back under a healthy webhook, or a Ready one with such an event.',
+      help: 'Passes of an unchanged Manifest that read its readiness (the manager and the module CR, or only those the status events bringing the pass named) and only the objects whose status change the runtime watcher reported: an installing one whose objects were applied or read back under a healthy webhook, or a Ready one with such an event.',
     });
     this.readinessReadsSkipped = registry.counter({
       name: 'lifecycle_mgr_manifest_readiness_reads_skipped_total',
@@ -60,7 +60,7 @@ export class ManifestMetrics {
     });
     this.eventRechecks = registry.counter({
       name: 'lifecycle_mgr_manifest_event_rechecks_total',
-      help: 'Passes answering runtime watcher events that found nothing changed and asked for one more look a second later (an event can come before the API server stored its write).',
+      help: 'Passes answering runtime watcher events that found nothing changed, or read an object an event named at the version read before, and asked for one more look a second later (an event can come before the API server stored its write).',
     });
   }
 

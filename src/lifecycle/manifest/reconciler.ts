@@ -192,6 +192,8 @@ interface Context {
    * webhook before it stored the write the event reports.
    */
   readAsBefore?: ReadonlySet<string>;
+  /** The last read of an earlier pass that this pass's read-back set aside (see readiness()). */
+  readBefore?: ReadinessRead;
   /** Objects read back had drifted and were applied again. */
   restored?: boolean;
   /** The status was written. */
@@ -461,7 +463,10 @@ export class ManifestReconciler {
     if (!reason || ((reason === 'not_ready' || reason === 'webhook_unhealthy') && this.unchangedSinceRead(known, watchedFromHere, ctx.status.before?.state))) {
       // Changes from now on go unreported until the webhook is healthy again: the next pass under a
       // healthy webhook reads everything back once.
-      if (reason && !watchedFromHere) known.watched = false;
+      if (reason && !watchedFromHere) {
+        known.watched = false;
+        known.lastRead = undefined;
+      }
       if (ctx.statusChanged && watchedFromHere && known.watched) ctx.readinessNamed = ctx.statusChanged;
       this.d.metrics.readinessPass();
       const named = ctx.statusChanged
@@ -477,6 +482,10 @@ export class ManifestReconciler {
     known.driftDueAt = this.nextDriftCheck();
     known.readAt = Date.now();
     known.watched = watchedFromHere;
+    // Read afresh by this pass's readiness if it gets there: a last read from before must not be used
+    // once `watched` holds again (it stays the version to compare this pass's reads with).
+    ctx.readBefore = known.lastRead;
+    known.lastRead = undefined;
     return this.restoreDrift(ctx, target, objects, known, opts);
   }
 
@@ -516,7 +525,9 @@ export class ManifestReconciler {
   /** The objects' state since the last apply or read-back is not known (an event's check failed). */
   private unverified(key: string): void {
     const known = this.applied.get(key);
-    if (known) known.watched = false;
+    if (!known) return;
+    known.watched = false;
+    known.lastRead = undefined;
   }
 
   /** Whether the runtime's watcher reports changes of this Manifest's objects now (its Kyma's webhook is healthy). */
@@ -604,26 +615,28 @@ export class ManifestReconciler {
     }
 
     if (known) {
-      const previous = known.lastRead;
+      const previous = known.lastRead ?? ctx.readBefore;
       // An object a fresh event named, read at the version read before: the write the event reported
       // is not stored yet (the runtime calls the webhook before it stores the write). The pass asks
       // for one more look, even when it wrote the status: this read must not stand in for later
       // passes. Once only: a recheck's own pass brings no fresh marks, so it asks for none.
       const readAsBefore = (k: string | undefined, before: ReadObject | undefined, resourceVersion: string | undefined): k is string =>
-        k !== undefined && (ctx.readinessNamed !== undefined && (ctx.freshlyNamed?.has(k) ?? false)) && before?.key === k && before.resourceVersion === resourceVersion;
+        k !== undefined && (ctx.freshlyNamed?.has(k) ?? false) && before?.key === k && before.resourceVersion === resourceVersion;
       const unseen: string[] = [];
       if (manager !== previous?.manager && readAsBefore(managerKey, previous?.manager, manager?.resourceVersion)) unseen.push(managerKey);
       if (crRead && readAsBefore(crKey, previous?.cr, cr?.metadata.resourceVersion)) unseen.push(crKey);
       if (unseen.length > 0) ctx.readAsBefore = new Set(unseen);
       // Kept only while events flow (no other pass uses it); the CR only when its status changes come
       // as events of their own (it carries the label the status Watcher selects, and its CRD, installed
-      // by the module, has the status subresource) and no custom state check reads other fields.
+      // by the module, has the status subresource) and no custom state check reads other fields. A
+      // CR taken from the last read stays as it was kept.
       if (this.eventsFlow(manifest)) {
-        const crEvents = cr !== undefined && crKey !== undefined && !customCheck && cr.metadata.labels?.[Labels.ManagedBy] === MODULE_RESOURCE_MANAGED_BY && statusSubresourceOf(cr, objects);
-        known.lastRead = {
-          ...(manager ? { manager } : {}),
-          ...(crEvents && cr && crKey ? { cr: crRead ? { key: crKey, resourceVersion: cr.metadata.resourceVersion, object: stateOfCR(cr) } : previous?.cr } : {}),
-        };
+        let crKept = previous?.cr?.key === crKey ? previous?.cr : undefined;
+        if (crRead && cr && crKey) {
+          const crEvents = !customCheck && cr.metadata.labels?.[Labels.ManagedBy] === MODULE_RESOURCE_MANAGED_BY && statusSubresourceOf(cr, objects);
+          crKept = crEvents ? { key: crKey, resourceVersion: cr.metadata.resourceVersion, object: stateOfCR(cr) } : undefined;
+        }
+        known.lastRead = { ...(manager ? { manager } : {}), ...(crKept ? { cr: crKept } : {}) };
       } else {
         known.lastRead = undefined;
       }
