@@ -187,19 +187,23 @@ describe('a readiness pass brought by status events', () => {
     await waitFor('the webhook condition in the cache', () => kymas.get(`${NS}/${name}`)?.status?.conditions?.some((c) => c.type === KymaConditionTypes.SKRWebhook && c.status === 'True') ?? false);
   }
 
-  const rechecks = (): number => counterValue(env.manager.registry, 'lifecycle_mgr_manifest_event_rechecks_total', {});
-
-  it('reads the object the event named and takes the other from the last read', async () => {
-    const name = 'reads-4';
+  /** A runtime whose webhook works and a Manifest with the default CR installing into it (Processing after its first pass). */
+  async function installing(name: string): Promise<{ rt: Client; manifest: string }> {
     const manifest = `${name}-sample`;
     const rt = await env.runtime(name);
-    // Status events can be relied on.
     await webhookHealthy(name);
     await env.createManifest(manifest, name, V1, { resource: DEFAULT_CR });
     await env.waitState(manifest, States.Processing);
+    return { rt, manifest };
+  }
+
+  const rechecks = (): number => counterValue(env.manager.registry, 'lifecycle_mgr_manifest_event_rechecks_total', {});
+
+  it('reads the object the event named and takes the other from the last read', async () => {
+    const { rt, manifest } = await installing('reads-4');
     // The module's operator reports the CR Ready; no event says so yet.
     await rt.patch(SAMPLE, { namespace: MODULE_NS, name: 'default' }, 'merge', { status: { state: States.Ready } }, { subresource: 'status' });
-    const counter = env.requests.get(name);
+    const counter = env.requests.get('reads-4');
     assert.ok(counter);
     counter.reset();
     const before = { manager: skipped('manager'), cr: skipped('module_cr') };
@@ -235,12 +239,7 @@ describe('a readiness pass brought by status events', () => {
   });
 
   it('an event that came before its write was stored: the read at the version read before asks for one more look, though the pass wrote the status', async () => {
-    const name = 'reads-5';
-    const manifest = `${name}-sample`;
-    const rt = await env.runtime(name);
-    await webhookHealthy(name);
-    await env.createManifest(manifest, name, V1, { resource: DEFAULT_CR });
-    await env.waitState(manifest, States.Processing);
+    const { rt, manifest } = await installing('reads-5');
     const asked = rechecks();
 
     // Both events in one pass: the manager's write is stored (the status changes), the CR's is not yet.
@@ -256,12 +255,7 @@ describe('a readiness pass brought by status events', () => {
   });
 
   it('an event of an object that did not change brings one recheck, and the recheck none', async () => {
-    const name = 'reads-7';
-    const manifest = `${name}-sample`;
-    await env.runtime(name);
-    await webhookHealthy(name);
-    await env.createManifest(manifest, name, V1, { resource: DEFAULT_CR });
-    await env.waitState(manifest, States.Processing);
+    const { manifest } = await installing('reads-7');
     const asked = rechecks();
     const passes = env.reconciles(manifest);
 

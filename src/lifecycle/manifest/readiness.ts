@@ -2,7 +2,7 @@
 // operator reports in the default custom resource (upstream internal/manifest/statecheck and
 // CustomResourceReadyCheck).
 import { type ManifestObject, type State, States } from '../../api/operator/index.js';
-import { isNotFound } from '../../runtime/client/errors.js';
+import { findObject } from '../../runtime/client/find.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { type KubeObject, splitApiVersion } from '../../kube/object.js';
 import { CUSTOM_STATE_CHECK_ANNOTATION, Messages, MISSING_STATE_WARNING_MS } from './constants.js';
@@ -77,14 +77,7 @@ export function statefulSetState(sts: KubeObject): StateInfo {
 
 /** The manager as the cluster has it: from `live` (objects just read back or applied) or a GET; undefined when it is not there. */
 export async function readManager(client: Client, manager: KubeObject, live: ReadonlyMap<string, KubeObject>, signal: AbortSignal): Promise<KubeObject | undefined> {
-  const current = live.get(refKey(refOf(manager)));
-  if (current) return current;
-  try {
-    return await client.get(manager, { namespace: manager.metadata.namespace, name: manager.metadata.name ?? '' }, { signal });
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
+  return live.get(refKey(refOf(manager))) ?? findObject(client, manager, { namespace: manager.metadata.namespace, name: manager.metadata.name ?? '' }, { signal });
 }
 
 /** State of the manager as read (undefined: not there yet). */
