@@ -216,7 +216,7 @@ describe('with the runtime watcher: periodic passes are cheap', () => {
   it('a Ready module\'s manager scaled to zero in the runtime (`kubectl scale`, no spec event) is put back through its status events, reading that Deployment alone', async () => {
     await env.ready(ids[1]);
     // The module's objects read back once while the runtime's webhook works (a Manifest last read
-    // back before it did reads everything once more when it leaves Ready): an edit's event asks for that.
+    // back before it did reads everything once more at its next pass): an edit's event brings one.
     await remoteB.patch(CM, { namespace: RNS, name: 'web-info' }, 'merge', { data: { version: 'edited' } }, { fieldManager: 'kubectl-edit' });
     await waitFor('the ConfigMap repaired', async () => (await remoteB.get<KubeObject & { data?: Record<string, string> }>(CM, { namespace: RNS, name: 'web-info' })).data?.version === '1.0.0', 10_000);
     await env.ready(ids[1]);
@@ -390,6 +390,82 @@ describe('with the runtime watcher: a Ready Manifest whose webhook is not health
     const reads = unhealthyReads();
     await env.land.kcp.patch(Manifest, { namespace: NS, name: manifest.metadata.name ?? '' }, 'merge', { metadata: { annotations: { 'example.test/touch': 'later' } } });
     await waitFor('a read-back a success interval later', () => unhealthyReads() > reads, 10_000);
+    // The webhook works again: the next pass reads them back once (what changed while it did not work
+    // was not reported), and the pass after is clean.
+    const recovered = () => env.metric('lifecycle_mgr_drift_checks_total', 'reason="events_missed"');
+    const clean = () => env.metric('lifecycle_mgr_manifest_clean_passes_total');
+    const working = new Date().toISOString();
+    const healthy = (kyma.status?.conditions ?? []).map((c) => (c.type === 'SKRWebhook' ? { ...c, status: 'True', lastTransitionTime: working } : c));
+    await env.land.kcp.patch(Kyma, { namespace: NS, name: 'unconfirmed' }, 'merge', { status: { conditions: healthy } }, { subresource: 'status' });
+    const kymas = env.cp.manager.cache<KymaObject>(Kyma, { namespace: NS });
+    await waitFor("the Manifest controller's cache with it", () => kymas.get(`${NS}/unconfirmed`)?.status?.conditions?.some((c) => c.type === 'SKRWebhook' && c.lastTransitionTime === working), 10_000);
+    const again = recovered();
+    await env.land.kcp.patch(Manifest, { namespace: NS, name: manifest.metadata.name ?? '' }, 'merge', { metadata: { annotations: { 'example.test/touch': 'working' } } });
+    await waitFor('a read-back under the webhook that works again', () => recovered() > again, 10_000);
+    const cleanBefore = clean();
+    await env.land.kcp.patch(Manifest, { namespace: NS, name: manifest.metadata.name ?? '' }, 'merge', { metadata: { annotations: { 'example.test/touch': 'working-2' } } });
+    await waitFor('a clean pass after it', () => clean() > cleanBefore, 10_000);
+    assert.equal(recovered(), again + 1, 'read back once');
+  });
+});
+
+describe('with the runtime watcher: a Ready Manifest whose webhook stopped working and works again', () => {
+  const env = new Env();
+  const VWC = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
+
+  before(async () => {
+    // No fallback pass of a Manifest in the window: every Manifest pass below is one the test brings.
+    await env.start({ ...SHORT_PASSES, manifestIntervals: { ...SHORT_PASSES.manifestIntervals!, successMs: HOUR }, kymaRuntimeCheckMs: HOUR, manifestDriftCheckMs: HOUR, watcher: watcherConfig() }, { web: '1.0.0' });
+  });
+  after(() => env.stop());
+
+  it("reads its objects back at its next pass once the Kyma found the webhook's configuration deleted and put it back", async () => {
+    const remote = await env.runtime('lapse', ['web']);
+    await env.ready('lapse');
+    const manifest = (await env.manifests('lapse'))[0];
+    const name = manifest?.metadata.name ?? '';
+    const touch = (v: string) => env.land.kcp.patch(Manifest, { namespace: NS, name }, 'merge', { metadata: { annotations: { 'example.test/touch': v } } });
+    const recovered = () => env.metric('lifecycle_mgr_drift_checks_total', 'reason="events_missed"');
+    const clean = () => env.metric('lifecycle_mgr_manifest_clean_passes_total');
+    const readBacks = () => env.metric('lifecycle_mgr_drift_checks_total');
+    let n = 0;
+    /** Brings a pass; whether it was clean (else it read the objects back). */
+    const cleanPass = async () => {
+      const before = { clean: clean(), reads: readBacks() };
+      await touch(`t${n++}`);
+      await waitFor('the pass', () => clean() > before.clean || readBacks() > before.reads, 10_000);
+      return clean() > before.clean;
+    };
+    // Under the working webhook a pass reads nothing back (once its objects were read back under it).
+    await waitFor('a clean pass under the working webhook', cleanPass, 10_000);
+    const webhookCondition = async () => (await env.kyma('lapse')).status?.conditions?.find((c) => c.type === 'SKRWebhook');
+    const since = (await webhookCondition())?.lastTransitionTime;
+    assert.ok(since);
+    // The webhook's configuration is deleted in the runtime: the runtime stops calling the webhook,
+    // and a module object deleted meanwhile is reported by no event.
+    await remote.delete(VWC, { name: 'skr-webhook' });
+    await remote.delete(CM, { namespace: RNS, name: 'web-info' });
+    await sleep(300);
+    assert.equal(await remote.get(CM, { namespace: RNS, name: 'web-info' }).catch(() => undefined), undefined, 'not put back: no event came');
+    // The Kyma's next full check (a label changed) finds the configuration gone and puts it back; the
+    // condition leaves True for that check and comes back with a new transition time.
+    const reads = recovered();
+    await env.land.kcp.patch(Kyma, { namespace: NS, name: 'lapse' }, 'merge', { metadata: { labels: { 'example.test/look': 'again' } } });
+    await waitFor('the webhook configuration back in the runtime', () => remote.get(VWC, { name: 'skr-webhook' }).catch(() => undefined), 10_000);
+    const back = await waitFor('the webhook True again since a new time', async () => {
+      const c = await webhookCondition();
+      return c?.status === 'True' && c.lastTransitionTime !== since && c.lastTransitionTime;
+    }, 10_000);
+    const kymas = env.cp.manager.cache<KymaObject>(Kyma, { namespace: NS });
+    await waitFor("the Manifest controller's cache with it", () => kymas.get(`${NS}/lapse`)?.status?.conditions?.some((c) => c.type === 'SKRWebhook' && c.status === 'True' && c.lastTransitionTime === back), 10_000);
+    assert.equal(recovered(), reads, 'no Manifest pass yet');
+    // The next pass reads every object back and puts the deleted one back.
+    await touch('recovered');
+    await waitFor('the ConfigMap back in the runtime', () => remote.get(CM, { namespace: RNS, name: 'web-info' }).catch(() => undefined), 10_000);
+    assert.equal(recovered(), reads + 1, 'through a read-back for the webhook that works again');
+    // Read back under the webhook as it works now: the pass after is clean again.
+    assert.ok(await cleanPass(), 'a clean pass after the read-back');
+    assert.equal(recovered(), reads + 1, 'read back once');
   });
 });
 

@@ -91,10 +91,14 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
     const informer = manager.informer<KymaObject>(Kyma, scope);
     kymas = { store: informer.store, synced: () => informer.hasSynced };
   }
-  let webhookHealthy: ManifestReconcilerDeps['webhookHealthy'];
+  let webhookHealthySince: ManifestReconcilerDeps['webhookHealthySince'];
   if (opts.driftCheckMs !== undefined) {
     const kymaStore = manager.cache<KymaObject>(Kyma, scope);
-    webhookHealthy = (kymaKey) => kymaStore.get(kymaKey)?.status?.conditions?.some((c) => c.type === KymaConditionTypes.SKRWebhook && c.status === 'True') ?? false;
+    // The condition's transition time changes whenever it leaves True and comes back.
+    webhookHealthySince = (kymaKey) => {
+      const c = kymaStore.get(kymaKey)?.status?.conditions?.find((c) => c.type === KymaConditionTypes.SKRWebhook);
+      return c?.status === 'True' ? (c.lastTransitionTime ?? '') : undefined;
+    };
   }
   const reconciler = new ManifestReconciler({
     kcp: opts.kcp,
@@ -113,7 +117,7 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
     driftChecks: opts.driftChecks,
     readinessChecks: opts.readinessChecks,
     eventRecheckMs: opts.eventRecheckMs,
-    webhookHealthy,
+    webhookHealthySince,
     registryCredentials: opts.registryCredentialsSecret ? credentialsFromKcpSecret(opts.kcp, opts.registryCredentialsSecret) : undefined,
     skrImagePullSecret: opts.skrImagePullSecret,
   });

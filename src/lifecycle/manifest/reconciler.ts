@@ -72,7 +72,7 @@ export const DEFAULT_INTERVALS: RequeueIntervals = { successMs: 30_000, busyMs: 
 export const DEFAULT_DRIFT_CHECK_MS = 24 * 60 * 60_000;
 
 /** Why a Ready Manifest's pass reads its objects back (see driftCheckReason). */
-export type DriftCheckReason = 'watcher_off' | 'not_watched' | 'watcher_event' | 'not_ready' | 'changed' | 'webhook_unhealthy' | 'interval';
+export type DriftCheckReason = 'watcher_off' | 'not_watched' | 'watcher_event' | 'not_ready' | 'changed' | 'webhook_unhealthy' | 'events_missed' | 'interval';
 
 /** Every periodic requeue is spread by up to this share, so that Manifests installed together do not stay in step. */
 const JITTER = 0.1;
@@ -121,8 +121,13 @@ export interface ManifestReconcilerDeps {
   readinessChecks?: { take(key: string): ReadonlySet<string> | undefined; has?(key: string): boolean };
   /** A pass that answered events and found nothing changed looks once more after this long (default EVENT_RECHECK_MS). */
   eventRecheckMs?: number;
-  /** Whether the watcher's webhook in a Kyma's runtime works, so its events can be relied on (key `namespace/kyma`). */
-  webhookHealthy?: (kymaKey: string) => boolean;
+  /**
+   * Since when the watcher's webhook in a Kyma's runtime works, so that its events can be relied on
+   * (key `namespace/kyma`): a token that changes whenever it stops working and works again (the
+   * `lastTransitionTime` of the Kyma's `SKRWebhook` condition while it is `True`); undefined while it
+   * does not work.
+   */
+  webhookHealthySince?: (kymaKey: string) => string | undefined;
   /** Credentials for private registries (undefined: artifacts are pulled anonymously). */
   registryCredentials?: CredentialsFor;
   /** The runtime image-pull Secret module workloads are pointed at (upstream `--skr-image-pull-secret`). */
@@ -140,10 +145,13 @@ interface AppliedState {
   /** When the objects were last applied or read back (Date.now()). */
   readAt: number;
   /**
-   * The objects were applied or read back while the runtime's webhook was healthy, so every change
-   * since then is reported by an event: an installing Manifest's pass needs only its readiness.
+   * The webhook health token (ManifestReconcilerDeps.webhookHealthySince) under which the objects
+   * were applied or last read back; undefined when the webhook did not work then. While the token is
+   * still the same, every change since is reported by an event: an installing Manifest's pass needs
+   * only its readiness, a Ready one's nothing. A new token means the webhook stopped working in
+   * between, and changes of that time went unreported.
    */
-  watched: boolean;
+  watchedSince: string | undefined;
   /** What this process last read of the module's readiness (see Context.readinessNamed). */
   lastRead?: ReadinessRead;
 }
@@ -436,7 +444,7 @@ export class ManifestReconciler {
     const opts = { fieldManager: this.d.fieldManager, concurrency: this.d.requestConcurrency, crdEstablishTimeoutMs: this.d.crdEstablishTimeoutMs, signal: ctx.signal };
     const known = this.applied.get(key);
     // Taken before the requests: a change made during them is then reported too.
-    const watchedFromHere = this.eventsFlow(ctx.manifest);
+    const token = this.watchToken(ctx.manifest);
     if (!known || known.hash !== hash || known.uid !== uid) {
       this.applied.delete(key);
       this.applying.set(key, { uid, objects: new Set(objects.map((o) => refKey(refOf(o)))) });
@@ -446,13 +454,13 @@ export class ManifestReconciler {
       } finally {
         this.applying.delete(key);
       }
-      this.applied.set(key, { uid, hash, records: applied.records, generation, driftDueAt: this.nextDriftCheck(), readAt: Date.now(), watched: watchedFromHere });
+      this.applied.set(key, { uid, hash, records: applied.records, generation, driftDueAt: this.nextDriftCheck(), readAt: Date.now(), watchedSince: token });
       if (known) this.d.events.event(ctx.manifest, 'Normal', 'ResourcesApplied', `applied ${objects.length} resources of the new module manifest`);
       // The objects as the server stored them just now: the manager's readiness is read from its
       // answer, not from a GET right after it.
       return applied.stored;
     }
-    const reason = this.driftCheckReason(ctx, known, watchedFromHere);
+    const reason = this.driftCheckReason(ctx, known, token);
     // A status change reported in the runtime (a Ready Manifest), or an installing Manifest none of
     // whose objects changed since they were applied (an event would have marked it,
     // `watcher_event`): readiness is read (the manager, the module CR), and the objects whose
@@ -460,14 +468,14 @@ export class ManifestReconciler {
     // event reports (`kubectl scale` writes deployments/scale), which the new generation shows;
     // kinds without a generation are left out (a status write alone moves their resourceVersion).
     if (!reason && !ctx.statusChanged) return 'clean';
-    if (!reason || ((reason === 'not_ready' || reason === 'webhook_unhealthy') && this.unchangedSinceRead(known, watchedFromHere, ctx.status.before?.state))) {
+    if (!reason || ((reason === 'not_ready' || reason === 'webhook_unhealthy') && this.unchangedSinceRead(known, token, ctx.status.before?.state))) {
       // Changes from now on go unreported until the webhook is healthy again: the next pass under a
       // healthy webhook reads everything back once.
-      if (reason && !watchedFromHere) {
-        known.watched = false;
+      if (reason && token === undefined) {
+        known.watchedSince = undefined;
         known.lastRead = undefined;
       }
-      if (ctx.statusChanged && watchedFromHere && known.watched) ctx.readinessNamed = ctx.statusChanged;
+      if (ctx.statusChanged && isWatched(known, token)) ctx.readinessNamed = ctx.statusChanged;
       this.d.metrics.readinessPass();
       const named = ctx.statusChanged
         ? objects.filter((o) => {
@@ -478,15 +486,20 @@ export class ManifestReconciler {
       return named.length > 0 ? this.restoreDrift(ctx, target, named, known, opts) : new Map();
     }
     this.d.metrics.driftCheck(reason);
-    known.generation = generation;
-    known.driftDueAt = this.nextDriftCheck();
-    known.readAt = Date.now();
-    known.watched = watchedFromHere;
     // Read afresh by this pass's readiness if it gets there: a last read from before must not be used
-    // once `watched` holds again (it stays the version to compare this pass's reads with).
+    // once the objects count as watched again (it stays the version to compare this pass's reads with).
     ctx.readBefore = known.lastRead;
     known.lastRead = undefined;
-    return this.restoreDrift(ctx, target, objects, known, opts);
+    // The read-back counts once it went through: a pass that fails in it (the runtime not answering)
+    // leaves the next pass to read everything back again, not to take the objects as checked.
+    known.watchedSince = undefined;
+    const readAt = Date.now();
+    const live = await this.restoreDrift(ctx, target, objects, known, opts);
+    known.generation = generation;
+    known.driftDueAt = this.nextDriftCheck();
+    known.readAt = readAt;
+    known.watchedSince = token;
+    return live;
   }
 
   /** Reads `objects` back and applies again those that changed or went; returns the live copies of the others. */
@@ -516,8 +529,8 @@ export class ManifestReconciler {
    * Manifest's is. A Manifest in Error reads them back on every pass (a deleted object may be why
    * it fails).
    */
-  private unchangedSinceRead(known: AppliedState, watchedFromHere: boolean, before: State | undefined): boolean {
-    if (watchedFromHere) return known.watched;
+  private unchangedSinceRead(known: AppliedState, token: string | undefined, before: State | undefined): boolean {
+    if (token !== undefined) return isWatched(known, token);
     if (before !== States.Processing && before !== States.Ready) return false;
     return Date.now() < known.readAt + this.d.intervals.successMs;
   }
@@ -526,18 +539,26 @@ export class ManifestReconciler {
   private unverified(key: string): void {
     const known = this.applied.get(key);
     if (!known) return;
-    known.watched = false;
+    known.watchedSince = undefined;
     known.lastRead = undefined;
+  }
+
+  /**
+   * The health token of the webhook that reports changes of this Manifest's objects now (its
+   * Kyma's webhook; ManifestReconcilerDeps.webhookHealthySince), undefined when none does.
+   */
+  private watchToken(manifest: ManifestObject): string | undefined {
+    if (this.d.driftCheckMs === undefined || this.isLocal(manifest)) return undefined;
+    return this.d.webhookHealthySince?.(`${manifest.metadata.namespace ?? ''}/${manifest.metadata.labels?.[Labels.KymaName] ?? ''}`);
   }
 
   /** Whether the runtime's watcher reports changes of this Manifest's objects now (its Kyma's webhook is healthy). */
   private eventsFlow(manifest: ManifestObject): boolean {
-    if (this.d.driftCheckMs === undefined || this.isLocal(manifest)) return false;
-    return this.d.webhookHealthy?.(`${manifest.metadata.namespace ?? ''}/${manifest.metadata.labels?.[Labels.KymaName] ?? ''}`) ?? false;
+    return this.watchToken(manifest) !== undefined;
   }
 
   /** Why this pass reads the objects back, or undefined for a clean pass. */
-  private driftCheckReason(ctx: Context, known: AppliedState, eventsFlow: boolean): DriftCheckReason | undefined {
+  private driftCheckReason(ctx: Context, known: AppliedState, token: string | undefined): DriftCheckReason | undefined {
     const { manifest } = ctx;
     if (this.d.driftCheckMs === undefined) return 'watcher_off';
     // Objects in the KCP itself are not watched by any runtime's webhook.
@@ -550,7 +571,10 @@ export class ManifestReconciler {
     if (before !== States.Ready && !(before === States.Deleting && manifest.metadata.deletionTimestamp)) return 'not_ready';
     // spec.resource or spec.manager may have changed: the readiness reads must run again.
     if (known.generation !== manifest.metadata.generation) return 'changed';
-    if (!eventsFlow) return 'webhook_unhealthy';
+    if (token === undefined) return 'webhook_unhealthy';
+    // Read back last while the webhook did not work, or before it stopped working and came back, or
+    // a pass could not answer an event's marks (unverified): a change since may not have been reported.
+    if (known.watchedSince !== token) return 'events_missed';
     if (Date.now() >= known.driftDueAt) return 'interval';
     return undefined;
   }
@@ -931,4 +955,9 @@ function stateOfCR(cr: KubeObject): KubeObject {
     metadata: { name: sharedStrings.intern(cr.metadata.name ?? ''), namespace: sharedStrings.intern(cr.metadata.namespace ?? ''), creationTimestamp: cr.metadata.creationTimestamp },
     ...(state !== undefined ? { status: { state } } : {}),
   };
+}
+
+/** Whether every change of the objects since they were applied or read back was reported: under a working webhook that has not stopped working since. */
+function isWatched(known: AppliedState, token: string | undefined): boolean {
+  return token !== undefined && known.watchedSince === token;
 }

@@ -12,6 +12,7 @@ import { KymaConditionMessages, type KymaObject, type WatcherObject } from '../.
 import type { Store } from '../../runtime/cache/store.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
+import { findObject } from '../../runtime/client/find.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
 import { SECRET_KIND, type Secret } from '../../runtime/remote/secret.js';
 import { certificateNotAfter, ensureRuntimeCertificate, renewalOverdue, runtimeIdentityIntact, runtimeIdOf, type CaState, type WatcherPkiSettings } from '../../watcher/certificates.js';
@@ -76,6 +77,8 @@ interface Installed {
   generationAtInstall: number;
   /** metadata.generation of the webhook Deployment as this process last applied it. */
   deploymentGeneration?: number;
+  /** metadata.generation of the ValidatingWebhookConfiguration as this process last applied it. */
+  configurationGeneration?: number;
   unavailableSince?: number;
 }
 
@@ -135,12 +138,19 @@ export class SkrWebhookInstaller {
     let state = this.installed.get(name);
     let deployment: KubeObject | undefined;
     let secretPresent = true;
+    /** The webhook configuration was deleted or edited in the runtime since this process applied it. */
+    let configurationLost: 'missing' | 'changed' | undefined;
     const due = !state || state.fingerprint !== fingerprint || now - state.appliedAt >= (this.opts.resyncMs ?? DEFAULT_WEBHOOK_RESYNC_MS);
-    if (!due) [deployment, secretPresent] = await Promise.all([this.readDeployment(remote, signal), this.secretPresent(remote, signal)]);
-    // A webhook Deployment deleted or edited in the runtime (scaled down, say), or its TLS Secret
-    // deleted there, is put back now, not at the next resync: the Deployment's generation moved past
-    // the one this process applied, or the Secret is gone.
-    if (due || !deployment || !secretPresent || deployment.metadata.generation !== state?.deploymentGeneration) {
+    if (!due) {
+      let configuration: KubeObject | undefined;
+      [deployment, secretPresent, configuration] = await Promise.all([this.readDeployment(remote, signal), this.secretPresent(remote, signal), findObject(remote, VWC, { name: SKR_WEBHOOK_NAME }, { signal })]);
+      if (!configuration) configurationLost = 'missing';
+      else if (configuration.metadata.generation !== state?.configurationGeneration) configurationLost = 'changed';
+    }
+    // A webhook Deployment deleted or edited in the runtime (scaled down, say), its TLS Secret deleted
+    // there, or the webhook configuration deleted or edited, is put back now, not at the next resync:
+    // a generation moved past the one this process applied, or an object is gone.
+    if (due || !deployment || !secretPresent || configurationLost || deployment.metadata.generation !== state?.deploymentGeneration) {
       // The webhook configuration goes last: the webhook it calls exists before any call. During a CA
       // rotation it goes first: its bundle then holds both CAs and trusts the serving certificate the
       // webhook has as well as the one the Secret brings. After the Secret, an admission call on a new
@@ -148,9 +158,11 @@ export class SkrWebhookInstaller {
       // install during a rotation then has calls fail open until the webhook runs: no event is lost,
       // as there was no webhook before.)
       const order = ca.rotating ? [objects[objects.length - 1], ...objects.slice(0, -1)] : objects;
+      let configurationGeneration: number | undefined;
       for (const o of order) {
         const applied = await remote.apply(o, { fieldManager: FIELD_MANAGER, force: true, signal });
         if (o.kind === 'Deployment') deployment = applied;
+        if (o.kind === VWC.kind) configurationGeneration = applied.metadata.generation;
       }
       state = {
         fingerprint,
@@ -158,6 +170,7 @@ export class SkrWebhookInstaller {
         installedAt: state?.installedAt ?? now,
         generationAtInstall: state?.generationAtInstall ?? generation,
         deploymentGeneration: deployment?.metadata.generation,
+        configurationGeneration,
         unavailableSince: state?.unavailableSince,
       };
       this.installed.set(name, state);
@@ -166,6 +179,10 @@ export class SkrWebhookInstaller {
 
     const problems: string[] = [];
     let error = false;
+    // The runtime did not call the webhook as it should for a while: the condition leaves True for
+    // this check, so that its next transition to True tells the Manifests to read their objects back
+    // (their changes in between were not reported).
+    if (configurationLost) problems.push(`the webhook configuration ${SKR_WEBHOOK_NAME} was ${configurationLost === 'missing' ? 'deleted' : 'changed'} in the runtime and is put back: changes made there meanwhile were not reported`);
     const available = isAvailable(deployment);
     if (!available) {
       state.unavailableSince ??= now;
@@ -225,21 +242,10 @@ export class SkrWebhookInstaller {
   }
 
   private async secretPresent(remote: Client, signal: AbortSignal): Promise<boolean> {
-    try {
-      await remote.get(SECRET_KIND, { namespace: SKR_WEBHOOK_NAMESPACE, name: SKR_WEBHOOK_TLS_SECRET }, { signal });
-      return true;
-    } catch (e) {
-      if (isNotFound(e)) return false;
-      throw e;
-    }
+    return (await findObject(remote, SECRET_KIND, { namespace: SKR_WEBHOOK_NAMESPACE, name: SKR_WEBHOOK_TLS_SECRET }, { signal })) !== undefined;
   }
 
-  private async readDeployment(remote: Client, signal: AbortSignal): Promise<KubeObject | undefined> {
-    try {
-      return await remote.get(DEPLOYMENT, { namespace: SKR_WEBHOOK_NAMESPACE, name: SKR_WEBHOOK_NAME }, { signal });
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
+  private readDeployment(remote: Client, signal: AbortSignal): Promise<KubeObject | undefined> {
+    return findObject(remote, DEPLOYMENT, { namespace: SKR_WEBHOOK_NAMESPACE, name: SKR_WEBHOOK_NAME }, { signal });
   }
 }
