@@ -4,9 +4,10 @@
 // from, and deprovisioning with or without a runtime.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Kyma, Labels, LabelValues, ModuleReleaseMeta, ModuleTemplate, Namespaces } from '../../src/api/operator/index.js';
+import { Kyma, Labels, LabelValues, ModuleReleaseMeta, ModuleTemplate, Namespaces, type KymaObject } from '../../src/api/operator/index.js';
 import { isNotFound } from '../../src/runtime/client/index.js';
-import type { HttpClient } from '../../src/runtime/client/index.js';
+import { clientFromKubeconfig, type HttpClient } from '../../src/runtime/client/index.js';
+import { syncRemoteCrds } from '../../src/lifecycle/remote/crds.js';
 import { RecordingLogger } from '../support/log.js';
 import { createTestRuntime } from '../support/skr.js';
 import { NS, startKymaEnv, waitFor, type KymaEnv } from './kyma-env.js';
@@ -77,6 +78,57 @@ describe('Kyma controller: runtime clusters', () => {
     await rt.remote.delete(CRD, { name });
     await waitFor('the CRD gone', () => gone(() => rt.remote.get(CRD, { name })));
     await waitFor('the CRD and the catalog back', async () => (await catalogNames(rt.remote).catch((): string[] => [])).includes('plain-1.0.0'));
+  });
+
+  it("a new runtime's first check writes its namespace, CRDs, catalog copies and runtime Kyma without reading them first", async () => {
+    const rt = await createTestRuntime(env.api.server, env.kcp, 'rt-fresh');
+    const remote = clientFromKubeconfig(env.api.server.clusterAccess(rt.cluster).kubeconfig, { retries: 1 });
+    const seen: { method: string; path: string }[] = [];
+    const stop = env.api.server.observeRequests(({ cluster, method, path }) => {
+      if (cluster === rt.cluster) seen.push({ method, path });
+    });
+    try {
+      await env.kcp.create({ apiVersion: Kyma.apiVersion, kind: Kyma.kind, metadata: { name: 'rt-fresh', namespace: NS, labels: { [Labels.KymaName]: 'rt-fresh' } }, spec: { channel: 'regular', modules: [] } });
+      await waitFor('Ready', async () => (await env.kyma('rt-fresh')).status?.state === 'Ready');
+      await waitFor('the catalog copy', async () => (await catalogNames(remote)).includes('plain-1.0.0'));
+    } finally {
+      stop();
+      remote.close();
+    }
+    // The first check ends with the status mirrored into the runtime Kyma: what came before it.
+    const end = seen.findIndex((r) => r.method === 'PATCH' && r.path.endsWith('/namespaces/kyma-system/kymas/default/status'));
+    assert.ok(end > 0, 'the status mirrored');
+    const setUp = /\/namespaces\/kyma-system$|customresourcedefinitions|\/namespaces\/kyma-system\/(kymas|moduletemplates|modulereleasemetas)(\/|$)/;
+    const first = seen.slice(0, end).filter((r) => setUp.test(r.path));
+    assert.deepEqual(first.filter((r) => r.method === 'GET'), [], 'no read before the writes');
+    assert.deepEqual(
+      [...new Set(first.map((r) => `${r.method} ${r.path.replace(/^.*\/(namespaces\/kyma-system\/)?/, '')}`))].sort(),
+      ['PATCH kyma-system', 'PATCH kymas.operator.kyma-project.io', 'PATCH modulereleasemetas.operator.kyma-project.io', 'PATCH moduletemplates.operator.kyma-project.io', 'PATCH plain', 'PATCH plain-1.0.0', 'POST kymas'].sort(),
+      'the namespace, the CRDs and the catalog copies applied, the runtime Kyma created',
+    );
+  });
+
+  it('a new Kyma whose runtime already has a runtime Kyma keeps that one and follows its modules', async () => {
+    const rt = await createTestRuntime(env.api.server, env.kcp, 'rt-existing');
+    const remote = clientFromKubeconfig(env.api.server.clusterAccess(rt.cluster).kubeconfig, { retries: 1 });
+    try {
+      // A runtime set up before (its CRDs and its Kyma, the module enabled there), whose KCP Kyma is new.
+      await syncRemoteCrds(remote, AbortSignal.timeout(10_000));
+      await waitFor('the Kyma CRD served', () => remote.list(Kyma, { namespace: Namespaces.Remote }));
+      await remote.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: Namespaces.Remote } }).catch(() => undefined);
+      const existing = await remote.create<KymaObject>({ apiVersion: Kyma.apiVersion, kind: Kyma.kind, metadata: { name: 'default', namespace: Namespaces.Remote }, spec: { channel: 'regular', modules: [{ name: 'plain' }] } });
+      await env.kcp.create({ apiVersion: Kyma.apiVersion, kind: Kyma.kind, metadata: { name: 'rt-existing', namespace: NS, labels: { [Labels.KymaName]: 'rt-existing' } }, spec: { channel: 'regular', modules: [] } });
+      const ready = await waitFor('Ready with the module of the runtime Kyma', async () => {
+        const k = await env.kyma('rt-existing');
+        return k.status?.state === 'Ready' && k.status.modules?.some((m) => m.name === 'plain' && m.state === 'Ready') && k;
+      });
+      assert.deepEqual(ready.spec.modules?.map((m) => m.name), ['plain']);
+      const kept = await env.remoteKyma({ remote });
+      assert.equal(kept.metadata.uid, existing.metadata.uid, 'the runtime Kyma kept');
+      assert.equal(kept.metadata.labels?.[Labels.WatchedBy], LabelValues.Kyma, 'and labelled');
+    } finally {
+      remote.close();
+    }
   });
 
   it('a new Kyma waits for its kubeconfig Secret in Processing, not Error, and becomes Ready once the Secret exists', async () => {

@@ -84,12 +84,16 @@ function copyOf(obj: ModuleTemplateObject | ModuleReleaseMetaObject, kind: KindR
   };
 }
 
-/** Brings the runtime's catalog copies in line with `desired`: applies changed ones, deletes stale ones. */
-export async function syncCatalog(remote: Client, desired: KubeObject[], signal: AbortSignal): Promise<CatalogSyncResult> {
+/**
+ * Brings the runtime's catalog copies in line with `desired`: applies changed ones, deletes stale ones.
+ * `fresh`: the runtime most likely has no copies yet (a new runtime), so they are applied without
+ * listing what is there first.
+ */
+export async function syncCatalog(remote: Client, desired: KubeObject[], signal: AbortSignal, fresh = false): Promise<CatalogSyncResult> {
   const result: CatalogSyncResult = { applied: 0, deleted: 0, total: desired.length };
   for (const kind of [ModuleReleaseMeta, ModuleTemplate] as KindRef[]) {
     const wanted = desired.filter((o) => o.kind === kind.kind);
-    const current = (await remote.list(kind, { namespace: Namespaces.Remote, labelSelector: CATALOG_SELECTOR, signal })).items;
+    const current = fresh ? [] : (await remote.list(kind, { namespace: Namespaces.Remote, labelSelector: CATALOG_SELECTOR, signal })).items;
     const currentByName = new Map(current.map((o) => [o.metadata.name ?? '', o]));
     for (const o of wanted) {
       const have = currentByName.get(o.metadata.name ?? '');

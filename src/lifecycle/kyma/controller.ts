@@ -344,12 +344,15 @@ class KymaReconciler {
     let webhookFailed = false;
     let webhookHolds = true;
     let followed: boolean;
+    // No check of this Kyma ever got as far as its CRDs (its status says so, whichever process made
+    // it): the runtime is new, and what the check creates there is created without a read first.
+    const fresh = full && !kyma.status?.conditions?.some((c) => c.type === KymaConditionTypes.CRDsSync);
     try {
       remote = this.opts.access.client(name);
       if (full) {
         await ensureRemoteNamespace(remote, signal);
         try {
-          const applied = await syncRemoteCrds(remote, signal);
+          const applied = await syncRemoteCrds(remote, signal, fresh);
           if (applied.length > 0) this.log.debug('applied CRDs in the runtime', { kyma: name, crds: applied });
           conditions = setCondition(conditions, KymaConditionTypes.CRDsSync, 'True', KymaConditionMessages.CRDsSynced, kyma.metadata.generation, now);
         } catch (e) {
@@ -372,7 +375,7 @@ class KymaReconciler {
           }
         } else conditions = removeCondition(conditions, KymaConditionTypes.SKRImagePullSecretSync);
       }
-      const synced = await syncRemoteKyma(remote, kyma, signal);
+      const synced = await syncRemoteKyma(remote, kyma, signal, fresh);
       if (synced.created) this.manager.events.event(kyma as KubeObject, 'Normal', 'RemoteKymaCreated', `created the Kyma ${synced.remote.metadata.namespace ?? ''}/${synced.remote.metadata.name ?? ''} in the runtime`);
       // A runtime Kyma that had to be re-created says the runtime was (partly) wiped: look at everything.
       if (!full && synced.created) return this.reconcileRuntime(kyma, signal, 'unhealthy', last);
@@ -383,7 +386,7 @@ class KymaReconciler {
       // The runtime conditions do not depend on the spec the Kyma just followed: they hold for its new generation too.
       if (!full) conditions = conditions.map((c) => (RUNTIME_CONDITIONS.includes(c.type) && kyma.metadata.generation !== undefined ? { ...c, observedGeneration: kyma.metadata.generation } : c));
       if (full) {
-        const catalogSynced = catalogSyncEnabled(kyma) ? await this.syncCatalog(kyma, remote, signal) : undefined;
+        const catalogSynced = catalogSyncEnabled(kyma) ? await this.syncCatalog(kyma, remote, signal, fresh) : undefined;
         if (catalogSynced === undefined) conditions = removeCondition(conditions, KymaConditionTypes.ModuleCatalog);
         else if (catalogSynced) conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'True', KymaConditionMessages.CatalogSynced, kyma.metadata.generation, now);
         else conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'False', KymaConditionMessages.CatalogOutOfSync, kyma.metadata.generation, now);
@@ -504,14 +507,14 @@ class KymaReconciler {
    * The runtime's catalog copies, which depend on the KCP catalog and the KCP Kyma's labels, not on
    * the runtime Kyma: whether they are in sync (a failure other than runtime access is logged).
    */
-  private async syncCatalog(kyma: KymaObject, remote: Client, signal: AbortSignal): Promise<boolean> {
+  private async syncCatalog(kyma: KymaObject, remote: Client, signal: AbortSignal, fresh: boolean): Promise<boolean> {
     try {
       const source = {
         templates: () => this.catalog.templates.list({ namespace: this.opts.namespace }),
         releaseMetas: () => this.catalog.metas.list({ namespace: this.opts.namespace }),
         restrictedModules: this.catalog.view.restrictedModules,
       };
-      await syncCatalog(remote, desiredCatalog(kyma, source), signal);
+      await syncCatalog(remote, desiredCatalog(kyma, source), signal, fresh);
       return true;
     } catch (e) {
       if (accessErrorOf(kyma.metadata.name ?? '', e)) throw e;

@@ -8,6 +8,7 @@ import { crdOf } from '../../api/crd.js';
 import { Kyma, ModuleReleaseMeta, ModuleTemplate, OPERATOR_GROUP } from '../../api/operator/index.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isNotFound } from '../../runtime/client/errors.js';
+import { findObject } from '../../runtime/client/find.js';
 import type { KindRef, KubeObject } from '../../kube/object.js';
 
 export const CRD_KIND: KindRef = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
@@ -41,16 +42,14 @@ export function remoteCrdNames(): string[] {
   return desiredCrds().map((c) => c.name);
 }
 
-/** Ensures the CRDs exist and are current; returns the names it (re-)applied. */
-export async function syncRemoteCrds(remote: Client, signal: AbortSignal): Promise<string[]> {
+/**
+ * Ensures the CRDs exist and are current; returns the names it (re-)applied. `fresh`: the runtime most
+ * likely has none of them yet (its Kyma was never synced), so they are applied without a read first.
+ */
+export async function syncRemoteCrds(remote: Client, signal: AbortSignal, fresh = false): Promise<string[]> {
   const applied: string[] = [];
   for (const crd of desiredCrds()) {
-    let current: KubeObject | undefined;
-    try {
-      current = await remote.get(CRD_KIND, { name: crd.name }, { signal });
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
+    const current = fresh ? undefined : await findObject(remote, CRD_KIND, { name: crd.name }, { signal });
     if (current && !current.metadata.deletionTimestamp && current.metadata.annotations?.[HASH_ANNOTATION] === crd.hash) continue;
     await remote.apply(crd.object, { fieldManager: FIELD_MANAGER, force: true, signal });
     applied.push(crd.name);

@@ -8,34 +8,22 @@ import { jsonEqual } from '../../kube/json.js';
 import { DEFAULT_REMOTE_KYMA_NAME, Kyma, LabelValues, Labels, Namespaces, type KymaObject, type KymaStatus } from '../../api/operator/index.js';
 import type { Client } from '../../runtime/client/interface.js';
 import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.js';
-import type { KindRef, KubeObject } from '../../kube/object.js';
+import { findObject } from '../../runtime/client/find.js';
+import type { KubeObject } from '../../kube/object.js';
 import { FIELD_MANAGER } from './crds.js';
 
-const NAMESPACE_KIND: KindRef = { apiVersion: 'v1', kind: 'Namespace' };
 export const REMOTE_KYMA_KEY = { namespace: Namespaces.Remote, name: DEFAULT_REMOTE_KYMA_NAME };
 
 /** Labels of `kyma-system` in the runtime (upstream's: managed-by `kyma`, istio injection, warden validation). */
 const NAMESPACE_LABELS = { [Labels.ManagedBy]: LabelValues.Kyma, [Labels.IstioInjection]: LabelValues.Enabled, [Labels.Warden]: LabelValues.Enabled };
 
-/** Creates `kyma-system` in the runtime, or puts its labels back when one is missing or different. */
+/**
+ * Creates `kyma-system` in the runtime, or puts its labels back when one is missing or different: one
+ * server-side apply (upstream's too), which the runtime answers without a write when nothing differs.
+ */
 export async function ensureRemoteNamespace(remote: Client, signal: AbortSignal): Promise<void> {
-  let current: KubeObject | undefined;
-  try {
-    current = await remote.get(NAMESPACE_KIND, { name: Namespaces.Remote }, { signal });
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-  }
-  if (current) {
-    if (Object.entries(NAMESPACE_LABELS).every(([k, v]) => current.metadata.labels?.[k] === v)) return;
-    await remote.patch(NAMESPACE_KIND, { name: Namespaces.Remote }, 'merge', { metadata: { labels: NAMESPACE_LABELS } }, { fieldManager: FIELD_MANAGER, signal });
-    return;
-  }
   const ns: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: Namespaces.Remote, labels: NAMESPACE_LABELS } };
-  try {
-    await remote.create(ns, { fieldManager: FIELD_MANAGER, signal });
-  } catch (e) {
-    if (!isAlreadyExists(e)) throw e;
-  }
+  await remote.apply(ns, { fieldManager: FIELD_MANAGER, force: true, signal });
 }
 
 /** KCP Kyma labels the runtime Kyma carries too (upstream propagates the BTP account labels). */
@@ -56,23 +44,29 @@ export interface RemoteKymaSync {
   created: boolean;
 }
 
-/** Ensures the runtime Kyma exists (seeded from the KCP Kyma's spec when created) and carries its labels; returns it. */
-export async function syncRemoteKyma(remote: Client, kcpKyma: KymaObject, signal: AbortSignal): Promise<RemoteKymaSync> {
-  let current: KymaObject | undefined;
-  try {
-    current = await remote.get<KymaObject>(Kyma, REMOTE_KYMA_KEY, { signal });
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
+/**
+ * Ensures the runtime Kyma exists (seeded from the KCP Kyma's spec when created) and carries its
+ * labels; returns it. `createFirst`: the runtime most likely has no Kyma yet (a new runtime), so the
+ * create is tried before any read, which follows only when one exists.
+ */
+export async function syncRemoteKyma(remote: Client, kcpKyma: KymaObject, signal: AbortSignal, createFirst = false): Promise<RemoteKymaSync> {
+  const seed: KymaObject = {
+    apiVersion: Kyma.apiVersion,
+    kind: Kyma.kind,
+    metadata: { ...REMOTE_KYMA_KEY, labels: { [Labels.ManagedBy]: LabelValues.Kyma, ...remoteKymaLabels(kcpKyma) } },
+    spec: { channel: kcpKyma.spec.channel, modules: kcpKyma.spec.modules ?? [] },
+  };
+  if (createFirst) {
+    try {
+      return { remote: await remote.create(seed, { fieldManager: FIELD_MANAGER, signal }), created: true };
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
   }
+  let current = await findObject<KymaObject>(remote, Kyma, REMOTE_KYMA_KEY, { signal });
   if (!current || current.metadata.deletionTimestamp) {
     if (current) throw new Error('the runtime Kyma is being deleted; waiting for it to go before re-creating it');
-    const fresh: KymaObject = {
-      apiVersion: Kyma.apiVersion,
-      kind: Kyma.kind,
-      metadata: { ...REMOTE_KYMA_KEY, labels: { [Labels.ManagedBy]: LabelValues.Kyma, ...remoteKymaLabels(kcpKyma) } },
-      spec: { channel: kcpKyma.spec.channel, modules: kcpKyma.spec.modules ?? [] },
-    };
-    return { remote: await remote.create(fresh, { fieldManager: FIELD_MANAGER, signal }), created: true };
+    return { remote: await remote.create(seed, { fieldManager: FIELD_MANAGER, signal }), created: true };
   }
   // The watched-by label selects the Kyma for the runtime watcher's webhook (Watcher klm-watcher).
   const labels = remoteKymaLabels(kcpKyma);
