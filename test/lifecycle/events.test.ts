@@ -394,12 +394,13 @@ describe('with the runtime watcher: a Ready Manifest whose webhook is not health
     // was not reported), and the pass after is clean.
     const recovered = () => env.metric('lifecycle_mgr_drift_checks_total', 'reason="events_missed"');
     const clean = () => env.metric('lifecycle_mgr_manifest_clean_passes_total');
+    // Counted before the webhook works again: a fallback pass may come first and read back.
+    const again = recovered();
     const working = new Date().toISOString();
     const healthy = (kyma.status?.conditions ?? []).map((c) => (c.type === 'SKRWebhook' ? { ...c, status: 'True', lastTransitionTime: working } : c));
     await env.land.kcp.patch(Kyma, { namespace: NS, name: 'unconfirmed' }, 'merge', { status: { conditions: healthy } }, { subresource: 'status' });
     const kymas = env.cp.manager.cache<KymaObject>(Kyma, { namespace: NS });
     await waitFor("the Manifest controller's cache with it", () => kymas.get(`${NS}/unconfirmed`)?.status?.conditions?.some((c) => c.type === 'SKRWebhook' && c.lastTransitionTime === working), 10_000);
-    const again = recovered();
     await env.land.kcp.patch(Manifest, { namespace: NS, name: manifest.metadata.name ?? '' }, 'merge', { metadata: { annotations: { 'example.test/touch': 'working' } } });
     await waitFor('a read-back under the webhook that works again', () => recovered() > again, 10_000);
     const cleanBefore = clean();

@@ -90,14 +90,14 @@ describe('Kyma controller: runtime clusters', () => {
     try {
       await env.kcp.create({ apiVersion: Kyma.apiVersion, kind: Kyma.kind, metadata: { name: 'rt-fresh', namespace: NS, labels: { [Labels.KymaName]: 'rt-fresh' } }, spec: { channel: 'regular', modules: [] } });
       await waitFor('Ready', async () => (await env.kyma('rt-fresh')).status?.state === 'Ready');
-      await waitFor('the catalog copy', async () => (await catalogNames(remote)).includes('plain-1.0.0'));
+      // The first check ends with the status mirrored into the runtime Kyma: what came before it.
+      await waitFor('the status mirrored', () => seen.some((r) => r.method === 'PATCH' && r.path.endsWith('/namespaces/kyma-system/kymas/default/status')));
+      assert.ok((await catalogNames(remote)).includes('plain-1.0.0'), 'the catalog copied');
     } finally {
       stop();
       remote.close();
     }
-    // The first check ends with the status mirrored into the runtime Kyma: what came before it.
     const end = seen.findIndex((r) => r.method === 'PATCH' && r.path.endsWith('/namespaces/kyma-system/kymas/default/status'));
-    assert.ok(end > 0, 'the status mirrored');
     const setUp = /\/namespaces\/kyma-system$|customresourcedefinitions|\/namespaces\/kyma-system\/(kymas|moduletemplates|modulereleasemetas)(\/|$)/;
     const first = seen.slice(0, end).filter((r) => setUp.test(r.path));
     assert.deepEqual(first.filter((r) => r.method === 'GET'), [], 'no read before the writes');
@@ -116,13 +116,20 @@ describe('Kyma controller: runtime clusters', () => {
       await syncRemoteCrds(remote, AbortSignal.timeout(10_000));
       await waitFor('the Kyma CRD served', () => remote.list(Kyma, { namespace: Namespaces.Remote }));
       await remote.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: Namespaces.Remote } }).catch(() => undefined);
+      const seen: string[] = [];
+      const stop = env.api.server.observeRequests(({ cluster, method, path }) => {
+        if (cluster === rt.cluster && path.includes('/namespaces/kyma-system/kymas')) seen.push(`${method} ${path.replace(/^.*\/namespaces\/kyma-system\//, '')}`);
+      });
       const existing = await remote.create<KymaObject>({ apiVersion: Kyma.apiVersion, kind: Kyma.kind, metadata: { name: 'default', namespace: Namespaces.Remote }, spec: { channel: 'regular', modules: [{ name: 'plain' }] } });
       await env.kcp.create({ apiVersion: Kyma.apiVersion, kind: Kyma.kind, metadata: { name: 'rt-existing', namespace: NS, labels: { [Labels.KymaName]: 'rt-existing' } }, spec: { channel: 'regular', modules: [] } });
       const ready = await waitFor('Ready with the module of the runtime Kyma', async () => {
         const k = await env.kyma('rt-existing');
         return k.status?.state === 'Ready' && k.status.modules?.some((m) => m.name === 'plain' && m.state === 'Ready') && k;
       });
+      stop();
       assert.deepEqual(ready.spec.modules?.map((m) => m.name), ['plain']);
+      // Created first (refused: it exists), then read.
+      assert.deepEqual(seen.slice(0, 3), ['POST kymas', 'POST kymas', 'GET kymas/default'], "the test's create, the controller's (refused), its read");
       const kept = await env.remoteKyma({ remote });
       assert.equal(kept.metadata.uid, existing.metadata.uid, 'the runtime Kyma kept');
       assert.equal(kept.metadata.labels?.[Labels.WatchedBy], LabelValues.Kyma, 'and labelled');

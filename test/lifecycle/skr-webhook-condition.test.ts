@@ -99,6 +99,41 @@ describe('the SKRWebhook condition names why events cannot flow', () => {
     assert.deepEqual(synced, { status: 'True', message: 'skrwebhook is synchronized', error: false });
   });
 
+  it('puts back a webhook configuration deleted in the runtime and reports it every time, and an edit of its webhooks once per resync interval', async () => {
+    const signal = new AbortController().signal;
+    const VWC = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration' };
+    type Configuration = KubeObject & { webhooks?: { name: string }[] };
+    const webhooks = async () => ((await remote.get<Configuration>(VWC, { name: SKR_WEBHOOK_NAME })).webhooks ?? []).map((w) => w.name);
+    const installed = await webhooks();
+    // Deleted: the runtime called no webhook meanwhile. Reported for this check, put back.
+    await remote.delete(VWC, { name: SKR_WEBHOOK_NAME });
+    const deleted = await installer.sync(kyma, remote, remoteKyma(1), signal);
+    assert.equal(deleted.status, 'False');
+    assert.match(deleted.message, /the webhook configuration skr-webhook was deleted in the runtime and is put back/);
+    assert.deepEqual(await webhooks(), installed, 'put back');
+    assert.equal((await installer.sync(kyma, remote, remoteKyma(1), signal)).status, 'True', 'the next check');
+    // Its webhooks edited (one added by another tool in the runtime, say): reported once per resync
+    // interval. What this process applied is applied again; server-side apply leaves the entry another
+    // manager added.
+    const edit = async (name: string) => {
+      const live = await remote.get<Configuration>(VWC, { name: SKR_WEBHOOK_NAME });
+      const other = { name, admissionReviewVersions: ['v1'], sideEffects: 'None', clientConfig: { url: `https://${name}/validate` } };
+      await remote.update({ ...live, webhooks: [...(live.webhooks ?? []), other] });
+    };
+    await edit('one.example.com');
+    const edited = await installer.sync(kyma, remote, remoteKyma(1), signal);
+    assert.equal(edited.status, 'False');
+    assert.match(edited.message, /the webhook configuration skr-webhook was changed in the runtime and is put back/);
+    assert.equal((await installer.sync(kyma, remote, remoteKyma(1), signal)).status, 'True', 'the next check');
+    await edit('two.example.com');
+    assert.deepEqual(await webhooks(), [...installed, 'one.example.com', 'two.example.com']);
+    assert.equal((await installer.sync(kyma, remote, remoteKyma(1), signal)).status, 'True', 'an edit again within the resync interval is not reported');
+    await remote.delete(VWC, { name: SKR_WEBHOOK_NAME });
+    assert.equal((await installer.sync(kyma, remote, remoteKyma(1), signal)).status, 'False', 'a deletion is reported every time');
+    assert.deepEqual(await webhooks(), installed, 'put back');
+    assert.equal((await installer.sync(kyma, remote, remoteKyma(1), signal)).status, 'True');
+  });
+
   it('names a certificate that could not be renewed, keeps the runtime on it, and says when it expired', async () => {
     const signal = new AbortController().signal;
     const issued = (await kcp.get<Secret>({ apiVersion: 'v1', kind: 'Secret' }, { namespace: NS, name: 'demo-webhook-tls' })).data?.['tls.crt'];

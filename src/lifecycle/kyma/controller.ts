@@ -386,7 +386,9 @@ class KymaReconciler {
       // The runtime conditions do not depend on the spec the Kyma just followed: they hold for its new generation too.
       if (!full) conditions = conditions.map((c) => (RUNTIME_CONDITIONS.includes(c.type) && kyma.metadata.generation !== undefined ? { ...c, observedGeneration: kyma.metadata.generation } : c));
       if (full) {
-        const catalogSynced = catalogSyncEnabled(kyma) ? await this.syncCatalog(kyma, remote, signal, fresh) : undefined;
+        // Copies are not listed first only in a runtime whose Kyma this check created: one whose Kyma
+        // status was lost (restored without it) still gets its stale copies deleted.
+        const catalogSynced = catalogSyncEnabled(kyma) ? await this.syncCatalog(kyma, remote, signal, fresh && synced.created) : undefined;
         if (catalogSynced === undefined) conditions = removeCondition(conditions, KymaConditionTypes.ModuleCatalog);
         else if (catalogSynced) conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'True', KymaConditionMessages.CatalogSynced, kyma.metadata.generation, now);
         else conditions = setCondition(conditions, KymaConditionTypes.ModuleCatalog, 'False', KymaConditionMessages.CatalogOutOfSync, kyma.metadata.generation, now);

@@ -79,6 +79,8 @@ interface Installed {
   deploymentGeneration?: number;
   /** metadata.generation of the ValidatingWebhookConfiguration as this process last applied it. */
   configurationGeneration?: number;
+  /** When an edit of the webhook configuration in the runtime was last reported in the condition. */
+  editReportedAt?: number;
   unavailableSince?: number;
 }
 
@@ -138,19 +140,23 @@ export class SkrWebhookInstaller {
     let state = this.installed.get(name);
     let deployment: KubeObject | undefined;
     let secretPresent = true;
-    /** The webhook configuration was deleted or edited in the runtime since this process applied it. */
-    let configurationLost: 'missing' | 'changed' | undefined;
-    const due = !state || state.fingerprint !== fingerprint || now - state.appliedAt >= (this.opts.resyncMs ?? DEFAULT_WEBHOOK_RESYNC_MS);
-    if (!due) {
-      let configuration: KubeObject | undefined;
-      [deployment, secretPresent, configuration] = await Promise.all([this.readDeployment(remote, signal), this.secretPresent(remote, signal), findObject(remote, VWC, { name: SKR_WEBHOOK_NAME }, { signal })]);
-      if (!configuration) configurationLost = 'missing';
-      else if (configuration.metadata.generation !== state?.configurationGeneration) configurationLost = 'changed';
+    /** The webhook configuration was deleted or its webhooks edited in the runtime since this process applied it. */
+    let configuration: 'missing' | 'edited' | undefined;
+    const resyncMs = this.opts.resyncMs ?? DEFAULT_WEBHOOK_RESYNC_MS;
+    const due = !state || state.fingerprint !== fingerprint || now - state.appliedAt >= resyncMs;
+    if (state) {
+      // What this process installed is looked at on every check, also one that applies everything
+      // anyway (a renewed certificate, a Watcher change, the resync): a configuration gone meanwhile
+      // must be reported, not just put back.
+      const [live, rest] = await Promise.all([findObject(remote, VWC, { name: SKR_WEBHOOK_NAME }, { signal }), due ? undefined : Promise.all([this.readDeployment(remote, signal), this.secretPresent(remote, signal)])]);
+      if (rest) [deployment, secretPresent] = rest;
+      if (!live) configuration = 'missing';
+      else if (live.metadata.generation !== state.configurationGeneration) configuration = 'edited';
     }
     // A webhook Deployment deleted or edited in the runtime (scaled down, say), its TLS Secret deleted
     // there, or the webhook configuration deleted or edited, is put back now, not at the next resync:
     // a generation moved past the one this process applied, or an object is gone.
-    if (due || !deployment || !secretPresent || configurationLost || deployment.metadata.generation !== state?.deploymentGeneration) {
+    if (due || !deployment || !secretPresent || configuration || deployment.metadata.generation !== state?.deploymentGeneration) {
       // The webhook configuration goes last: the webhook it calls exists before any call. During a CA
       // rotation it goes first: its bundle then holds both CAs and trusts the serving certificate the
       // webhook has as well as the one the Secret brings. After the Secret, an admission call on a new
@@ -172,6 +178,7 @@ export class SkrWebhookInstaller {
         deploymentGeneration: deployment?.metadata.generation,
         configurationGeneration,
         unavailableSince: state?.unavailableSince,
+        editReportedAt: state?.editReportedAt,
       };
       this.installed.set(name, state);
     }
@@ -179,10 +186,14 @@ export class SkrWebhookInstaller {
 
     const problems: string[] = [];
     let error = false;
-    // The runtime did not call the webhook as it should for a while: the condition leaves True for
-    // this check, so that its next transition to True tells the Manifests to read their objects back
-    // (their changes in between were not reported).
-    if (configurationLost) problems.push(`the webhook configuration ${SKR_WEBHOOK_NAME} was ${configurationLost === 'missing' ? 'deleted' : 'changed'} in the runtime and is put back: changes made there meanwhile were not reported`);
+    // A configuration deleted or edited: the runtime may not have called the webhook as it should for
+    // a while. The condition leaves True for this check, so that its next transition to True tells the
+    // Manifests to read their objects back. An edit is reported once per resync interval, not on every
+    // check: another tool in the runtime that keeps changing the webhooks would otherwise keep the
+    // Kyma from Ready, and each report costs every Manifest of the runtime a read-back.
+    const reportEdit = configuration === 'edited' && !(state.editReportedAt !== undefined && now - state.editReportedAt < resyncMs);
+    if (reportEdit) state.editReportedAt = now;
+    if (configuration === 'missing' || reportEdit) problems.push(`the webhook configuration ${SKR_WEBHOOK_NAME} was ${configuration === 'missing' ? 'deleted' : 'changed'} in the runtime and is put back: changes made there meanwhile may not have been reported`);
     const available = isAvailable(deployment);
     if (!available) {
       state.unavailableSince ??= now;
