@@ -96,8 +96,8 @@ export function setupManifestController(manager: Manager, opts: ManifestControll
     const kymaStore = manager.cache<KymaObject>(Kyma, scope);
     // The condition's transition time changes whenever it leaves True and comes back.
     webhookHealthySince = (kymaKey) => {
-      const c = kymaStore.get(kymaKey)?.status?.conditions?.find((c) => c.type === KymaConditionTypes.SKRWebhook);
-      return c?.status === 'True' ? (c.lastTransitionTime ?? '') : undefined;
+      const webhook = kymaStore.get(kymaKey)?.status?.conditions?.find((c) => c.type === KymaConditionTypes.SKRWebhook);
+      return webhook?.status === 'True' ? (webhook.lastTransitionTime ?? '') : undefined;
     };
   }
   const reconciler = new ManifestReconciler({
