@@ -130,6 +130,17 @@ class Env {
     }, timeoutMs);
   }
 
+  /** Changes a Manifest's annotation (a spec event without a spec change): it brings the Manifest a pass. */
+  async touch(manifest: string, value: string): Promise<void> {
+    await this.land.kcp.patch(Manifest, { namespace: NS, name: manifest }, 'merge', { metadata: { annotations: { 'example.test/touch': value } } });
+  }
+
+  /** Waits until the controllers' Kyma cache has the Kyma's SKRWebhook condition True since `lastTransitionTime`. */
+  async webhookSeenSince(id: string, lastTransitionTime: string): Promise<void> {
+    const kymas = this.cp.manager.cache<KymaObject>(Kyma, { namespace: NS });
+    await waitFor("the controllers' cache with the webhook working", () => kymas.get(`${NS}/${id}`)?.status?.conditions?.some((c) => c.type === 'SKRWebhook' && c.status === 'True' && c.lastTransitionTime === lastTransitionTime), 10_000);
+  }
+
   manifests(id: string): Promise<ManifestObject[]> {
     return this.land.kcp.list<ManifestObject>(Manifest, { namespace: NS, labelSelector: `${Labels.KymaName}=${id}` }).then((l) => l.items);
   }
@@ -374,12 +385,12 @@ describe('with the runtime watcher: a Ready Manifest whose webhook is not health
     const key = `${NS}/${manifest.metadata.name ?? ''}`;
     const unhealthyReads = () => env.metric('lifecycle_mgr_drift_checks_total', 'reason="webhook_unhealthy"');
     // The first pass after the change reads them back (they were last read while events flowed).
-    await env.land.kcp.patch(Manifest, { namespace: NS, name: manifest.metadata.name ?? '' }, 'merge', { metadata: { annotations: { 'example.test/touch': '0' } } });
+    await env.touch(manifest.metadata.name ?? '', '0');
     await waitFor('a read-back without a healthy webhook', () => unhealthyReads() > 0, 10_000);
     const before = { reads: unhealthyReads(), passes: env.reconciles('manifest', key) };
     // Passes brought by changes of the Manifest (as status events bring them), well within a success interval.
     for (let i = 1; i <= 6; i++) {
-      await env.land.kcp.patch(Manifest, { namespace: NS, name: manifest.metadata.name ?? '' }, 'merge', { metadata: { annotations: { 'example.test/touch': String(i) } } });
+      await env.touch(manifest.metadata.name ?? '', String(i));
       await sleep(100);
     }
     await waitFor('the passes ran', () => env.reconciles('manifest', key) - before.passes >= 4, 5_000);
@@ -388,7 +399,7 @@ describe('with the runtime watcher: a Ready Manifest whose webhook is not health
     // Once a success interval has passed, the next pass reads them back again.
     await sleep(SUCCESS_MS);
     const reads = unhealthyReads();
-    await env.land.kcp.patch(Manifest, { namespace: NS, name: manifest.metadata.name ?? '' }, 'merge', { metadata: { annotations: { 'example.test/touch': 'later' } } });
+    await env.touch(manifest.metadata.name ?? '', 'later');
     await waitFor('a read-back a success interval later', () => unhealthyReads() > reads, 10_000);
     // The webhook works again: the next pass reads them back once (what changed while it did not work
     // was not reported), and the pass after is clean.
@@ -399,12 +410,11 @@ describe('with the runtime watcher: a Ready Manifest whose webhook is not health
     const working = new Date().toISOString();
     const healthy = (kyma.status?.conditions ?? []).map((c) => (c.type === 'SKRWebhook' ? { ...c, status: 'True', lastTransitionTime: working } : c));
     await env.land.kcp.patch(Kyma, { namespace: NS, name: 'unconfirmed' }, 'merge', { status: { conditions: healthy } }, { subresource: 'status' });
-    const kymas = env.cp.manager.cache<KymaObject>(Kyma, { namespace: NS });
-    await waitFor("the Manifest controller's cache with it", () => kymas.get(`${NS}/unconfirmed`)?.status?.conditions?.some((c) => c.type === 'SKRWebhook' && c.lastTransitionTime === working), 10_000);
-    await env.land.kcp.patch(Manifest, { namespace: NS, name: manifest.metadata.name ?? '' }, 'merge', { metadata: { annotations: { 'example.test/touch': 'working' } } });
+    await env.webhookSeenSince('unconfirmed', working);
+    await env.touch(manifest.metadata.name ?? '', 'working');
     await waitFor('a read-back under the webhook that works again', () => recovered() > again, 10_000);
     const cleanBefore = clean();
-    await env.land.kcp.patch(Manifest, { namespace: NS, name: manifest.metadata.name ?? '' }, 'merge', { metadata: { annotations: { 'example.test/touch': 'working-2' } } });
+    await env.touch(manifest.metadata.name ?? '', 'working-2');
     await waitFor('a clean pass after it', () => clean() > cleanBefore, 10_000);
     assert.equal(recovered(), again + 1, 'read back once');
   });
@@ -425,7 +435,7 @@ describe('with the runtime watcher: a Ready Manifest whose webhook stopped worki
     await env.ready('lapse');
     const manifest = (await env.manifests('lapse'))[0];
     const name = manifest?.metadata.name ?? '';
-    const touch = (v: string) => env.land.kcp.patch(Manifest, { namespace: NS, name }, 'merge', { metadata: { annotations: { 'example.test/touch': v } } });
+    const touch = (v: string) => env.touch(name, v);
     const recovered = () => env.metric('lifecycle_mgr_drift_checks_total', 'reason="events_missed"');
     const clean = () => env.metric('lifecycle_mgr_manifest_clean_passes_total');
     const readBacks = () => env.metric('lifecycle_mgr_drift_checks_total');
@@ -457,8 +467,7 @@ describe('with the runtime watcher: a Ready Manifest whose webhook stopped worki
       const c = await webhookCondition();
       return c?.status === 'True' && c.lastTransitionTime !== since && c.lastTransitionTime;
     }, 10_000);
-    const kymas = env.cp.manager.cache<KymaObject>(Kyma, { namespace: NS });
-    await waitFor("the Manifest controller's cache with it", () => kymas.get(`${NS}/lapse`)?.status?.conditions?.some((c) => c.type === 'SKRWebhook' && c.status === 'True' && c.lastTransitionTime === back), 10_000);
+    await env.webhookSeenSince('lapse', back);
     assert.equal(recovered(), reads, 'no Manifest pass yet');
     // The next pass reads every object back and puts the deleted one back.
     await touch('recovered');
