@@ -276,6 +276,11 @@ spec:
 `;
 }
 
+/** A module's manifest (its 13 objects) and default CR, as YAML text. */
+export function fleetModuleObjects(name: string, version: string): { manifest: string; defaultCr: string } {
+  return { manifest: manifestYaml(name, version), defaultCr: defaultCrYaml(name) };
+}
+
 /** A newer version of the fleet's modules, in channel fast: moving channel regular to it upgrades the module fleet-wide. */
 export const FLEET_MODULE_UPGRADE = '1.1.0';
 
