@@ -147,6 +147,10 @@ function keepSpec(obj: ObjectWithMeta, old: ObjectWithMeta): void {
   Object.assign(obj, deepClone(specPart(old)));
 }
 
+/** The built-in types by `group/version/resource` (resolve runs for every request). */
+const BUILTIN_BY_PATH = new Map<string, ResourceType>();
+for (const t of BUILTIN_TYPES) if (!BUILTIN_BY_PATH.has(`${t.group}/${t.version}/${t.resource}`)) BUILTIN_BY_PATH.set(`${t.group}/${t.version}/${t.resource}`, t);
+
 /** `target[key]` as in `source`, absent when absent there. */
 function copyField(target: object, source: object, key: string): void {
   const value = (source as Record<string, unknown>)[key];
@@ -175,6 +179,7 @@ export class LogicalCluster {
   readonly store: ObjectStore;
   /** Served types of this cluster's CRDs, by `group/version/resource`. */
   private readonly customTypes = new Map<string, ResourceType>();
+  private customTypesGeneration = 0;
   private readonly schemaCache = new WeakMap<object, SchemaNode>();
   /** Request objects whose unknown fields decodeFields already pruned (and reported). */
   private readonly prunedOnDecode = new WeakSet<object>();
@@ -194,8 +199,13 @@ export class LogicalCluster {
 
   /** Resolves `group/version/resource` to a type, built-in or custom. */
   resolve(group: string, version: string, resource: string): ResourceType | undefined {
-    const builtin = BUILTIN_TYPES.find((t) => t.group === group && t.version === version && t.resource === resource);
-    return builtin ?? this.customTypes.get(`${group}/${version}/${resource}`);
+    const key = `${group}/${version}/${resource}`;
+    return BUILTIN_BY_PATH.get(key) ?? this.customTypes.get(key);
+  }
+
+  /** Changes whenever the served custom types do (discovery documents are kept until it changes). */
+  get typesGeneration(): number {
+    return this.customTypesGeneration;
   }
 
   /** All served types, built-in first, then custom ones in CRD creation order. */
@@ -210,7 +220,11 @@ export class LogicalCluster {
   /** Finds the type for an apiVersion and kind (owner references, webhooks, admission). */
   typeForKind(apiVersion: string, kind: string): ResourceType | undefined {
     const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
-    return this.servedTypes().find((t) => t.group === group && t.version === version && t.kind === kind);
+    const matches = (t: ResourceType) => t.group === group && t.version === version && t.kind === kind;
+    const builtin = BUILTIN_TYPES.find(matches);
+    if (builtin) return builtin;
+    for (const t of this.customTypes.values()) if (matches(t)) return t;
+    return undefined;
   }
 
   /** The resource (storage) type for a group and resource, whatever version. */
@@ -231,6 +245,7 @@ export class LogicalCluster {
   }
 
   private refreshCustomTypes(): void {
+    this.customTypesGeneration++;
     this.customTypes.clear();
     for (const o of this.store.list(CRDS)) {
       const crd = JSON.parse(o.json) as ObjectWithMeta;
@@ -429,7 +444,11 @@ export class LogicalCluster {
 
   async create(t: ResourceType, namespace: string, body: ObjectWithMeta, opts: WriteOptions = {}): Promise<WriteResult> {
     this.checkKind(t, body);
-    const obj = deepClone(body);
+    return this.createFrom(t, namespace, deepClone(body), body, opts);
+  }
+
+  /** A create of `obj`, this server's own copy of the request's `body` (changed in place). */
+  private async createFrom(t: ResourceType, namespace: string, obj: ObjectWithMeta, body: ObjectWithMeta, opts: WriteOptions): Promise<WriteResult> {
     this.decodeFields(t, obj, opts, (paths) => strictDecodingError(t, body, paths));
     obj.apiVersion = groupVersion(t);
     obj.kind = t.kind;
@@ -546,7 +565,7 @@ export class LogicalCluster {
     }
     const next = deepClone(body);
     this.decodeFields(t, next, opts, (paths) => strictDecodingError(t, body, paths));
-    return conflictOnRace(this.finishUpdate(t, old, next, opts, opts.subresource));
+    return conflictOnRace(this.finishUpdate(t, old, next, opts, opts.subresource, undefined, stored.json));
   }
 
   /**
@@ -554,7 +573,16 @@ export class LogicalCluster {
    * default, validate, track field managers, skip no-ops, admit, store (or delete when the
    * last finalizer of a deleting object went away).
    */
-  private async finishUpdate(t: ResourceType, old: ObjectWithMeta, next: ObjectWithMeta, opts: WriteOptions, subresource: string | undefined, managed?: 'apply' | 'precomputed'): Promise<WriteResult> {
+  private async finishUpdate(
+    t: ResourceType,
+    old: ObjectWithMeta,
+    next: ObjectWithMeta,
+    opts: WriteOptions,
+    subresource: string | undefined,
+    managed?: 'apply' | 'precomputed',
+    /** The stored text `old` was decoded from: another copy of it is decoded from it rather than cloned. */
+    oldJson?: string,
+  ): Promise<WriteResult> {
     next.apiVersion = groupVersion(t);
     next.kind = t.kind;
     if (!isPlainObject(next.metadata)) next.metadata = {};
@@ -562,7 +590,7 @@ export class LogicalCluster {
     const statusResets = subresource === 'status' ? statusResetsOf(t) : undefined;
     if (subresource === 'status' && statusResets === undefined) {
       // Custom resources: the stored object with the request's status, nothing else.
-      obj = { ...deepClone(old), status: next.status };
+      obj = { ...(oldJson !== undefined ? this.decode(t, oldJson) : deepClone(old)), status: next.status };
       if (next.status === undefined) delete obj.status;
       obj.metadata.managedFields = next.metadata.managedFields ?? old.metadata.managedFields;
     } else {
@@ -665,7 +693,8 @@ export class LogicalCluster {
     if (!stored) throw notFound(refOf(t), name);
     const old = this.decode(t, stored.json);
     let next: unknown;
-    const base = deepClone(old) as unknown as JsonObject;
+    // A second decode is the patch's own copy (cheaper than cloning the first).
+    const base = this.decode(t, stored.json) as unknown as JsonObject;
     if (type === 'merge') next = mergePatch(base, patchBody);
     else if (type === 'json') next = jsonPatch(base, patchBody);
     else next = strategicMergePatch(base, patchBody as JsonObject, this.schemaOf(t));
@@ -679,7 +708,7 @@ export class LogicalCluster {
     if (rv !== undefined && rv !== old.metadata.resourceVersion) throw conflict(refOf(t), name, MODIFIED);
     if (obj.metadata.name !== name) throw badRequest(`the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`);
     if (!Array.isArray(obj.metadata.managedFields)) obj.metadata.managedFields = old.metadata.managedFields;
-    return this.finishUpdate(t, old, obj, opts, opts.subresource);
+    return this.finishUpdate(t, old, obj, opts, opts.subresource, undefined, stored.json);
   }
 
   private async apply(
@@ -724,12 +753,14 @@ export class LogicalCluster {
     if (merged.metadata.resourceVersion !== undefined && merged.metadata.resourceVersion !== old.metadata.resourceVersion) {
       throw conflict(refOf(t), name, MODIFIED);
     }
-    return conflictOnRace(this.finishUpdate(t, old, merged, opts, opts.subresource, 'apply'));
+    return conflictOnRace(this.finishUpdate(t, old, merged, opts, opts.subresource, 'apply', stored?.json));
   }
 
   /** Create through server-side apply: the apply entry the field manager computed is kept. */
   private async createApplied(t: ResourceType, namespace: string, obj: ObjectWithMeta, managedFields: ObjectWithMeta['metadata']['managedFields'] & object, opts: WriteOptions): Promise<WriteResult> {
-    const created = await this.create(t, namespace, { ...obj, metadata: { ...obj.metadata, managedFields: [] } }, { ...opts, dryRun: true });
+    // The merged object shares nothing with the request (mergeApplied): no copy of it is needed.
+    const own = { ...obj, metadata: { ...obj.metadata, managedFields: [] } };
+    const created = await this.createFrom(t, namespace, own, own, { ...opts, dryRun: true });
     const o = created.object;
     o.metadata.managedFields = managedFields;
     if (opts.dryRun) return created;

@@ -24,8 +24,19 @@ interface GroupInfo {
   versions: string[];
 }
 
-/** Non-core groups with their versions, the preferred (first registered) version first. */
-export function groupDiscovery(c: LogicalCluster): Map<string, GroupInfo> {
+/** Each cluster's groups as last built, kept until its served types change (every request to `/apis/...` asks). */
+const groupsByCluster = new WeakMap<LogicalCluster, { generation: number; groups: ReadonlyMap<string, GroupInfo> }>();
+
+/** Non-core groups with their versions, the preferred (first registered) version first; shared, not to be changed. */
+export function groupDiscovery(c: LogicalCluster): ReadonlyMap<string, GroupInfo> {
+  const cached = groupsByCluster.get(c);
+  if (cached?.generation === c.typesGeneration) return cached.groups;
+  const groups = buildGroups(c);
+  groupsByCluster.set(c, { generation: c.typesGeneration, groups });
+  return groups;
+}
+
+function buildGroups(c: LogicalCluster): Map<string, GroupInfo> {
   const out = new Map<string, GroupInfo>();
   for (const t of c.servedTypes()) {
     if (t.group === '') continue;

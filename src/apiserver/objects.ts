@@ -6,9 +6,19 @@ import { eventFromCore, fromStorageVersion } from './builtin/index.js';
 import type { ObjectWithMeta } from '../kube/object.js';
 import { canonicalJson } from '../kube/json.js';
 
-/** RFC 3339 with seconds, as metav1.Time serializes. */
-export function nowRfc3339(d = new Date()): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** The current second's text: every write asks for it two or three times. */
+let lastSecond = NaN;
+let lastText = '';
+
+/** RFC 3339 with seconds, as metav1.Time serializes (now when no date is given). */
+export function nowRfc3339(d?: Date): string {
+  if (d) return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== lastSecond) {
+    lastText = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastText;
 }
 
 export function newUid(): string {
