@@ -179,7 +179,7 @@ export class Persistence {
       }
     };
 
-    /** Replays one file; returns its header (format 2), its format, and where its last complete line ends. */
+    /** Replays one file; returns its header (formats 2 and 3), its format, and where its last complete line ends. */
     const replay = (name: string, live: boolean): { header?: FileHeader; version: number; goodBytes: number; torn: boolean } => {
       let version = 0;
       let header: FileHeader | undefined;
@@ -205,7 +205,9 @@ export class Persistence {
         } else apply(decoded.value);
         goodBytes = l.offset + l.bytes.length + 1;
       }
-      return { header, version: version || STORE_VERSION, goodBytes, torn };
+      // The header's format, which says whether appends may go on in the file; its lines are read
+      // by the form each one has (plain JSON in format 1, else a checksum first).
+      return { header, version: header?.version ?? (version || STORE_VERSION), goodBytes, torn };
     };
 
     // The snapshot, then the log: the format-1 wal.log (only after a format-1 snapshot or none), then
@@ -257,7 +259,7 @@ export class Persistence {
       this.log('info', 'store: dropped the last log record, cut off by a crash while it was being written (never acknowledged)', { file: live.name, offset: live.goodBytes, bytes: size - live.goodBytes });
     }
 
-    // Appends go on in the live segment when it is a clean format-2 one, else in a new segment.
+    // Appends go on in the live segment when it is a clean one of this format, else in a new segment.
     const continueLive = live !== undefined && live.version === STORE_VERSION && !damagedFiles.has(live.name) && live.goodBytes > 0;
     const lastSegment = segments.length > 0 ? segments[segments.length - 1] : 0;
     if (continueLive) {

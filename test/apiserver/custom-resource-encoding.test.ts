@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { decodeLine, STORE_VERSION } from '../../src/apiserver/persistence-format.js';
 import { startApiServer, type RunningApiServer } from '../../src/apiserver/server.js';
 import { isPlainObject } from '../../src/kube/json.js';
 import { KubeClient } from '../conformance/http.js';
@@ -105,7 +106,7 @@ describe('custom resources restored from an older data dir', () => {
     c1.close();
     await first.stop();
     // Rewrite the stored gadget as an older server stored it: in the order the client sent its keys,
-    // in that server's store format (wal.log, JSON lines without checksums; format 2 is read the same).
+    // in that server's store format (wal.log, JSON lines without checksums, each object a JSON string).
     let rewritten = 0;
     const store = join(dir, 'store');
     const segment = join(store, 'wal-00000001.log');
@@ -113,7 +114,9 @@ describe('custom resources restored from an older data dir', () => {
       .split('\n')
       .filter((line) => line && !line.includes('"format":"kcp-store"'))
       .map((line) => {
-        const rec = JSON.parse(line.slice(line.indexOf(' ') + 1)) as { r: string; j: string };
+        const d = decodeLine(Buffer.from(line), STORE_VERSION);
+        assert.ok('value' in d, 'a line of the store decodes');
+        const rec = d.value as { r: string; j: string };
         if (rec.r !== 'order.example.com/gadgets') return JSON.stringify(rec);
         const o = JSON.parse(rec.j) as Record<string, unknown>;
         rec.j = JSON.stringify({ kind: o.kind, spec: { zone: 'b', alpha: { z: 1 } }, apiVersion: o.apiVersion, metadata: o.metadata });

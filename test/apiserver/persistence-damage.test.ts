@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { encodeLine } from '../../src/apiserver/persistence-format.js';
+import { decodeLine, encodeLine, STORE_VERSION, type StoreRecord } from '../../src/apiserver/persistence-format.js';
 import { startApiServer, StoreDamagedError } from '../../src/apiserver/server.js';
 import { waitFor } from '../support/wait.js';
 import { capturingLog, configMap, populate, stateOf, storeFiles, storeTestServers } from '../support/store.js';
@@ -29,6 +29,18 @@ function damageRecord(file: string, cluster: string, name: string): void {
   const value = bytes.indexOf('value', at);
   bytes[value] = 'V'.charCodeAt(0);
   writeFileSync(file, bytes);
+}
+
+/** The records of a store file of this format, header left out (as the server holds them: each object's text in `j`). */
+function recordsOf(file: string): StoreRecord[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l && !l.includes('"format":"kcp-store"'))
+    .map((l) => {
+      const d = decodeLine(Buffer.from(l), STORE_VERSION);
+      assert.ok('value' in d, `a line of ${file} decodes`);
+      return d.value as StoreRecord;
+    });
 }
 
 /** The StoreDamagedError a start on `dataDir` fails with. */
@@ -171,14 +183,10 @@ describe('store damage and old formats', () => {
     const expected = stateOf(server);
     await server.stop();
 
-    // As the earlier format wrote them: snapshot.log and wal.log, JSON lines without checksums or headers.
+    // As the earlier format wrote them: snapshot.log and wal.log, JSON lines without checksums or
+    // headers, each object a JSON string (`j`).
     const store = join(dataDir, 'store');
-    const plain = (file: string) =>
-      readFileSync(join(store, file), 'utf8')
-        .split('\n')
-        .filter((l) => l && !l.includes('"format":"kcp-store"'))
-        .map((l) => `${l.slice(17)}\n`)
-        .join('');
+    const plain = (file: string) => recordsOf(join(store, file)).map((r) => `${JSON.stringify(r)}\n`).join('');
     writeFileSync(join(store, 'snapshot.log'), plain('snapshot.log'));
     writeFileSync(join(store, 'wal.log'), `${plain('wal-00000002.log')}{"op":"put","c":"rt-0","r":"/configmaps","ns":"def`);
     for (const f of readdirSync(store)) if (f.startsWith('wal-')) unlinkSync(join(store, f));
@@ -190,12 +198,55 @@ describe('store damage and old formats', () => {
     // Rewritten in the new format by a compaction of its own.
     await waitFor('the format-1 files rewritten', () => again.storeStats()!.compactions >= 1);
     assert.deepEqual(Object.keys(storeFiles(dataDir)), ['snapshot.log', 'wal-00000002.log']);
-    assert.match(readFileSync(join(store, 'snapshot.log'), 'utf8'), /^[0-9a-f]{16} \{"format":"kcp-store","version":2,"kind":"snapshot","firstSegment":2\}\n/);
+    assert.match(readFileSync(join(store, 'snapshot.log'), 'utf8'), new RegExp(`^[0-9a-f]{16} \\{"format":"kcp-store","version":${STORE_VERSION},"kind":"snapshot","firstSegment":2\\}\\n`));
     await again.stop();
 
     const third = await start(dataDir);
     await third.idle();
     assert.deepEqual(stateOf(third), expected);
+    await third.stop();
+  });
+
+  it('reads a data dir of format 2 (objects as JSON strings), appends in a new segment of this format, and rewrites it at compaction', async () => {
+    const dataDir = fresh();
+    const server = await start(dataDir);
+    await populate(server, 2, 30);
+    await server.compactStore();
+    const c = server.cluster('rt-1');
+    const cm = c.resolve('', 'v1', 'configmaps')!;
+    await c.update(cm, 'default', 'cm-3', configMap('cm-3', 'in-the-log'), { internal: true });
+    await server.idle();
+    const expected = stateOf(server);
+    await server.stop();
+
+    // As format 2 wrote them: the same records, each object escaped into a string, under version-2 headers.
+    const store = join(dataDir, 'store');
+    const line = (json: string) => `${createHash('sha256').update(json).digest('hex').slice(0, 16)} ${json}\n`;
+    const formatTwo = (file: string, header: Record<string, unknown>) =>
+      writeFileSync(join(store, file), [line(JSON.stringify({ format: 'kcp-store', version: 2, ...header })), ...recordsOf(join(store, file)).map((r) => line(JSON.stringify(r)))].join(''));
+    assert.deepEqual(Object.keys(storeFiles(dataDir)), ['snapshot.log', 'wal-00000002.log']);
+    formatTwo('snapshot.log', { kind: 'snapshot', firstSegment: 2 });
+    formatTwo('wal-00000002.log', { kind: 'segment', segment: 2 });
+    assert.match(readFileSync(join(store, 'wal-00000002.log'), 'utf8'), /"j":"\{/);
+
+    const again = await start(dataDir);
+    await again.idle();
+    assert.deepEqual(stateOf(again), expected);
+    // Appends do not go on in the format-2 segment: a new one holds them, in this format.
+    await again.cluster('rt-0').update(cm, 'default', 'cm-4', configMap('cm-4', 'after-the-upgrade'), { internal: true });
+    await again.idle();
+    const after = stateOf(again);
+    assert.deepEqual(Object.keys(storeFiles(dataDir)), ['snapshot.log', 'wal-00000002.log', 'wal-00000003.log']);
+    const appended = readFileSync(join(store, 'wal-00000003.log'), 'utf8');
+    assert.match(appended, new RegExp(`"version":${STORE_VERSION},"kind":"segment"`));
+    assert.match(appended, /"n":"cm-4","rv":\d+,"l":\{[^}]*\},"o":\{"kind":"ConfigMap"/);
+    await again.compactStore();
+    assert.doesNotMatch(readFileSync(join(store, 'snapshot.log'), 'utf8'), /"j":/);
+    await again.stop();
+
+    const third = await start(dataDir);
+    await third.idle();
+    assert.deepEqual(stateOf(third), after);
     await third.stop();
   });
 });

@@ -1,6 +1,7 @@
 // The store's line format: records read back through any chunk size (a store is never read as one
 // string), checksums that catch a changed byte, and what a damaged line still tells.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,5 +77,34 @@ describe('store line format', () => {
     const d = decodeLine(Buffer.from(encodeLine({ op: 'put', c: 'a' } as unknown as StoreRecord).slice(0, -1)), 2);
     assert.ok('damage' in d);
     assert.equal(d.damage, 'not a store record');
+  });
+
+  it('writes an object as its own JSON text (not escaped into a string) and slices it back out exactly', () => {
+    const json = JSON.stringify({ kind: 'ConfigMap', metadata: { name: 'x', annotations: { note: 'a "quoted" \\ back,"o":{slash}' } }, data: { o: '}' } });
+    // A head whose strings and labels hold what the object member looks like, outside and inside the labels map.
+    const rec: StoreRecord = { op: 'put', c: 'rt-1', r: '/configmaps', ns: 'default', n: 'we\\ird","o":{', rv: 9, j: json, l: { a: 'x', o: '{', 'b,"o":': '}' } };
+    const line = encodeLine(rec);
+    assert.ok(line.includes(`,"o":${json}}\n`), 'the object is the last member, as it is');
+    const d = decodeLine(Buffer.from(line.slice(0, -1)), 3);
+    assert.ok('value' in d);
+    assert.deepEqual(d.value, rec);
+    assert.equal((d.value as { j: string }).j, json);
+  });
+
+  it('reads a format-2 line, whose object is a JSON string', () => {
+    const rec = records[1];
+    const json = JSON.stringify(rec);
+    const line = Buffer.from(`${createHash('sha256').update(json).digest('hex').slice(0, 16)} ${json}`);
+    const d = decodeLine(line, 2);
+    assert.ok('value' in d);
+    assert.deepEqual(d.value, rec);
+  });
+
+  it('finds a changed byte in an object written as it is', () => {
+    const line = Buffer.from(encodeLine(records[3]).slice(0, -1));
+    line[line.lastIndexOf('x')] = 'y'.charCodeAt(0);
+    const d = decodeLine(line, 3);
+    assert.ok('damage' in d);
+    assert.equal(d.damage, 'checksum mismatch');
   });
 });
