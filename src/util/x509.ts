@@ -157,16 +157,40 @@ export interface LeafOptions extends Validity {
   ipAddresses?: readonly string[];
 }
 
+/** A CA as a signer needs it: its certificate parsed, its key imported, its key identifier. */
+interface Signer {
+  caCert: import('@peculiar/x509').X509Certificate;
+  signer: Awaited<ReturnType<typeof importSigningKey>>;
+  authorityKeyId: import('@peculiar/x509').AuthorityKeyIdentifierExtension;
+}
+
+/** The CAs last signed with: a fleet's certificates come from one or two, and parsing one in JavaScript costs more than the signature. */
+const signers = new Map<string, Promise<Signer>>();
+const SIGNERS_KEPT = 8;
+
+function signerOf(x509: X509Module, ca: CertKeyPair): Promise<Signer> {
+  const key = `${ca.certPem}\n${ca.keyPem}`;
+  let signer = signers.get(key);
+  if (!signer) {
+    signer = (async () => {
+      const caCert = new x509.X509Certificate(ca.certPem);
+      const caKeyId = caCert.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId;
+      const authorityKeyId = caKeyId ? new x509.AuthorityKeyIdentifierExtension(caKeyId) : await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey);
+      return { caCert, signer: await importSigningKey(ca.keyPem), authorityKeyId };
+    })();
+    // A CA that cannot be used is not kept: the next call reports it again.
+    signer.catch(() => signers.delete(key));
+    signers.set(key, signer);
+    if (signers.size > SIGNERS_KEPT) signers.delete(signers.keys().next().value as string);
+  }
+  return signer;
+}
+
 /** A leaf certificate (CA:false, digitalSignature + keyEncipherment) with a new ECDSA P-256 key, signed by `ca` (EC or RSA). */
 export async function issueCertificate(ca: CertKeyPair, opts: LeafOptions): Promise<CertKeyPair> {
   const x509 = await loadX509();
-  const caCert = new x509.X509Certificate(ca.certPem);
-  const signer = await importSigningKey(ca.keyPem);
+  const { caCert, signer, authorityKeyId } = await signerOf(x509, ca);
   const keys = await generateKeyPair();
-  const caKeyId = caCert.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId;
-  const authorityKeyId = caKeyId
-    ? new x509.AuthorityKeyIdentifierExtension(caKeyId)
-    : await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey);
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: randomSerialNumber(),
     subject: subjectName(opts.commonName, opts.organizations),
