@@ -3,7 +3,7 @@
 // operations, so garbage collection and namespace cleanup go through the same rules as clients.
 import type { AdmissionAttributes, Admitter } from './admission.js';
 import { applyBuiltinDefaults, dropEmptyFields, eventToCore, generationMetadata, prepareForCreate, prepareForUpdate, statusMetadataResets, toStorageVersion, validateBuiltin, validateName } from './builtin/index.js';
-import { acceptedStatus, defaultCrd, terminatingCondition, validateCrd } from './crd/definition.js';
+import { acceptedStatus, defaultCrd, isEstablished, terminatingCondition, validateCrd } from './crd/definition.js';
 import { applyDefaults, prune, validateCustomResource } from './crd/schema.js';
 import { dropUnknownFields, type FieldValidation, strictApplyError, strictDecodingError, strictPatchError, unknownFieldWarnings } from './field-validation.js';
 import {
@@ -151,6 +151,12 @@ function keepSpec(obj: ObjectWithMeta, old: ObjectWithMeta): void {
 const BUILTIN_BY_PATH = new Map<string, ResourceType>();
 for (const t of BUILTIN_TYPES) if (!BUILTIN_BY_PATH.has(`${t.group}/${t.version}/${t.resource}`)) BUILTIN_BY_PATH.set(`${t.group}/${t.version}/${t.resource}`, t);
 
+/** A CRD status without its Established condition. */
+function withoutEstablished(status: JsonObject): JsonObject {
+  const conditions = Array.isArray(status.conditions) ? status.conditions.filter((c) => !(isPlainObject(c) && c.type === 'Established')) : [];
+  return { ...status, conditions };
+}
+
 /** `target[key]` as in `source`, absent when absent there. */
 function copyField(target: object, source: object, key: string): void {
   const value = (source as Record<string, unknown>)[key];
@@ -187,6 +193,12 @@ export class LogicalCluster {
   /** Called after every committed change (the garbage collector and namespace controller listen). */
   afterCommit: ((t: ResourceType, obj: ObjectWithMeta | undefined, old: ObjectWithMeta | undefined) => void) | undefined;
   private clusterIpCounter = 10;
+  /**
+   * How long after its creation a CRD becomes Established and its custom resources are served; 0:
+   * at once. A real kube-apiserver's establishing controller takes a moment, which clients have to
+   * wait out; the fault injector sets it (`crdEstablishDelayMs`) to hold them to that.
+   */
+  crdEstablishDelayMs = 0;
 
   constructor(
     readonly name: string,
@@ -495,6 +507,8 @@ export class LogicalCluster {
       if (t.kind === 'CustomResourceDefinition') {
         const others = this.store.list(CRDS).map((o) => JSON.parse(o.json) as ObjectWithMeta);
         obj.status = acceptedStatus(obj, nowRfc3339(), others);
+        // Established later, as by kube-apiserver's establishing controller (commit schedules it).
+        if (this.crdEstablishDelayMs > 0) obj.status = withoutEstablished(obj.status as JsonObject);
       }
       dropEmptyFields(t.group, t.kind, obj);
     }
@@ -529,11 +543,31 @@ export class LogicalCluster {
     obj.metadata.resourceVersion = String(rv);
     const json = this.storedForm(t, obj);
     this.store.put(resourceKey(t), { json, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '', labels: obj.metadata.labels }, rv);
-    if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') this.refreshCustomTypes();
+    if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') {
+      this.refreshCustomTypes();
+      if (!old && this.crdEstablishDelayMs > 0 && !isEstablished(obj)) this.establishLater(t, obj.metadata.name ?? '', obj.metadata.uid ?? '');
+    }
     this.afterCommit?.(t, obj, old);
     if (t.storedAs || (!t.crd && storageVersionOf(t) !== t.version)) return { object: this.decode(t, json) };
     if (t.crd && t.crd.storageVersion !== t.version) return { object: { ...obj, apiVersion: groupVersion(t) } };
     return { object: obj, json };
+  }
+
+  /** Sets the Established condition of a new CRD after crdEstablishDelayMs (unless it went or was replaced meanwhile). */
+  private establishLater(t: ResourceType, name: string, uid: string): void {
+    const timer = setTimeout(() => {
+      const crd = this.tryGet(t, '', name);
+      if (!crd || crd.metadata.uid !== uid || isEstablished(crd) || crd.metadata.deletionTimestamp) return;
+      const status = (isPlainObject(crd.status) ? crd.status : {}) as JsonObject;
+      const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as JsonObject[];
+      const established = { type: 'Established', status: 'True', lastTransitionTime: nowRfc3339(), reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' };
+      crd.status = { ...status, conditions: [...conditions, established] };
+      // Lost to a write in between: the object that write left is looked at again.
+      this.update(t, '', name, crd, { internal: true, subresource: 'status', fieldManager: 'kube-apiserver' }).catch((e: unknown) => {
+        if (e instanceof StatusError && e.code === 409) this.establishLater(t, name, uid);
+      });
+    }, this.crdEstablishDelayMs);
+    timer.unref?.();
   }
 
   private removeNow(t: ResourceType, obj: ObjectWithMeta): void {

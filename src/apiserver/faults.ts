@@ -1,6 +1,7 @@
 // Fault injection for one logical cluster, off by default: added latency, an error rate
 // (500/503/429 with Retry-After), dropped watch connections, forced 410 Gone on watch resume,
-// and the cluster being unreachable. The reliability tests of the controllers use it.
+// the cluster being unreachable, and new CRDs established late. The reliability tests of the
+// controllers use it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LogicalCluster } from './cluster.js';
 import { gone, StatusError } from './errors.js';
@@ -22,6 +23,12 @@ export interface FaultConfig {
   forceGoneOnResume?: boolean;
   /** Connections are closed without an answer, as if the host were down. */
   unreachable?: boolean;
+  /**
+   * CRDs created from now on become Established, and their custom resources served, only this long
+   * after their creation (kube-apiserver's establishing controller takes a moment; the embedded
+   * server is otherwise done at once).
+   */
+  crdEstablishDelayMs?: number;
 }
 
 const messages: Record<number, [StatusError['reason'], string]> = {
@@ -56,6 +63,7 @@ export class FaultInjector {
   configure(config: FaultConfig | undefined, cluster: LogicalCluster): void {
     this.config = config && Object.keys(config).length > 0 ? config : undefined;
     this.cluster = cluster;
+    cluster.crdEstablishDelayMs = this.config?.crdEstablishDelayMs ?? 0;
     if (!this.config) this.goneOwed = 0;
     if (this.config?.forceGoneOnResume) cluster.store.compact();
     if (this.config?.unreachable) this.dropAll();

@@ -1,4 +1,5 @@
-// Fault injection per logical cluster: latency, error rate, dropped watches, forced 410, unreachable.
+// Fault injection per logical cluster: latency, error rate, dropped watches, forced 410, unreachable,
+// CRDs established late.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
@@ -99,5 +100,36 @@ describe('fault injection', () => {
     assert.equal((await other.request('GET', '/api/v1/namespaces')).status, 200);
     server.setFaults('faulty', undefined);
     assert.equal((await client.request('GET', '/api/v1/namespaces')).status, 200);
+  });
+
+  it('establishes new CRDs late: their custom resources are not served until the condition is set', async () => {
+    server.setFaults('faulty', { crdEstablishDelayMs: 400 });
+    try {
+      const crd = {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'gadgets.late.example.com' },
+        spec: { group: 'late.example.com', scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
+      };
+      const created = await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: JSON.stringify(crd) });
+      assert.equal(created.status, 201);
+      const conditions = (body: unknown) => ((body as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? []).map((c) => `${c.type}=${c.status}`);
+      assert.deepEqual(conditions(JSON.parse(created.text)), ['NamesAccepted=True'], 'answered before it is established');
+      const gadget = { apiVersion: 'late.example.com/v1', kind: 'Gadget', metadata: { name: 'g1' } };
+      assert.equal((await client.request('POST', '/apis/late.example.com/v1/namespaces/default/gadgets', { body: JSON.stringify(gadget) })).status, 404, 'not served yet');
+      let established: unknown;
+      for (let i = 0; i < 100 && !established; i++) {
+        const got = await client.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.late.example.com');
+        if (conditions(JSON.parse(got.text)).includes('Established=True')) established = got.text;
+        else await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(established, 'Established within 5 s');
+      assert.equal((await client.request('POST', '/apis/late.example.com/v1/namespaces/default/gadgets', { body: JSON.stringify(gadget) })).status, 201, 'served once established');
+      // A cluster without the fault serves a new CRD at once.
+      const fine = await other.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: JSON.stringify(crd) });
+      assert.deepEqual(conditions(JSON.parse(fine.text)), ['NamesAccepted=True', 'Established=True']);
+    } finally {
+      server.setFaults('faulty', undefined);
+    }
   });
 });

@@ -178,7 +178,8 @@ export function validateCrd(crd: ObjectWithMeta, old?: ObjectWithMeta): FieldErr
   return out;
 }
 
-function isEstablished(crd: ObjectWithMeta): boolean {
+/** The CRD's Established condition is True. */
+export function isEstablished(crd: ObjectWithMeta): boolean {
   return arr(obj(crd.status).conditions).some((c) => isPlainObject(c) && c.type === 'Established' && c.status === 'True');
 }
 
