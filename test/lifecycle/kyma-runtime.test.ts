@@ -108,6 +108,33 @@ describe('Kyma controller: runtime clusters', () => {
     );
   });
 
+  it('a new runtime whose API server establishes CRDs late: the first check waits for them instead of failing', async () => {
+    const id = 'rt-late-crds';
+    const rt = await createTestRuntime(env.api.server, env.kcp, id);
+    // As a real kube-apiserver: a new CRD's resources are served only once its establishing controller set the condition.
+    env.api.server.setFaults(rt.cluster, { crdEstablishDelayMs: 300 });
+    const seen: { method: string; path: string }[] = [];
+    const stop = env.api.server.observeRequests(({ cluster, method, path }) => {
+      if (cluster === rt.cluster) seen.push({ method, path });
+    });
+    try {
+      await env.kcp.create({ apiVersion: Kyma.apiVersion, kind: Kyma.kind, metadata: { name: id, namespace: NS, labels: { [Labels.KymaName]: id } }, spec: { channel: 'regular', modules: [] } });
+      await waitFor('Ready', async () => (await env.kyma(id)).status?.state === 'Ready');
+    } finally {
+      stop();
+      env.api.server.setFaults(rt.cluster, undefined);
+    }
+    const createdAt = seen.findIndex((r) => r.method === 'POST' && r.path.endsWith('/namespaces/kyma-system/kymas'));
+    assert.ok(createdAt > 0, 'the runtime Kyma was created');
+    assert.ok(
+      seen.slice(0, createdAt).some((r) => r.method === 'GET' && r.path.endsWith('/customresourcedefinitions/kymas.operator.kyma-project.io')),
+      'the Kyma CRD was read until Established, before the runtime Kyma was created',
+    );
+    // Before, the runtime Kyma's create failed with 404 and the check was retried with its backoff.
+    const failed = log.matching('reconcile failed', { name: id });
+    assert.deepEqual(failed.map((r) => JSON.stringify(r.fields.error)), [], 'no check failed on a CRD not yet served');
+  });
+
   it('a new Kyma whose runtime already has a runtime Kyma keeps that one and follows its modules', async () => {
     const rt = await createTestRuntime(env.api.server, env.kcp, 'rt-existing');
     const remote = clientFromKubeconfig(env.api.server.clusterAccess(rt.cluster).kubeconfig, { retries: 1 });

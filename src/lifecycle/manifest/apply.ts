@@ -1,11 +1,9 @@
 // Server-side apply of a module's objects into the target cluster with one field manager, phase
 // by phase (CRDs first and established before anything that may use them).
-import { isNotFound } from '../../runtime/client/errors.js';
 import type { Client } from '../../runtime/client/interface.js';
 import type { KubeObject } from '../../kube/object.js';
-import { CRD_KIND } from './constants.js';
+import { CrdNotEstablishedError, waitEstablished } from '../crd-established.js';
 import { applyPhases, type ResourceRef, refKey, refOf } from './inventory.js';
-import { pause } from '../../util/sleep.js';
 import { sharedStrings } from '../../util/intern.js';
 import { mapLimit } from '../../util/map-limit.js';
 
@@ -23,41 +21,10 @@ export interface ApplyOptions {
   signal: AbortSignal;
 }
 
-export class CrdNotEstablishedError extends Error {
-  constructor(readonly names: string[]) {
-    super(`CustomResourceDefinitions not yet established: ${names.join(', ')}`);
-    this.name = 'CrdNotEstablishedError';
-  }
-}
+export { CrdNotEstablishedError };
 
 export function recordOf(obj: KubeObject): AppliedRecord {
   return { resourceVersion: obj.metadata.resourceVersion ?? '', generation: obj.metadata.generation };
-}
-
-function isEstablished(crd: KubeObject): boolean {
-  const conds = (crd.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
-  return conds.some((c) => c.type === 'Established' && c.status === 'True');
-}
-
-async function waitEstablished(client: Client, crds: readonly KubeObject[], opts: ApplyOptions, applied: Map<string, KubeObject>): Promise<void> {
-  const deadline = Date.now() + opts.crdEstablishTimeoutMs;
-  let pending = crds.filter((c) => !isEstablished(applied.get(refKey(refOf(c))) ?? c));
-  let delay = 50;
-  while (pending.length > 0) {
-    if (Date.now() > deadline || opts.signal.aborted) throw new CrdNotEstablishedError(pending.map((c) => c.metadata.name ?? ''));
-    await pause(delay, opts.signal);
-    delay = Math.min(delay * 2, 1000);
-    const still: KubeObject[] = [];
-    for (const c of pending) {
-      try {
-        if (!isEstablished(await client.get(CRD_KIND, { name: c.metadata.name ?? '' }, { signal: opts.signal }))) still.push(c);
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-        still.push(c);
-      }
-    }
-    pending = still;
-  }
 }
 
 /** Applies one object and returns what the server stored. */
@@ -89,7 +56,7 @@ export async function applyAll(client: Client, objects: readonly KubeObject[], o
         applied.set(key, stored);
       });
       const crds = phase.filter((o) => o.kind === 'CustomResourceDefinition');
-      if (crds.length > 0) await waitEstablished(client, crds, opts, applied);
+      if (crds.length > 0) await waitEstablished(client, new Map(crds.map((c) => [c.metadata.name ?? '', applied.get(refKey(refOf(c))) ?? c])), opts.crdEstablishTimeoutMs, opts.signal);
     }
   } catch (e) {
     throw new ApplyError(e, [...records.keys()]);
