@@ -157,6 +157,12 @@ function withoutEstablished(status: JsonObject): JsonObject {
   return { ...status, conditions };
 }
 
+/** The CRD's names were accepted (a CRD whose names clash is never Established). */
+function namesAccepted(crd: ObjectWithMeta): boolean {
+  const conditions = (crd.status as JsonObject | undefined)?.conditions;
+  return Array.isArray(conditions) && conditions.some((c) => isPlainObject(c) && c.type === 'NamesAccepted' && c.status === 'True');
+}
+
 /** `target[key]` as in `source`, absent when absent there. */
 function copyField(target: object, source: object, key: string): void {
   const value = (source as Record<string, unknown>)[key];
@@ -247,6 +253,14 @@ export class LogicalCluster {
   /** Rebuilds the served custom types from the stored CRDs (after a restore from disk). */
   reloadTypes(): void {
     this.refreshCustomTypes();
+    // A CRD stored while its establishment was still delayed (crdEstablishDelayMs) would never be
+    // served: its timer went with the process. It is established now.
+    const crdType = BUILTIN_BY_PATH.get('apiextensions.k8s.io/v1/customresourcedefinitions');
+    for (const o of this.store.list(CRDS)) {
+      if (!crdType || !o.json.includes('"NamesAccepted"')) continue;
+      const crd = JSON.parse(o.json) as ObjectWithMeta;
+      if (namesAccepted(crd) && !isEstablished(crd) && !crd.metadata.deletionTimestamp) this.establishLater(crdType, crd.metadata.name ?? '', crd.metadata.uid ?? '');
+    }
     // Custom resources stored before they were kept with sorted keys are sorted once, at restore.
     for (const resource of new Set([...this.customTypes.values()].map(resourceKey))) {
       for (const o of this.store.list(resource)) {
@@ -508,7 +522,7 @@ export class LogicalCluster {
         const others = this.store.list(CRDS).map((o) => JSON.parse(o.json) as ObjectWithMeta);
         obj.status = acceptedStatus(obj, nowRfc3339(), others);
         // Established later, as by kube-apiserver's establishing controller (commit schedules it).
-        if (this.crdEstablishDelayMs > 0) obj.status = withoutEstablished(obj.status as JsonObject);
+        if (this.crdEstablishDelayMs > 0 && namesAccepted(obj)) obj.status = withoutEstablished(obj.status as JsonObject);
       }
       dropEmptyFields(t.group, t.kind, obj);
     }
@@ -545,7 +559,7 @@ export class LogicalCluster {
     this.store.put(resourceKey(t), { json, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '', labels: obj.metadata.labels }, rv);
     if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') {
       this.refreshCustomTypes();
-      if (!old && this.crdEstablishDelayMs > 0 && !isEstablished(obj)) this.establishLater(t, obj.metadata.name ?? '', obj.metadata.uid ?? '');
+      if (!old && this.crdEstablishDelayMs > 0 && namesAccepted(obj) && !isEstablished(obj)) this.establishLater(t, obj.metadata.name ?? '', obj.metadata.uid ?? '');
     }
     this.afterCommit?.(t, obj, old);
     if (t.storedAs || (!t.crd && storageVersionOf(t) !== t.version)) return { object: this.decode(t, json) };
@@ -557,7 +571,7 @@ export class LogicalCluster {
   private establishLater(t: ResourceType, name: string, uid: string): void {
     const timer = setTimeout(() => {
       const crd = this.tryGet(t, '', name);
-      if (!crd || crd.metadata.uid !== uid || isEstablished(crd) || crd.metadata.deletionTimestamp) return;
+      if (!crd || crd.metadata.uid !== uid || isEstablished(crd) || !namesAccepted(crd) || crd.metadata.deletionTimestamp) return;
       const status = (isPlainObject(crd.status) ? crd.status : {}) as JsonObject;
       const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as JsonObject[];
       const established = { type: 'Established', status: 'True', lastTransitionTime: nowRfc3339(), reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' };

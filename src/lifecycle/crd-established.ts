@@ -15,17 +15,34 @@ export class CrdNotEstablishedError extends Error {
   }
 }
 
+type Condition = { type?: string; status?: string; message?: string };
+
+function conditionsOf(crd: KubeObject): Condition[] {
+  return (crd.status as { conditions?: Condition[] } | undefined)?.conditions ?? [];
+}
+
 export function isEstablished(crd: KubeObject): boolean {
-  const conds = (crd.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
-  return conds.some((c) => c.type === 'Established' && c.status === 'True');
+  return conditionsOf(crd).some((c) => c.type === 'Established' && c.status === 'True');
+}
+
+/** Why the API server refused the CRD's names (they clash with another CRD's), if it did: such a CRD is never Established. */
+function namesRefused(crd: KubeObject): string | undefined {
+  const c = conditionsOf(crd).find((x) => x.type === 'NamesAccepted' && x.status === 'False');
+  return c ? `${crd.metadata.name ?? ''}: names not accepted: ${c.message ?? ''}` : undefined;
 }
 
 /**
  * Waits until every CRD in `answered` (its name to the object the apply answered) is Established:
  * those the answer shows Established cost nothing, the others are read again with a growing pause
- * (50 ms up to 1 s) until `timeoutMs`, then CrdNotEstablishedError.
+ * (50 ms up to 1 s) until `timeoutMs`, then CrdNotEstablishedError. A CRD whose names the server
+ * refused ends the wait at once (with an Error saying why): it would never be Established.
  */
 export async function waitEstablished(client: Client, answered: ReadonlyMap<string, KubeObject>, timeoutMs: number, signal: AbortSignal): Promise<void> {
+  const refused = (crd: KubeObject) => {
+    const why = namesRefused(crd);
+    if (why) throw new Error(why);
+  };
+  for (const crd of answered.values()) refused(crd);
   let pending = [...answered].filter(([, crd]) => !isEstablished(crd)).map(([name]) => name);
   const deadline = Date.now() + timeoutMs;
   let delay = 50;
@@ -35,12 +52,16 @@ export async function waitEstablished(client: Client, answered: ReadonlyMap<stri
     delay = Math.min(delay * 2, 1000);
     const still: string[] = [];
     for (const name of pending) {
+      let crd: KubeObject;
       try {
-        if (!isEstablished(await client.get(CRD_KIND, { name }, { signal }))) still.push(name);
+        crd = await client.get(CRD_KIND, { name }, { signal });
       } catch (e) {
         if (!isNotFound(e)) throw e;
         still.push(name);
+        continue;
       }
+      refused(crd);
+      if (!isEstablished(crd)) still.push(name);
     }
     pending = still;
   }

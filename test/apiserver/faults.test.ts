@@ -1,6 +1,9 @@
 // Fault injection per logical cluster: latency, error rate, dropped watches, forced 410, unreachable,
 // CRDs established late.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import { KubeClient } from '../conformance/http.js';
@@ -130,6 +133,54 @@ describe('fault injection', () => {
       assert.deepEqual(conditions(JSON.parse(fine.text)), ['NamesAccepted=True', 'Established=True']);
     } finally {
       server.setFaults('faulty', undefined);
+    }
+  });
+
+  it('never establishes a CRD whose names clash, late or not', async () => {
+    server.setFaults('faulty', { crdEstablishDelayMs: 100 });
+    try {
+      // Its singular is taken by the gadgets CRD of the test before.
+      const clash = {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'widgets.late.example.com' },
+        spec: { group: 'late.example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'gadget', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
+      };
+      const created = await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: JSON.stringify(clash) });
+      assert.equal(created.status, 201);
+      const conditions = (text: string) => ((JSON.parse(text) as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? []).map((c) => `${c.type}=${c.status}`);
+      assert.deepEqual(conditions(created.text), ['NamesAccepted=False', 'Established=False']);
+      await new Promise((r) => setTimeout(r, 400));
+      const later = await client.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.late.example.com');
+      assert.deepEqual(conditions(later.text), ['NamesAccepted=False', 'Established=False'], 'still not established after the delay');
+      assert.equal((await client.request('GET', '/apis/late.example.com/v1/namespaces/default/widgets')).status, 404);
+    } finally {
+      server.setFaults('faulty', undefined);
+    }
+  });
+
+  it('establishes at the next start a CRD stored while its establishment was still delayed', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kcp-late-crd-'));
+    try {
+      const first = await startApiServer({ port: 0, dataDir });
+      const c = first.cluster('default');
+      const crdType = c.resolve('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
+      first.setFaults('default', { crdEstablishDelayMs: 60_000 });
+      await c.create(crdType, '', { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'things.restart.example.com' }, spec: { group: 'restart.example.com', scope: 'Cluster', names: { plural: 'things', singular: 'thing', kind: 'Thing' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } } as never);
+      assert.equal(c.resolve('restart.example.com', 'v1', 'things'), undefined, 'not served before the stop');
+      await first.stop();
+      const second = await startApiServer({ port: 0, dataDir });
+      try {
+        const again = second.cluster('default');
+        for (let i = 0; i < 100 && !again.resolve('restart.example.com', 'v1', 'things'); i++) await new Promise((r) => setTimeout(r, 20));
+        assert.ok(again.resolve('restart.example.com', 'v1', 'things'), 'served after the restart');
+        const stored = again.get(crdType, '', 'things.restart.example.com');
+        assert.ok(((stored.status as { conditions?: { type: string; status: string }[] }).conditions ?? []).some((x) => x.type === 'Established' && x.status === 'True'));
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
