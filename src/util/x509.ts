@@ -178,8 +178,11 @@ function signerOf(x509: X509Module, ca: CertKeyPair): Promise<Signer> {
       const authorityKeyId = caKeyId ? new x509.AuthorityKeyIdentifierExtension(caKeyId) : await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey);
       return { caCert, signer: await importSigningKey(ca.keyPem), authorityKeyId };
     })();
-    // A CA that cannot be used is not kept: the next call reports it again.
-    signer.catch(() => signers.delete(key));
+    // A CA that cannot be used is not kept (unless another entry took its place meanwhile).
+    const failed = signer;
+    failed.catch(() => {
+      if (signers.get(key) === failed) signers.delete(key);
+    });
     signers.set(key, signer);
     if (signers.size > SIGNERS_KEPT) signers.delete(signers.keys().next().value as string);
   }

@@ -1,5 +1,6 @@
 // Issuing leaf certificates: each is signed by the CA it was asked of, also when several CAs take
-// turns (the parsed CA and its imported key are kept between calls).
+// turns or share a certificate (the parsed CA and its imported key are kept between calls, by the
+// certificate and the key together).
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
@@ -21,7 +22,7 @@ describe('issueCertificate', () => {
     }
   });
 
-  it('reports a CA whose key cannot be read, each time it is asked', async () => {
+  it('reports a CA whose key cannot be read, and a good pair with the same certificate still signs', async () => {
     const ca = await createCertificateAuthority({ commonName: 'ca-broken', ...validity() });
     const broken = { certPem: ca.certPem, keyPem: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n' };
     for (let i = 0; i < 2; i++) {
