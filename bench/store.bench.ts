@@ -6,7 +6,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeS
 import os from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { encodeLine, type StoreRecord } from '../src/apiserver/persistence-format.js';
+import { encodeLine, encodeRecord, type StoreRecord } from '../src/apiserver/persistence-format.js';
 import { type RunningApiServer, startApiServer } from '../src/apiserver/server.js';
 import { option } from './stats.js';
 
@@ -28,7 +28,7 @@ async function updateRate(server: RunningApiServer, count: number): Promise<numb
 
 /**
  * Microseconds to append one record as the log does (serialize, write(2) to the page cache), as
- * plain JSON (the format before checksums) and as a checksummed line; rounds alternate.
+ * the record's JSON alone (as format 1 had no checksum) and as a checksummed line; rounds alternate.
  */
 function appendCost(dir: string, record: StoreRecord, count: number): { plainUs: number; checksummedUs: number } {
   const time = (encode: (r: StoreRecord) => string) => {
@@ -42,7 +42,7 @@ function appendCost(dir: string, record: StoreRecord, count: number): { plainUs:
   const plain: number[] = [];
   const checksummed: number[] = [];
   for (let round = 0; round < 5; round++) {
-    plain.push(time((r) => `${JSON.stringify(r)}\n`));
+    plain.push(time((r) => `${encodeRecord(r)}\n`));
     checksummed.push(time(encodeLine));
   }
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];

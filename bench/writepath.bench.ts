@@ -2,7 +2,8 @@
 // without HTTP (the server's own cost per write, apart from TLS and the network): N runtime clusters
 // (default 200) with the durable store of `kcp up`, each given bench:fleet's 5 modules as the
 // Manifest controller renders them (13 objects each), and the KCP's writes for them. Each phase is
-// timed by itself and printed as microseconds of CPU per request:
+// timed by itself and printed as microseconds of CPU per request, the background work its requests
+// cause included (the in-process controllers until idle, a store compaction they started):
 //
 //   - apply (creating): server-side apply of every module object (field manager and force as the
 //     Manifest controller sends them), the runtime's `kyma-system` namespace first;
@@ -13,7 +14,8 @@
 //     lifecycle manager's writes into the KCP per module.
 //
 // Rounds run one after another, each on a fresh server (`--rounds`, default 3, after a warm-up round
-// that is not counted), and the median is printed, with one JSON line at the end. Compare two trees by running both, one after the other, on a quiet machine.
+// that is not counted), and the median is printed, with one JSON line at the end. Compare two trees
+// by running both, one after the other, on a quiet machine.
 //
 //   node dist/bench/writepath.bench.js [--clusters N] [--rounds R]
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -70,10 +72,22 @@ async function served(c: LogicalCluster, apiVersion: string, kind: string): Prom
   throw new Error(`${kind} ${apiVersion} was not served within 5 s`);
 }
 
-/** CPU microseconds per call of `fn` over `items` (calls one after another, as the event loop would serve them). */
-async function timed<T>(items: readonly T[], fn: (item: T) => Promise<unknown>): Promise<number> {
+/** The in-process controllers idle and no store compaction running (one the last writes scheduled has begun). */
+async function settled(server: RunningApiServer): Promise<void> {
+  await server.idle();
+  await new Promise((resolve) => setImmediate(resolve));
+  while (server.storeStats()?.compacting) await sleep(10);
+}
+
+/**
+ * CPU microseconds per call of `fn` over `items` (calls one after another, as the event loop would
+ * serve them), with the background work they cause: the in-process controllers until idle, and a
+ * store compaction the writes started until it is done (else it lands in the next phase).
+ */
+async function timed<T>(server: RunningApiServer, items: readonly T[], fn: (item: T) => Promise<unknown>): Promise<number> {
   const cpu0 = process.cpuUsage();
   for (const item of items) await fn(item);
+  await settled(server);
   const cpu = process.cpuUsage(cpu0);
   return (cpu.user + cpu.system) / items.length;
 }
@@ -136,7 +150,7 @@ async function round(clusters: number, rendered: Map<string, KubeObject[]>, crs:
       const c = server.cluster(name);
       await c.patch(resolve(c, 'v1', 'Namespace'), '', 'kyma-system', 'apply', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kyma-system' } }, { ...opts(APPLIER), force: true });
     }
-    await server.idle();
+    await settled(server);
 
     const applies = runtimes.flatMap((rt) => MODULES.flatMap((m) => rendered.get(m)!.map((o) => ({ c: server!.cluster(rt), o }))));
     const apply = ({ c, o }: { c: LogicalCluster; o: KubeObject }) => {
@@ -149,9 +163,8 @@ async function round(clusters: number, rendered: Map<string, KubeObject[]>, crs:
       us[phase] = value;
       requests[phase] = n;
     };
-    record('applyCreate', applies.length, await timed(applies, apply));
-    await server.idle();
-    record('applyUnchanged', applies.length, await timed(applies, apply));
+    record('applyCreate', applies.length, await timed(server, applies, apply));
+    record('applyUnchanged', applies.length, await timed(server, applies, apply));
 
     const moduleCrs = [];
     for (const rt of runtimes) {
@@ -161,20 +174,20 @@ async function round(clusters: number, rendered: Map<string, KubeObject[]>, crs:
         moduleCrs.push({ c, cr, t: await served(c, cr.apiVersion, cr.kind) });
       }
     }
-    record('crCreate', moduleCrs.length, await timed(moduleCrs, ({ c, cr, t }) => c.create(t, 'kyma-system', structuredClone(cr), opts(APPLIER))));
+    record('crCreate', moduleCrs.length, await timed(server, moduleCrs, ({ c, cr, t }) => c.create(t, 'kyma-system', structuredClone(cr), opts(APPLIER))));
     record(
       'crStatus',
       moduleCrs.length,
-      await timed(moduleCrs, ({ c, cr, t }) => c.patch(t, 'kyma-system', cr.metadata.name ?? '', 'merge', { status: { state: 'Ready', conditions: [{ type: 'Installation', status: 'True', reason: 'Ready', message: 'module is ready', lastTransitionTime: '2026-01-01T00:00:00Z' }] } }, { ...opts('module-operator'), subresource: 'status' } as WriteOptions)),
+      await timed(server, moduleCrs, ({ c, cr, t }) => c.patch(t, 'kyma-system', cr.metadata.name ?? '', 'merge', { status: { state: 'Ready', conditions: [{ type: 'Installation', status: 'True', reason: 'Ready', message: 'module is ready', lastTransitionTime: '2026-01-01T00:00:00Z' }] } }, { ...opts('module-operator'), subresource: 'status' } as WriteOptions)),
     );
 
     const manifests = runtimes.flatMap((rt) => MODULES.map((m) => ({ rt, m, manifest: manifestOf(rt, m) })));
-    record('manifestApply', manifests.length, await timed(manifests, ({ manifest }) => kcp.patch(manifestType, 'kcp-system', manifest.metadata.name ?? '', 'apply', structuredClone(manifest), { ...opts(KLM), force: true })));
+    record('manifestApply', manifests.length, await timed(server, manifests, ({ manifest }) => kcp.patch(manifestType, 'kcp-system', manifest.metadata.name ?? '', 'apply', structuredClone(manifest), { ...opts(KLM), force: true })));
     const statusWrites = manifests.flatMap((x) => [{ ...x, state: 'Processing' as const }, { ...x, state: 'Ready' as const }]);
     record(
       'manifestStatus',
       statusWrites.length,
-      await timed(statusWrites, ({ m, manifest, state }) => kcp.patch(manifestType, 'kcp-system', manifest.metadata.name ?? '', 'merge', { status: manifestStatus(m, rendered.get(m)!, state) }, { ...opts(KLM), subresource: 'status' } as WriteOptions)),
+      await timed(server, statusWrites, ({ m, manifest, state }) => kcp.patch(manifestType, 'kcp-system', manifest.metadata.name ?? '', 'merge', { status: manifestStatus(m, rendered.get(m)!, state) }, { ...opts(KLM), subresource: 'status' } as WriteOptions)),
     );
     const events = manifests.map(({ manifest }, i) => ({
       apiVersion: 'events.k8s.io/v1',
@@ -189,8 +202,7 @@ async function round(clusters: number, rendered: Map<string, KubeObject[]>, crs:
       type: 'Normal',
       regarding: { apiVersion: 'operator.kyma-project.io/v1beta2', kind: 'Manifest', namespace: 'kcp-system', name: manifest.metadata.name, uid: '00000000-0000-0000-0000-000000000000' },
     }));
-    record('eventCreate', events.length, await timed(events, (e) => kcp.create(eventType, 'kcp-system', e as unknown as ObjectWithMeta, opts(KLM))));
-    await server.idle();
+    record('eventCreate', events.length, await timed(server, events, (e) => kcp.create(eventType, 'kcp-system', e as unknown as ObjectWithMeta, opts(KLM))));
     return { us, requests };
   } finally {
     await server?.stop();

@@ -35,14 +35,21 @@ function checksum(data: string | Uint8Array): string {
 
 /** Where a format-3 put record's object begins: after this, the record's last member. */
 const OBJECT_MEMBER = ',"o":';
+/** A format-2 put record's object, a JSON string: such a line is parsed whole. */
+const FORMAT_2_OBJECT = ',"j":';
+
+/** A record's or header's JSON as format 3 writes it (a put's object as its own text, last). */
+export function encodeRecord(value: StoreRecord | FileHeader): string {
+  if ('op' in value && value.op === 'put' && typeof value.j === 'string') {
+    const { j, ...head } = value;
+    return `${JSON.stringify(head).slice(0, -1)}${OBJECT_MEMBER}${j}}`;
+  }
+  return JSON.stringify(value);
+}
 
 /** One line of a format-3 file, newline included. */
 export function encodeLine(value: StoreRecord | FileHeader): string {
-  let json: string;
-  if ('op' in value && value.op === 'put' && typeof value.j === 'string') {
-    const { j, ...head } = value;
-    json = `${JSON.stringify(head).slice(0, -1)}${OBJECT_MEMBER}${j}}`;
-  } else json = JSON.stringify(value);
+  const json = encodeRecord(value);
   return `${checksum(json)} ${json}\n`;
 }
 
@@ -64,7 +71,8 @@ function decodePut(text: string): StoreRecord | undefined {
     } else if (ch === 0x22) inString = true;
     else if (ch === 0x7b /* { */) depth++;
     else if (ch === 0x7d /* } */) depth--;
-    else if (ch === 0x2c /* , */ && depth === 1 && text.startsWith(OBJECT_MEMBER, i)) {
+    else if (ch === 0x2c /* , */ && depth === 1 && text.startsWith(FORMAT_2_OBJECT, i)) return undefined;
+    else if (ch === 0x2c && depth === 1 && text.startsWith(OBJECT_MEMBER, i)) {
       let head: unknown;
       try {
         head = JSON.parse(`${text.slice(0, i)}}`);
