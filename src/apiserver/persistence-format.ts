@@ -7,7 +7,7 @@
 // (`{"format":"kcp-store","version":3,...}`). A stored object is the last member of its record, `o`,
 // as its own JSON text: written without escaping it into a string, and read back by slicing it out
 // of the line (the checksum vouches for it) instead of parsing it. Format 2 kept the object as a
-// JSON string in `j` (escaped: about a sixth longer, and that much more to hash and write); format 1
+// JSON string in `j` (escaped: about a tenth longer, and that much more to hash and write); format 1
 // (before checksums) has JSON lines only and no header. Both are read as they are and rewritten in
 // format 3 at the next snapshot.
 import { hash } from 'node:crypto';
