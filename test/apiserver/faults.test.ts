@@ -9,6 +9,21 @@ import { type RunningApiServer, startApiServer } from '../../src/apiserver/serve
 import { KubeClient } from '../conformance/http.js';
 import { ioTurn, turnsUntil } from '../support/io.js';
 
+/** A CRD of any content (namespaced unless said otherwise). */
+function crdOf(group: string, names: { plural: string; singular: string; kind: string }, scope = 'Namespaced') {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${names.plural}.${group}` },
+    spec: { group, scope, names, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
+  };
+}
+
+/** A CRD's conditions as `Type=Status`, from an answer's text. */
+function conditionsOf(text: string): string[] {
+  return ((JSON.parse(text) as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? []).map((c) => `${c.type}=${c.status}`);
+}
+
 describe('fault injection', () => {
   let server: RunningApiServer;
   let client: KubeClient;
@@ -108,29 +123,23 @@ describe('fault injection', () => {
   it('establishes new CRDs late: their custom resources are not served until the condition is set', async () => {
     server.setFaults('faulty', { crdEstablishDelayMs: 400 });
     try {
-      const crd = {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'gadgets.late.example.com' },
-        spec: { group: 'late.example.com', scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
-      };
+      const crd = crdOf('late.example.com', { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' });
       const created = await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: JSON.stringify(crd) });
       assert.equal(created.status, 201);
-      const conditions = (body: unknown) => ((body as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? []).map((c) => `${c.type}=${c.status}`);
-      assert.deepEqual(conditions(JSON.parse(created.text)), ['NamesAccepted=True'], 'answered before it is established');
+      assert.deepEqual(conditionsOf(created.text), ['NamesAccepted=True'], 'answered before it is established');
       const gadget = { apiVersion: 'late.example.com/v1', kind: 'Gadget', metadata: { name: 'g1' } };
       assert.equal((await client.request('POST', '/apis/late.example.com/v1/namespaces/default/gadgets', { body: JSON.stringify(gadget) })).status, 404, 'not served yet');
       let established: unknown;
       for (let i = 0; i < 100 && !established; i++) {
         const got = await client.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.late.example.com');
-        if (conditions(JSON.parse(got.text)).includes('Established=True')) established = got.text;
+        if (conditionsOf(got.text).includes('Established=True')) established = got.text;
         else await new Promise((r) => setTimeout(r, 50));
       }
       assert.ok(established, 'Established within 5 s');
       assert.equal((await client.request('POST', '/apis/late.example.com/v1/namespaces/default/gadgets', { body: JSON.stringify(gadget) })).status, 201, 'served once established');
       // A cluster without the fault serves a new CRD at once.
       const fine = await other.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: JSON.stringify(crd) });
-      assert.deepEqual(conditions(JSON.parse(fine.text)), ['NamesAccepted=True', 'Established=True']);
+      assert.deepEqual(conditionsOf(fine.text), ['NamesAccepted=True', 'Established=True']);
     } finally {
       server.setFaults('faulty', undefined);
     }
@@ -140,19 +149,13 @@ describe('fault injection', () => {
     server.setFaults('faulty', { crdEstablishDelayMs: 100 });
     try {
       // Its singular is taken by the gadgets CRD of the test before.
-      const clash = {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'widgets.late.example.com' },
-        spec: { group: 'late.example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'gadget', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
-      };
+      const clash = crdOf('late.example.com', { plural: 'widgets', singular: 'gadget', kind: 'Widget' });
       const created = await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: JSON.stringify(clash) });
       assert.equal(created.status, 201);
-      const conditions = (text: string) => ((JSON.parse(text) as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? []).map((c) => `${c.type}=${c.status}`);
-      assert.deepEqual(conditions(created.text), ['NamesAccepted=False', 'Established=False']);
+      assert.deepEqual(conditionsOf(created.text), ['NamesAccepted=False', 'Established=False']);
       await new Promise((r) => setTimeout(r, 400));
       const later = await client.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.late.example.com');
-      assert.deepEqual(conditions(later.text), ['NamesAccepted=False', 'Established=False'], 'still not established after the delay');
+      assert.deepEqual(conditionsOf(later.text), ['NamesAccepted=False', 'Established=False'], 'still not established after the delay');
       assert.equal((await client.request('GET', '/apis/late.example.com/v1/namespaces/default/widgets')).status, 404);
     } finally {
       server.setFaults('faulty', undefined);
@@ -166,7 +169,7 @@ describe('fault injection', () => {
       const c = first.cluster('default');
       const crdType = c.resolve('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
       first.setFaults('default', { crdEstablishDelayMs: 60_000 });
-      await c.create(crdType, '', { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'things.restart.example.com' }, spec: { group: 'restart.example.com', scope: 'Cluster', names: { plural: 'things', singular: 'thing', kind: 'Thing' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } } as never);
+      await c.create(crdType, '', crdOf('restart.example.com', { plural: 'things', singular: 'thing', kind: 'Thing' }, 'Cluster') as never);
       assert.equal(c.resolve('restart.example.com', 'v1', 'things'), undefined, 'not served before the stop');
       await first.stop();
       const second = await startApiServer({ port: 0, dataDir });
