@@ -252,15 +252,12 @@ export class LogicalCluster {
 
   /** Rebuilds the served custom types from the stored CRDs (after a restore from disk). */
   reloadTypes(): void {
-    this.refreshCustomTypes();
     // A CRD stored while its establishment was still delayed (crdEstablishDelayMs) would never be
     // served: its timer went with the process. It is established now.
-    const crdType = BUILTIN_BY_PATH.get('apiextensions.k8s.io/v1/customresourcedefinitions');
-    for (const o of this.store.list(CRDS)) {
-      if (!crdType || !o.json.includes('"NamesAccepted"')) continue;
-      const crd = JSON.parse(o.json) as ObjectWithMeta;
-      if (namesAccepted(crd) && !isEstablished(crd) && !crd.metadata.deletionTimestamp) this.establishLater(crdType, crd.metadata.name ?? '', crd.metadata.uid ?? '');
-    }
+    const crdType = BUILTIN_BY_PATH.get('apiextensions.k8s.io/v1/customresourcedefinitions')!;
+    this.refreshCustomTypes((crd) => {
+      if (namesAccepted(crd) && !crd.metadata.deletionTimestamp) this.establishLater(crdType, crd.metadata.name ?? '', crd.metadata.uid ?? '');
+    });
     // Custom resources stored before they were kept with sorted keys are sorted once, at restore.
     for (const resource of new Set([...this.customTypes.values()].map(resourceKey))) {
       for (const o of this.store.list(resource)) {
@@ -270,14 +267,16 @@ export class LogicalCluster {
     }
   }
 
-  private refreshCustomTypes(): void {
+  /** Serves the types of the Established CRDs; `notEstablished` is shown the others. */
+  private refreshCustomTypes(notEstablished?: (crd: ObjectWithMeta) => void): void {
     this.customTypesGeneration++;
     this.customTypes.clear();
     for (const o of this.store.list(CRDS)) {
       const crd = JSON.parse(o.json) as ObjectWithMeta;
-      const conds = ((crd.status as JsonObject | undefined)?.conditions as JsonObject[] | undefined) ?? [];
-      const established = conds.some((c) => c.type === 'Established' && c.status === 'True');
-      if (!established) continue;
+      if (!isEstablished(crd)) {
+        notEstablished?.(crd);
+        continue;
+      }
       for (const t of typesFromCrd(crd)) this.customTypes.set(`${t.group}/${t.version}/${t.resource}`, t);
     }
   }

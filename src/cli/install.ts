@@ -15,6 +15,7 @@ import { type FlagTable, flagString, type ParsedArgs, UsageError } from './args.
 import type { Command } from './command.js';
 import { clientFromKubeconfigFlag } from './run.js';
 import { sleep } from '../util/sleep.js';
+import { isEstablished } from '../lifecycle/crd-established.js';
 
 export const INSTALL_FIELD_MANAGER = 'kcp-install';
 /** Name of the ServiceAccount, Role, RoleBinding; the cluster-scoped ones add the namespace. */
@@ -161,11 +162,6 @@ export function installObjects(namespace: string, opts: { skipCrds?: boolean } =
 /** Multi-document YAML of the objects (what --dry-run prints and deploy/manifests/rbac.yaml holds). */
 export function toYaml(objects: KubeObject[]): string {
   return objects.map((o) => yaml.dump(o, { lineWidth: -1, noRefs: true })).join('---\n');
-}
-
-function isEstablished(crd: KubeObject): boolean {
-  const conditions = (crd as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? [];
-  return conditions.some((c) => c.type === 'Established' && c.status === 'True');
 }
 
 export interface InstallOptions {

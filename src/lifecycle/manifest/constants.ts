@@ -25,7 +25,7 @@ export const CUSTOM_STATE_CHECK_ANNOTATION = 'operator.kyma-project.io/custom-st
 /** A module CR that reports no state for this long turns the Manifest to Warning (upstream: 5 minutes). */
 export const MISSING_STATE_WARNING_MS = 5 * 60_000;
 
-export const CRD_KIND = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
+export { CRD_KIND } from '../crd-established.js';
 
 /** Messages upstream writes on Manifest conditions and into lastOperation (internal/manifest/status). */
 export const Messages = {
