@@ -63,8 +63,9 @@ class Env {
   /** Reconcile starts per controller and key. */
   private readonly starts = new Map<string, number>();
 
-  async start(config: Partial<ControlPlaneConfig>, modules: Record<string, string>): Promise<void> {
-    this.land = await startInMemoryLandscape({ skrWebhookRegistry: this.webhookRegistry, extraKubeletClusters: (n) => n.startsWith('skr-') && !n.endsWith(NO_KUBELET), kubelet: { readyDelayMs: 50, scanIntervalMs: 100 } });
+  /** `podStartMs`: how long the landscape's pods take to start (the kubelet's readyDelayMs). */
+  async start(config: Partial<ControlPlaneConfig>, modules: Record<string, string>, podStartMs = 50): Promise<void> {
+    this.land = await startInMemoryLandscape({ skrWebhookRegistry: this.webhookRegistry, extraKubeletClusters: (n) => n.startsWith('skr-') && !n.endsWith(NO_KUBELET), kubelet: { readyDelayMs: podStartMs, scanIntervalMs: 100 } });
     this.stopObserving = this.land.server.observeRequests(({ cluster, method }) => {
       this.requests.set(cluster, (this.requests.get(cluster) ?? 0) + 1);
       if (cluster === 'default' && method !== 'GET' && method !== 'HEAD') this.kcpWrites++;
@@ -551,7 +552,10 @@ describe("with the runtime watcher: the webhook's own objects' events reach the 
 
   before(async () => {
     // Every periodic pass and full check by time an hour away: what happens within seconds was brought by an event.
-    await env.start({ kymaIntervals: { readyMs: HOUR, busyMs: HOUR, warningMs: HOUR, errorMs: HOUR }, kymaRuntimeCheckMs: HOUR, manifestDriftCheckMs: HOUR, watcher: watcherConfig() }, {});
+    // Pods start in a second, as a real runtime's take seconds: the webhook Deployment becomes available after
+    // its configuration is applied, so that its status change is reported. (One faster than that apply, a few
+    // milliseconds after the Deployment's, is seen by no webhook; the Kyma then learns of it at its busy pass.)
+    await env.start({ kymaIntervals: { readyMs: HOUR, busyMs: HOUR, warningMs: HOUR, errorMs: HOUR }, kymaRuntimeCheckMs: HOUR, manifestDriftCheckMs: HOUR, watcher: watcherConfig() }, {}, 1_000);
   });
   after(() => env.stop());
 
