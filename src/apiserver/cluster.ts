@@ -3,7 +3,7 @@
 // operations, so garbage collection and namespace cleanup go through the same rules as clients.
 import type { AdmissionAttributes, Admitter } from './admission.js';
 import { applyBuiltinDefaults, dropEmptyFields, eventToCore, generationMetadata, prepareForCreate, prepareForUpdate, statusMetadataResets, toStorageVersion, validateBuiltin, validateName } from './builtin/index.js';
-import { acceptedStatus, defaultCrd, isEstablished, terminatingCondition, validateCrd } from './crd/definition.js';
+import { acceptedStatus, crdSpec, defaultCrd, isEstablished, terminatingCondition, validateCrd } from './crd/definition.js';
 import { applyDefaults, prune, validateCustomResource } from './crd/schema.js';
 import { dropUnknownFields, type FieldValidation, strictApplyError, strictDecodingError, strictPatchError, unknownFieldWarnings } from './field-validation.js';
 import {
@@ -155,6 +155,19 @@ for (const t of BUILTIN_TYPES) if (!BUILTIN_BY_PATH.has(`${t.group}/${t.version}
 function withoutEstablished(status: JsonObject): JsonObject {
   const conditions = Array.isArray(status.conditions) ? status.conditions.filter((c) => !(isPlainObject(c) && c.type === 'Established')) : [];
   return { ...status, conditions };
+}
+
+/** A CRD status whose Established condition is the naming controller's "Installing" (the establishing controller sets it True). */
+function installing(status: JsonObject): JsonObject {
+  const rest = withoutEstablished(status);
+  const established = { type: 'Established', status: 'False', lastTransitionTime: nowRfc3339(), reason: 'Installing', message: 'the initial names have been accepted' };
+  return { ...rest, conditions: [...(rest.conditions as JsonObject[]), established] };
+}
+
+/** The CRD's API group. */
+function groupOf(crd: ObjectWithMeta): string {
+  const group = crdSpec(crd).group;
+  return typeof group === 'string' ? group : '';
 }
 
 /** The CRD's names were accepted (a CRD whose names clash is never Established). */
@@ -557,7 +570,7 @@ export class LogicalCluster {
     const json = this.storedForm(t, obj);
     this.store.put(resourceKey(t), { json, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '', labels: obj.metadata.labels }, rv);
     if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') {
-      this.refreshCustomTypes();
+      this.crdsChanged(t, groupOf(obj));
       if (!old && this.crdEstablishDelayMs > 0 && namesAccepted(obj) && !isEstablished(obj)) this.establishLater(t, obj.metadata.name ?? '', obj.metadata.uid ?? '');
     }
     this.afterCommit?.(t, obj, old);
@@ -574,7 +587,7 @@ export class LogicalCluster {
       const status = (isPlainObject(crd.status) ? crd.status : {}) as JsonObject;
       const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as JsonObject[];
       const established = { type: 'Established', status: 'True', lastTransitionTime: nowRfc3339(), reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' };
-      crd.status = { ...status, conditions: [...conditions, established] };
+      crd.status = { ...status, conditions: [...conditions.filter((c) => c.type !== 'Established'), established] };
       // Lost to a write in between: the object that write left is looked at again.
       this.update(t, '', name, crd, { internal: true, subresource: 'status', fieldManager: 'kube-apiserver' }).catch((e: unknown) => {
         if (e instanceof StatusError && e.code === 409) this.establishLater(t, name, uid);
@@ -583,11 +596,48 @@ export class LogicalCluster {
     timer.unref?.();
   }
 
+  /**
+   * A CRD of `group` was written or removed: the served types follow, and, as kube-apiserver's naming
+   * controller looks at the group's other CRDs again, those whose names were refused are accepted
+   * once their names are free (the CRD that held them deleted or renamed).
+   */
+  private crdsChanged(crdType: ResourceType, group: string): void {
+    let refused = false;
+    this.refreshCustomTypes((crd) => {
+      if (!namesAccepted(crd) && !crd.metadata.deletionTimestamp && groupOf(crd) === group) refused = true;
+    });
+    if (!refused) return;
+    // Its writes' own failures are handled inside; nothing else in it throws.
+    const timer = setTimeout(() => {
+      this.acceptFreedNames(crdType, group).catch(() => undefined);
+    }, 0);
+    timer.unref?.();
+  }
+
+  /** Accepts, one after the other, the refused CRDs of `group` whose names no other CRD holds now. */
+  private async acceptFreedNames(t: ResourceType, group: string): Promise<void> {
+    const crds = () => this.store.list(CRDS).map((o) => JSON.parse(o.json) as ObjectWithMeta);
+    for (const crd of crds()) {
+      if (groupOf(crd) !== group || namesAccepted(crd) || crd.metadata.deletionTimestamp) continue;
+      // The others as they are now: a CRD accepted just before holds its names.
+      const status = acceptedStatus(crd, nowRfc3339(), crds()) as JsonObject;
+      if (!namesAccepted({ ...crd, status })) continue;
+      const name = crd.metadata.name ?? '';
+      crd.status = this.crdEstablishDelayMs > 0 ? installing(status) : status;
+      try {
+        await this.update(t, '', name, crd, { internal: true, subresource: 'status', fieldManager: 'kube-apiserver' });
+        if (this.crdEstablishDelayMs > 0) this.establishLater(t, name, crd.metadata.uid ?? '');
+      } catch {
+        // Written meanwhile (that write looks at the group again) or deleted: nothing to do for it here.
+      }
+    }
+  }
+
   private removeNow(t: ResourceType, obj: ObjectWithMeta): void {
     const rv = this.nextRv();
     const final = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
     this.store.remove(resourceKey(t), obj.metadata.namespace ?? '', obj.metadata.name ?? '', this.storedForm(t, final), rv);
-    if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') this.refreshCustomTypes();
+    if (t.kind === 'CustomResourceDefinition' && t.group === 'apiextensions.k8s.io') this.crdsChanged(t, groupOf(obj));
     this.afterCommit?.(t, undefined, obj);
   }
 

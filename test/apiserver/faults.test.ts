@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { type RunningApiServer, startApiServer } from '../../src/apiserver/server.js';
 import { KubeClient } from '../conformance/http.js';
 import { ioTurn, turnsUntil } from '../support/io.js';
+import { waitFor } from '../support/wait.js';
 
 /** A CRD of any content (namespaced unless said otherwise). */
 function crdOf(group: string, names: { plural: string; singular: string; kind: string }, scope = 'Namespaced') {
@@ -157,6 +158,38 @@ describe('fault injection', () => {
       const later = await client.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.late.example.com');
       assert.deepEqual(conditionsOf(later.text), ['NamesAccepted=False', 'Established=False'], 'still not established after the delay');
       assert.equal((await client.request('GET', '/apis/late.example.com/v1/namespaces/default/widgets')).status, 404);
+    } finally {
+      server.setFaults('faulty', undefined);
+    }
+  });
+
+  it('accepts a CRD whose names clashed once the CRD holding them goes: established at once, or late with the fault', async () => {
+    const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    const conditionsNow = async (c: KubeClient, name: string) => conditionsOf((await c.request('GET', `${CRDS}/${name}`)).text);
+    // Without the fault: the kind Gizmo is held by the first CRD of the group.
+    await other.request('POST', CRDS, { body: JSON.stringify(crdOf('free.example.com', { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' })) });
+    await other.request('POST', CRDS, { body: JSON.stringify(crdOf('free.example.com', { plural: 'doodads', singular: 'doodad', kind: 'Gizmo' })) });
+    assert.deepEqual(await conditionsNow(other, 'doodads.free.example.com'), ['NamesAccepted=False', 'Established=False']);
+    assert.equal((await other.request('DELETE', `${CRDS}/gizmos.free.example.com`)).status, 200);
+    await waitFor('doodads accepted', async () => (await conditionsNow(other, 'doodads.free.example.com')).includes('Established=True'), 5_000);
+    assert.deepEqual(await conditionsNow(other, 'doodads.free.example.com'), ['NamesAccepted=True', 'Established=True']);
+    const accepted = JSON.parse((await other.request('GET', `${CRDS}/doodads.free.example.com`)).text) as { status: { acceptedNames: { plural: string; kind: string } } };
+    assert.deepEqual([accepted.status.acceptedNames.plural, accepted.status.acceptedNames.kind], ['doodads', 'Gizmo']);
+    assert.equal((await other.request('GET', '/apis/free.example.com/v1/namespaces/default/doodads')).status, 200, 'served');
+
+    // With the fault: the widgets CRD of the test before waits for the singular "gadget"; the naming
+    // controller's Installing comes first, the establishing controller's Established after the delay.
+    server.setFaults('faulty', { crdEstablishDelayMs: 1_000 });
+    try {
+      assert.deepEqual(await conditionsNow(client, 'widgets.late.example.com'), ['NamesAccepted=False', 'Established=False']);
+      assert.equal((await client.request('DELETE', `${CRDS}/gadgets.late.example.com`)).status, 200);
+      await waitFor('widgets accepted', async () => (await conditionsNow(client, 'widgets.late.example.com')).includes('NamesAccepted=True'), 5_000);
+      const installing = JSON.parse((await client.request('GET', `${CRDS}/widgets.late.example.com`)).text) as { status: { conditions: { type: string; status: string; reason: string }[] } };
+      assert.deepEqual(installing.status.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`), ['NamesAccepted=True/NoConflicts', 'Established=False/Installing']);
+      assert.equal((await client.request('GET', '/apis/late.example.com/v1/namespaces/default/widgets')).status, 404, 'not served before it is established');
+      await waitFor('widgets established', async () => (await conditionsNow(client, 'widgets.late.example.com')).includes('Established=True'), 5_000);
+      assert.deepEqual(await conditionsNow(client, 'widgets.late.example.com'), ['NamesAccepted=True', 'Established=True']);
+      assert.equal((await client.request('GET', '/apis/late.example.com/v1/namespaces/default/widgets')).status, 200, 'served once established');
     } finally {
       server.setFaults('faulty', undefined);
     }

@@ -1,12 +1,13 @@
 // A module whose artifact cannot be used puts the Manifest in Error with the reason and leaves the
-// runtime alone; so does a Manifest without its Kyma (orphaned).
+// runtime alone; so does a Manifest without its Kyma (orphaned), and a module CRD whose names the
+// runtime refused stops the install at its CRDs.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Kyma, Manifest, States } from '../../src/api/operator/index.js';
 import { clientFromKubeconfig } from '../../src/runtime/client/index.js';
 import { ArtifactError } from '../../src/lifecycle/artifacts/types.js';
 import { createTestRuntime } from '../support/skr.js';
-import { DEFAULT_CR, DEPLOYMENT, type Env, exists, MODULE_NS, NS, sampleModule, startEnv, waitFor } from './manifest-env.js';
+import { CRD, DEFAULT_CR, DEPLOYMENT, type Env, exists, MODULE_NS, NS, sampleModule, startEnv, waitFor } from './manifest-env.js';
 
 const WRITES = ['create', 'update', 'patch', 'apply', 'delete'];
 
@@ -49,6 +50,24 @@ describe('manifest errors', () => {
       await waitFor('the module installed after the fix', () => exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS));
     });
   }
+
+  it("a module whose CRD's names the runtime already gives another CRD is in Error, saying so, and installs once they are free", async () => {
+    const link = 'https://modules.example.test/sample/1.0.0/clash.yaml';
+    env.fetcher.set(link, sampleModule());
+    const rt = await env.runtime('clash');
+    // Another CRD of the group holds the kind Sample: the module's samples CRD is never Established there.
+    const other = { apiVersion: CRD.apiVersion, kind: CRD.kind, metadata: { name: 'others.sample.kyma-project.io' }, spec: { group: 'sample.kyma-project.io', scope: 'Namespaced', names: { kind: 'Sample', plural: 'others', singular: 'other', listKind: 'SampleList' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } };
+    await rt.create(other);
+    await env.createManifest('clash-sample', 'clash', link, { resource: DEFAULT_CR });
+    // Error, not Processing: a CRD whose names were refused does not wait out the establish timeout.
+    const m = await env.waitState('clash-sample', States.Error);
+    assert.match(m.status?.lastOperation?.operation ?? '', /samples\.sample\.kyma-project\.io: names not accepted: "Sample" is already in use/);
+    assert.equal(await exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS), false, 'nothing after the CRDs was applied');
+
+    // The other CRD goes: the next retry's apply finds the names free and installs the module.
+    await rt.delete(CRD, { name: 'others.sample.kyma-project.io' });
+    await waitFor('the module installed once the names are free', () => exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS));
+  });
 
   it('a Manifest whose artifact never worked is deleted without touching the runtime', async () => {
     const link = 'oci://registry.example.test/sample:missing';
