@@ -268,9 +268,15 @@ export class LogicalCluster {
     // A CRD stored while its establishment was still delayed (crdEstablishDelayMs) would never be
     // served: its timer went with the process. It is established now.
     const crdType = BUILTIN_BY_PATH.get('apiextensions.k8s.io/v1/customresourcedefinitions')!;
+    // Likewise a refused CRD whose names were freed just before the stop, as the naming controller
+    // looks at every CRD at start.
+    const refusedGroups = new Set<string>();
     this.refreshCustomTypes((crd) => {
-      if (namesAccepted(crd) && !crd.metadata.deletionTimestamp) this.establishLater(crdType, crd.metadata.name ?? '', crd.metadata.uid ?? '');
+      if (crd.metadata.deletionTimestamp) return;
+      if (namesAccepted(crd)) this.establishLater(crdType, crd.metadata.name ?? '', crd.metadata.uid ?? '');
+      else refusedGroups.add(groupOf(crd));
     });
+    for (const group of refusedGroups) this.acceptFreedNamesSoon(crdType, group);
     // Custom resources stored before they were kept with sorted keys are sorted once, at restore.
     for (const resource of new Set([...this.customTypes.values()].map(resourceKey))) {
       for (const o of this.store.list(resource)) {
@@ -599,14 +605,18 @@ export class LogicalCluster {
   /**
    * A CRD of `group` was written or removed: the served types follow, and, as kube-apiserver's naming
    * controller looks at the group's other CRDs again, those whose names were refused are accepted
-   * once their names are free (the CRD that held them deleted or renamed).
+   * once their names are free (the CRD that held them deleted; names changed in a CRD's spec are not
+   * re-evaluated, see docs/apiserver.md "Known deviations").
    */
   private crdsChanged(crdType: ResourceType, group: string): void {
     let refused = false;
     this.refreshCustomTypes((crd) => {
       if (!namesAccepted(crd) && !crd.metadata.deletionTimestamp && groupOf(crd) === group) refused = true;
     });
-    if (!refused) return;
+    if (refused) this.acceptFreedNamesSoon(crdType, group);
+  }
+
+  private acceptFreedNamesSoon(crdType: ResourceType, group: string): void {
     // Its writes' own failures are handled inside; nothing else in it throws.
     const timer = setTimeout(() => {
       this.acceptFreedNames(crdType, group).catch(() => undefined);

@@ -177,19 +177,23 @@ describe('fault injection', () => {
     assert.deepEqual([accepted.status.acceptedNames.plural, accepted.status.acceptedNames.kind], ['doodads', 'Gizmo']);
     assert.equal((await other.request('GET', '/apis/free.example.com/v1/namespaces/default/doodads')).status, 200, 'served');
 
-    // With the fault: the widgets CRD of the test before waits for the singular "gadget"; the naming
-    // controller's Installing comes first, the establishing controller's Established after the delay.
-    server.setFaults('faulty', { crdEstablishDelayMs: 1_000 });
+    // With the fault: the naming controller's Installing comes first, the establishing controller's
+    // Established after the delay.
+    await client.request('POST', CRDS, { body: JSON.stringify(crdOf('freed.example.com', { plural: 'sprockets', singular: 'sprocket', kind: 'Sprocket' })) });
+    server.setFaults('faulty', { crdEstablishDelayMs: 3_000 });
     try {
-      assert.deepEqual(await conditionsNow(client, 'widgets.late.example.com'), ['NamesAccepted=False', 'Established=False']);
-      assert.equal((await client.request('DELETE', `${CRDS}/gadgets.late.example.com`)).status, 200);
-      await waitFor('widgets accepted', async () => (await conditionsNow(client, 'widgets.late.example.com')).includes('NamesAccepted=True'), 5_000);
-      const installing = JSON.parse((await client.request('GET', `${CRDS}/widgets.late.example.com`)).text) as { status: { conditions: { type: string; status: string; reason: string }[] } };
+      await client.request('POST', CRDS, { body: JSON.stringify(crdOf('freed.example.com', { plural: 'cogs', singular: 'cog', kind: 'Sprocket' })) });
+      assert.deepEqual(await conditionsNow(client, 'cogs.freed.example.com'), ['NamesAccepted=False', 'Established=False']);
+      assert.equal((await client.request('DELETE', `${CRDS}/sprockets.freed.example.com`)).status, 200);
+      const installing = await waitFor('cogs accepted', async () => {
+        const crd = JSON.parse((await client.request('GET', `${CRDS}/cogs.freed.example.com`)).text) as { status: { conditions: { type: string; status: string; reason: string }[] } };
+        return crd.status.conditions.some((c) => c.type === 'NamesAccepted' && c.status === 'True') && crd;
+      }, 5_000);
       assert.deepEqual(installing.status.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`), ['NamesAccepted=True/NoConflicts', 'Established=False/Installing']);
-      assert.equal((await client.request('GET', '/apis/late.example.com/v1/namespaces/default/widgets')).status, 404, 'not served before it is established');
-      await waitFor('widgets established', async () => (await conditionsNow(client, 'widgets.late.example.com')).includes('Established=True'), 5_000);
-      assert.deepEqual(await conditionsNow(client, 'widgets.late.example.com'), ['NamesAccepted=True', 'Established=True']);
-      assert.equal((await client.request('GET', '/apis/late.example.com/v1/namespaces/default/widgets')).status, 200, 'served once established');
+      assert.equal((await client.request('GET', '/apis/freed.example.com/v1/namespaces/default/cogs')).status, 404, 'not served before it is established');
+      await waitFor('cogs established', async () => (await conditionsNow(client, 'cogs.freed.example.com')).includes('Established=True'), 10_000);
+      assert.deepEqual(await conditionsNow(client, 'cogs.freed.example.com'), ['NamesAccepted=True', 'Established=True']);
+      assert.equal((await client.request('GET', '/apis/freed.example.com/v1/namespaces/default/cogs')).status, 200, 'served once established');
     } finally {
       server.setFaults('faulty', undefined);
     }
