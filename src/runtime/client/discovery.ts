@@ -167,6 +167,17 @@ export class RestMapper {
     return info;
   }
 
+  /**
+   * Forgets what was discovered (the server version and every group/version's table): the next
+   * request of each kind asks again (shared tables of the server version first). For a client kept
+   * for a long time, whose server may have been upgraded or stopped serving a version meanwhile.
+   */
+  forget(): void {
+    this.tables.clear();
+    this.borrowed.clear();
+    this.version = undefined;
+  }
+
   /** Whether the kind's table came from another client (a 404 for its resource may mean this server differs). */
   isBorrowed(kind: KindRef): boolean {
     return this.borrowed.has(kind.apiVersion);

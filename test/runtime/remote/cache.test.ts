@@ -1,6 +1,6 @@
 // The remote cluster client cache against the embedded API server: rotation of a kubeconfig Secret
 // is applied as soon as the change is seen, 401 and TLS failures evict and rebuild once, clients
-// expire after a TTL, and 200 clusters stay within the socket budget.
+// re-read their Secret after a TTL (kept when unchanged), and 200 clusters stay within the socket budget.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import yaml from 'js-yaml';
@@ -215,16 +215,28 @@ describe('remote cluster client cache', () => {
     assert.equal(c.stats().evictions.credentials, 2);
   });
 
-  it('rebuilds a client after its TTL', async () => {
+  it('re-reads the Secret after its TTL: keeps the client while the kubeconfig is the same, replaces it once it changed', async () => {
     await putSecret('kubeconfig-runtime-4', server.clusterAccess('remote-a').kubeconfig);
-    const { cache: c } = cache({ ttlMs: 300 });
+    const { cache: c, built } = cache({ ttlMs: 300 });
     assert.equal(await whoAnswers(c, 'runtime-4'), 'remote-a');
     const first = c.describe('runtime-4')?.builtAt ?? 0;
-    await waitFor('a rebuild after the TTL', async () => {
+    const opened = built[0].transport.connectionStats().opened;
+    const discovered = built[0].mapper.fetches;
+    await waitFor('a re-read after the TTL', async () => {
       await whoAnswers(c, 'runtime-4');
       return (c.describe('runtime-4')?.builtAt ?? 0) > first;
     });
-    assert.ok(c.stats().evictions.ttl >= 1);
+    await whoAnswers(c, 'runtime-4');
+    assert.ok(c.stats().renewals >= 1, 'the unchanged kubeconfig renewed the client');
+    assert.deepEqual([c.stats().builds, c.stats().evictions.ttl, built.length], [1, 0, 1], 'no second client built');
+    assert.equal(built[0].transport.connectionStats().opened, opened, 'its kept-alive connection still serves it');
+    assert.ok(built[0].mapper.fetches > discovered, 'what it discovered was asked again after the renewal');
+
+    // Changed on the server without an event reaching the cache (no informer, no watch here): the
+    // next re-read replaces the client.
+    await putSecret('kubeconfig-runtime-4', server.clusterAccess('remote-b').kubeconfig);
+    await waitFor('the client replaced after the next TTL', async () => (await whoAnswers(c, 'runtime-4')) === 'remote-b');
+    assert.deepEqual([c.stats().builds, c.stats().evictions.ttl], [2, 1]);
     assert.equal(c.stats().evictions.credentials, 0);
   });
 
