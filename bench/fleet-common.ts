@@ -10,6 +10,7 @@ import { buildRuntimeAndKyma, validateRuntimeRequest } from '../src/cli/runtime-
 import { adminCall } from '../src/apiserver/admin-client.js';
 import { Informer } from '../src/runtime/cache/informer.js';
 import { type Client, clientFromKubeconfig, loadKubeconfig } from '../src/runtime/client/index.js';
+import { namespacedName } from '../src/kube/keys.js';
 import type { KubeObject } from '../src/kube/object.js';
 import { processRss } from '../src/landscape/process.js';
 import { internStrings, sharedStrings } from '../src/util/intern.js';
@@ -118,11 +119,10 @@ export function runtimeRequest(i: number) {
 function keysWhere(inf: Informer<Slim>, holds: (o: Slim) => boolean): Set<string> {
   const keys = new Set<string>();
   const look = (o: Slim): void => {
-    const key = `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-    if (holds(o)) keys.add(key);
-    else keys.delete(key);
+    if (holds(o)) keys.add(namespacedName(o));
+    else keys.delete(namespacedName(o));
   };
-  inf.addHandlers({ onAdd: look, onUpdate: (_old, o) => look(o), onDelete: (o) => keys.delete(`${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`) });
+  inf.addHandlers({ onAdd: look, onUpdate: (_old, o) => look(o), onDelete: (o) => keys.delete(namespacedName(o)) });
   return keys;
 }
 
