@@ -18,6 +18,7 @@ import { DEFAULT_SKR_WEBHOOK_IMAGE } from '../../src/watcher/skr-objects.js';
 import { waitFor } from '../support/wait.js';
 import { Registry } from '../../src/runtime/metrics.js';
 import { MANIFEST_FIELD_MANAGER } from '../../src/lifecycle/manifest/constants.js';
+import { contentDigest } from '../support/artifacts.js';
 
 const NS = Namespaces.ControlPlane;
 const RNS = Namespaces.Remote;
@@ -45,7 +46,7 @@ class ModuleFetcher implements ArtifactFetcher {
       },
       { apiVersion: 'v1', kind: 'Service', metadata: { name: `${module}-api`, namespace: RNS }, spec: { selector: { app: module }, ports: [{ port: 80 }] } },
     ] as KubeObject[];
-    return { objects, digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` };
+    return { objects, digest: contentDigest(objects) };
   }
 }
 

@@ -12,6 +12,7 @@ import type { KubeObject } from '../../src/kube/object.js';
 import { startWithKinds, type AnyKind, type ApiTestEnv } from '../support/api.js';
 import { createTestRuntime, type TestRuntime } from '../support/skr.js';
 import { waitFor } from '../support/wait.js';
+import { contentDigest } from '../support/artifacts.js';
 
 export const NS = Namespaces.ControlPlane;
 
@@ -34,7 +35,7 @@ export class FakeFetcher implements ArtifactFetcher {
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${module}-info`, namespace: Namespaces.Remote }, data: { module, version } },
       ...(this.extraObjects.get(module)?.(version) ?? []),
     ];
-    return Promise.resolve({ objects, digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` });
+    return Promise.resolve({ objects, digest: contentDigest(objects) });
   }
 }
 

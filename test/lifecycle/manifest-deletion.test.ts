@@ -3,7 +3,7 @@
 // module's resources stay.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Kyma, KymaConditionTypes, Manifest, States } from '../../src/api/operator/index.js';
+import { Manifest, States } from '../../src/api/operator/index.js';
 import type { HttpClient } from '../../src/runtime/client/index.js';
 import type { KindRef } from '../../src/kube/object.js';
 import { counterValue } from '../support/metrics.js';
@@ -96,7 +96,7 @@ describe('manifest deletion held by the default CR, with the runtime watcher', (
     const name = 'held-1';
     const rt = await env.runtime(name);
     // The runtime's webhook works (as the Kyma controller reports it): events, not polls, say what changed.
-    await env.kcp.patch(Kyma, { namespace: NS, name }, 'merge', { status: { conditions: [{ type: KymaConditionTypes.SKRWebhook, status: 'True', reason: 'Ready', message: 'ok', lastTransitionTime: new Date().toISOString() }] } }, { subresource: 'status' });
+    await env.webhookHealthy(name);
     await env.createManifest(`${name}-sample`, name, LINK, { resource: DEFAULT_CR });
     await waitFor('the manager Deployment', () => exists(rt, DEPLOYMENT, 'sample-manager', MODULE_NS));
     await markDeploymentReady(rt, MODULE_NS, 'sample-manager');

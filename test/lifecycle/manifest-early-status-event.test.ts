@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import { Kyma, KymaConditionTypes, States } from '../../src/api/operator/index.js';
+import { States } from '../../src/api/operator/index.js';
 import { PendingObjects } from '../../src/lifecycle/watcher-events.js';
 import { counterValue } from '../support/metrics.js';
 import { DEPLOYMENT, type Env, exists, markDeploymentReady, MODULE_NS, NS, sampleModule, startEnv, waitFor } from './manifest-env.js';
@@ -41,7 +41,7 @@ describe('an installing Manifest answers an early status event', () => {
     const manifest = `${name}-sample`;
     const rt = await env.runtime(name);
     // The runtime's webhook works (as the Kyma controller reports it): the busy pass is a fallback.
-    await env.kcp.patch(Kyma, { namespace: NS, name }, 'merge', { status: { conditions: [{ type: KymaConditionTypes.SKRWebhook, status: 'True', reason: 'Ready', message: 'ok', lastTransitionTime: new Date().toISOString() }] } }, { subresource: 'status' });
+    await env.webhookHealthy(name);
     await env.createManifest(manifest, name, LINK);
     const installing = await env.waitState(manifest, States.Processing);
     assert.match(installing.status?.lastOperation?.operation ?? '', /deployment is not ready/);

@@ -1,7 +1,7 @@
 // A landscape for Manifest controller tests: an embedded API server with the operator CRDs, a
 // KCP client, runtime clusters with kubeconfig Secrets, a fake artifact fetcher, the Manifest
 // controller with short intervals, and the simulated module operators.
-import { Kyma, Manifest, type ManifestObject } from '../../src/api/operator/index.js';
+import { Kyma, KymaConditionTypes, type KymaObject, Manifest, type ManifestObject } from '../../src/api/operator/index.js';
 import { type RunningApiServer } from '../../src/apiserver/server.js';
 import { startModuleOperators, type ModuleOperators, type ModuleOperatorsOptions } from '../../src/landscape/module-operators.js';
 import { ArtifactError, type ArtifactFetcher, type FetchedManifest } from '../../src/lifecycle/artifacts/types.js';
@@ -17,6 +17,7 @@ import { createTestRuntime } from '../support/skr.js';
 import { countingClient } from '../support/counting-client.js';
 import { countReconciles } from '../support/metrics.js';
 import { waitFor } from '../support/wait.js';
+import { contentDigest } from '../support/artifacts.js';
 
 export const NS = 'kcp-system';
 export const DEPLOYMENT: KindRef = { apiVersion: 'apps/v1', kind: 'Deployment' };
@@ -35,7 +36,7 @@ export class FakeFetcher implements ArtifactFetcher {
   calls = 0;
 
   set(link: string, answer: KubeObject[] | ArtifactError): void {
-    this.answers.set(link, answer instanceof ArtifactError ? answer : { objects: answer, digest: `sha256:${link.length.toString(16).padStart(64, '0')}` });
+    this.answers.set(link, answer instanceof ArtifactError ? answer : { objects: answer, digest: contentDigest(answer) });
   }
 
   fetchManifest(link: string): Promise<FetchedManifest> {
@@ -137,6 +138,8 @@ export interface Env {
   /** Waits until the Manifest controller has completed `n` more reconciles of this Manifest. */
   moreReconciles(name: string, n: number): Promise<void>;
   runtime(kymaName: string): Promise<HttpClient>;
+  /** The Kyma's runtime webhook works, as the Kyma controller reports it (SKRWebhook True), and the Manifest controller's cache has it. */
+  webhookHealthy(kymaName: string): Promise<void>;
   createManifest(name: string, kymaName: string, link: string, extra?: Partial<ManifestObject['spec']>): Promise<void>;
   manifest(name: string): Promise<ManifestObject | undefined>;
   waitState(name: string, state: string, timeoutMs?: number): Promise<ManifestObject>;
@@ -158,6 +161,8 @@ export async function startEnv(
     workers?: number;
     /** Wraps the client the Manifest controller reaches a runtime with. */
     remoteClient?: (kymaName: string, client: Client) => Client;
+    /** How long a fetched manifest is reused for its link (the controller's default: 10 min). */
+    refetchAfterMs?: number;
   } = {},
 ): Promise<Env> {
   const api = await startWithKinds([Manifest, Kyma] as unknown as AnyKind[], [NS]);
@@ -185,6 +190,7 @@ export async function startEnv(
     driftCheckMs: opts.driftCheckMs,
     ...opts.watcher,
     ...(opts.workers ? { maxConcurrentReconciles: opts.workers } : {}),
+    ...(opts.refetchAfterMs !== undefined ? { refetchAfterMs: opts.refetchAfterMs } : {}),
   });
   const operators = startModuleOperators({ server, delayMs: 50, discoverEveryMs: 100, ...opts.operators });
   const ac = new AbortController();
@@ -216,6 +222,12 @@ export async function startEnv(
         runtimes.set(kymaName, c);
       }
       return c;
+    },
+    async webhookHealthy(kymaName) {
+      const condition = { type: KymaConditionTypes.SKRWebhook, status: 'True', reason: 'Ready', message: 'ok', lastTransitionTime: new Date().toISOString() };
+      await kcp.patch(Kyma, { namespace: NS, name: kymaName }, 'merge', { status: { conditions: [condition] } }, { subresource: 'status' });
+      const kymas = manager.cache<KymaObject>(Kyma, { namespace: NS });
+      await waitFor('the webhook condition in the cache', () => kymas.get(`${NS}/${kymaName}`)?.status?.conditions?.some((c) => c.type === KymaConditionTypes.SKRWebhook && c.status === 'True') ?? false);
     },
     async createManifest(name, kymaName, link, extra = {}) {
       await kcp.create({

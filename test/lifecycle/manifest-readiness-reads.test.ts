@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { Kyma, KymaConditionTypes, type KymaObject, Manifest, ManifestConditionTypes, States } from '../../src/api/operator/index.js';
+import { Manifest, ManifestConditionTypes, States } from '../../src/api/operator/index.js';
 import { PendingObjects } from '../../src/lifecycle/watcher-events.js';
 import { counterValue } from '../support/metrics.js';
 import { Messages } from '../../src/lifecycle/manifest/constants.js';
@@ -180,18 +180,11 @@ describe('a readiness pass brought by status events', () => {
     keys.emit('key', `${NS}/${manifest}`);
   }
 
-  /** The runtime's webhook works, as the Kyma controller reports it, and the Manifest controller's cache has it. */
-  async function webhookHealthy(name: string): Promise<void> {
-    await env.kcp.patch(Kyma, { namespace: NS, name }, 'merge', { status: { conditions: [{ type: KymaConditionTypes.SKRWebhook, status: 'True', reason: 'Ready', message: 'ok', lastTransitionTime: new Date().toISOString() }] } }, { subresource: 'status' });
-    const kymas = env.manager.cache<KymaObject>(Kyma, { namespace: NS });
-    await waitFor('the webhook condition in the cache', () => kymas.get(`${NS}/${name}`)?.status?.conditions?.some((c) => c.type === KymaConditionTypes.SKRWebhook && c.status === 'True') ?? false);
-  }
-
   /** A runtime whose webhook works and a Manifest with the default CR installing into it (Processing after its first pass). */
   async function installing(name: string): Promise<{ rt: Client; manifest: string }> {
     const manifest = `${name}-sample`;
     const rt = await env.runtime(name);
-    await webhookHealthy(name);
+    await env.webhookHealthy(name);
     await env.createManifest(manifest, name, V1, { resource: DEFAULT_CR });
     await env.waitState(manifest, States.Processing);
     return { rt, manifest };
@@ -278,7 +271,7 @@ describe('a readiness pass brought by status events', () => {
     const name = 'reads-6';
     const manifest = `${name}-sample`;
     const rt = await env.runtime(name);
-    await webhookHealthy(name);
+    await env.webhookHealthy(name);
     await userCreatedCR(rt);
     await env.createManifest(manifest, name, V1, { resource: DEFAULT_CR });
     await env.waitState(manifest, States.Processing);

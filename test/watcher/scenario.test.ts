@@ -20,6 +20,7 @@ import type { RouteResult } from '../../src/lifecycle/watcher-events.js';
 import type { DeliveredEvent } from '../../src/watcher/listener.js';
 import { SKR_WEBHOOK_NAME, SKR_WEBHOOK_NETWORK_POLICIES, SKR_WEBHOOK_TLS_SECRET } from '../../src/watcher/skr-objects.js';
 import { waitFor } from '../support/wait.js';
+import { contentDigest } from '../support/artifacts.js';
 
 const NS = Namespaces.ControlPlane;
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' };
@@ -27,7 +28,7 @@ const VWC = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWe
 
 /** Module `web`: one Deployment in kyma-system. */
 class WebFetcher implements ArtifactFetcher {
-  fetchManifest(link: string): Promise<FetchedManifest> {
+  fetchManifest(): Promise<FetchedManifest> {
     const objects: KubeObject[] = [
       {
         apiVersion: 'apps/v1',
@@ -36,7 +37,7 @@ class WebFetcher implements ArtifactFetcher {
         spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'web:1' }] } } },
       } as KubeObject,
     ];
-    return Promise.resolve({ objects, digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` });
+    return Promise.resolve({ objects, digest: contentDigest(objects) });
   }
 }
 

@@ -32,6 +32,7 @@ import { clientFromKubeconfig, type HttpClient } from '../../../src/runtime/clie
 import { isNotFound } from '../../../src/runtime/client/errors.js';
 import { silentLogger } from '../../../src/runtime/log.js';
 import { waitFor } from '../../support/wait.js';
+import { contentDigest } from '../../support/artifacts.js';
 
 const NS = Namespaces.ControlPlane;
 const RNS = Namespaces.Remote;
@@ -42,7 +43,7 @@ const CFG = { apiVersion: 'cfg.sync.test/v1', kind: 'Cfg' };
 
 /** Module `cfg`: its CRD (kind Cfg) and a Deployment. */
 class CfgFetcher implements ArtifactFetcher {
-  fetchManifest(link: string): Promise<FetchedManifest> {
+  fetchManifest(): Promise<FetchedManifest> {
     const objects = [
       {
         apiVersion: 'apiextensions.k8s.io/v1',
@@ -70,7 +71,7 @@ class CfgFetcher implements ArtifactFetcher {
         spec: { replicas: 1, selector: { matchLabels: { app: 'cfg' } }, template: { metadata: { labels: { app: 'cfg' } }, spec: { containers: [{ name: 'm', image: 'cfg:1' }] } } },
       },
     ] as KubeObject[];
-    return Promise.resolve({ objects, digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` });
+    return Promise.resolve({ objects, digest: contentDigest(objects) });
   }
 }
 

@@ -16,6 +16,7 @@ import type { WatcherConfig } from '../../../src/controlplane/watcher.js';
 import { waitFor } from '../../support/wait.js';
 import { eventDrivenConfig } from '../../support/event-driven-config.js';
 import { sampleCrd } from './template-operator.js';
+import { contentDigest } from '../../support/artifacts.js';
 
 export const NS = Namespaces.ControlPlane;
 export const MODULE = 'template-operator';
@@ -25,7 +26,7 @@ export const SECRET = { apiVersion: 'v1', kind: 'Secret' };
 
 /** Module `template-operator`: the Sample CRD and the operator's Deployment in kyma-system. */
 class TemplateOperatorFetcher implements ArtifactFetcher {
-  fetchManifest(link: string): Promise<FetchedManifest> {
+  fetchManifest(): Promise<FetchedManifest> {
     const objects: KubeObject[] = [
       sampleCrd(),
       {
@@ -35,7 +36,7 @@ class TemplateOperatorFetcher implements ArtifactFetcher {
         spec: { replicas: 1, selector: { matchLabels: { app: MODULE } }, template: { metadata: { labels: { app: MODULE } }, spec: { containers: [{ name: 'manager', image: 'template-operator:1' }] } } },
       } as KubeObject,
     ];
-    return Promise.resolve({ objects, digest: `sha256:${Buffer.from(link).toString('hex').slice(0, 64).padEnd(64, '0')}` });
+    return Promise.resolve({ objects, digest: contentDigest(objects) });
   }
 }
 
