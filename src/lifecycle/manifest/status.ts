@@ -10,6 +10,7 @@ export class StatusDraft {
   readonly before: ManifestStatus | undefined;
   state: State;
   conditions: Condition[];
+  /** The inventory; replace it (the array is the one the Manifest read holds). */
   synced: ResourceRef[];
   operation: string;
   private readonly generation: number | undefined;
@@ -19,7 +20,8 @@ export class StatusDraft {
     this.generation = manifest.metadata.generation;
     this.state = manifest.status?.state ?? '';
     this.conditions = structuredClone(manifest.status?.conditions ?? []);
-    this.synced = structuredClone(manifest.status?.synced ?? []);
+    // Replaced, never changed in place: while it is the same array, the inventory did not change.
+    this.synced = manifest.status?.synced ?? [];
     this.operation = manifest.status?.lastOperation?.operation ?? '';
   }
 
@@ -63,7 +65,7 @@ export class StatusDraft {
       b !== undefined &&
       b.state === next.state &&
       canonicalConditions(b.conditions ?? []) === canonicalConditions(this.conditions) &&
-      canonicalRefs(b.synced ?? []) === canonicalRefs(this.synced) &&
+      (b.synced === this.synced || canonicalRefs(b.synced ?? []) === canonicalRefs(this.synced)) &&
       (b.lastOperation?.operation ?? '') === this.operation;
     return same ? undefined : next;
   }
