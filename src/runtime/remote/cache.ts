@@ -86,11 +86,14 @@ export interface RemoteClusterCacheOptions {
 
 /**
  * Sized for a fleet (docs/sharding.md, "Remote cluster clients"): a runtime reconciled now and then
- * needs one kept-alive connection, not a pool; a burst may use two. The budget bounds the request
- * sockets of all runtimes together (each costs a file descriptor and TLS buffers) well above what
- * the controllers' workers use at once, so in normal operation only the idle timeout closes sockets.
+ * needs a kept-alive connection, not a pool; a burst uses two, and both stay for the next burst (a
+ * new connection costs both sides about four requests' CPU, even with the TLS session resumed). A
+ * runtime's passes come seconds to tens of seconds apart while its modules install: the idle
+ * timeout keeps its connections across them (kube-apiserver closes idle ones after 90 s). The
+ * budget bounds the request sockets of all runtimes together (each costs a file descriptor and TLS
+ * buffers) well above what the controllers' workers use at once.
  */
-export const DEFAULT_SOCKET_LIMITS = { maxSocketsPerClient: 2, maxIdleSocketsPerClient: 1, idleSocketTimeoutMs: 10_000, socketBudget: 2048 } as const;
+export const DEFAULT_SOCKET_LIMITS = { maxSocketsPerClient: 2, maxIdleSocketsPerClient: 2, idleSocketTimeoutMs: 30_000, socketBudget: 2048 } as const;
 
 /** Replaced clusters remembered for `readFromServer` at most. */
 const READ_FROM_SERVER_LIMIT = 4096;
