@@ -180,6 +180,30 @@ describe('client resilience', () => {
     assert.equal((await c.get(NAMESPACE, { name: 'default' })).metadata.name, 'default', 'a new connection afterwards');
   });
 
+  it('closes each kept-alive connection unused for idleSocketTimeoutMs, while the one in use stays', async () => {
+    const c = client({ qps: 0, maxSockets: 2, idleSocketTimeoutMs: 400 });
+    await c.resourceFor(NAMESPACE);
+    // A burst opens both connections.
+    server.setFaults('flaky', { latencyMs: 100 });
+    try {
+      await Promise.all([c.get(NAMESPACE, { name: 'default' }), c.get(NAMESPACE, { name: 'default' })]);
+    } finally {
+      server.setFaults('flaky', undefined);
+    }
+    assert.equal(c.transport.socketCounts().idle, 2, 'both kept after the burst');
+    // One request at a time, every 100 ms for longer than the idle timeout: one connection serves
+    // them all, and the other, unused, is closed by the client.
+    for (let i = 0; i < 12; i++) {
+      await c.get(NAMESPACE, { name: 'default' });
+      await sleep(100);
+    }
+    const counts = c.transport.socketCounts();
+    assert.equal(counts.active + counts.idle, 1, `one connection left: ${JSON.stringify(counts)}`);
+    assert.equal(c.transport.connectionStats().opened, 2, 'no reconnect meanwhile');
+    // Unused altogether, the last one goes too.
+    await eventually('the last idle connection closed', async () => assert.equal(c.transport.socketCounts().idle, 0), 3_000);
+  });
+
   it('ends a watch when the server drops it or the cluster goes away', async () => {
     const c = client({ qps: 0 });
     server.setFaults('flaky', { dropWatchesAfterMs: 200 });

@@ -16,6 +16,8 @@ export interface ClientOptions {
   maxSockets?: number;
   /** Idle keep-alive request connections kept. Default: maxSockets. */
   maxIdleSockets?: number;
+  /** A kept-alive request connection unused this long is closed. Default: kept until the server closes it. */
+  idleSocketTimeoutMs?: number;
   /** Retries after the first attempt (a number), or the full retry policy. Default 4 retries. */
   retries?: number | RetryOptions;
   /** Per-request timeout. Default 30 s. */
@@ -26,7 +28,7 @@ export interface ClientOptions {
 
 export function createClient(config: ClusterConfig, opts: ClientOptions = {}): HttpClient {
   return new HttpClient(config, {
-    transport: new Transport(config, { maxSockets: opts.maxSockets, maxIdleSockets: opts.maxIdleSockets, requestTimeoutMs: opts.requestTimeoutMs }),
+    transport: new Transport(config, { maxSockets: opts.maxSockets, maxIdleSockets: opts.maxIdleSockets, idleSocketTimeoutMs: opts.idleSocketTimeoutMs, requestTimeoutMs: opts.requestTimeoutMs }),
     limiter: rateLimiter({ qps: opts.qps, burst: opts.burst }),
     retry: retryPolicy(opts.retries),
     discovery: opts.discovery,

@@ -19,6 +19,12 @@ export interface TransportOptions {
   maxSockets?: number;
   /** Idle keep-alive request connections kept for the next request. Default: maxSockets. */
   maxIdleSockets?: number;
+  /**
+   * A kept-alive request connection unused this long is closed, each on its own (the one a client
+   * uses keeps going while the other of a burst closes). Default: kept until the server closes it.
+   * Below the server's idle timeout, a request does not meet a connection the server is closing.
+   */
+  idleSocketTimeoutMs?: number;
   /** Per-request timeout (no answer within it: Unreachable). Default 30 s. */
   requestTimeoutMs?: number;
   /** Where the TLS context comes from (default: the process's shared cache). */
@@ -138,7 +144,9 @@ export class Transport {
       }
     }
     const maxSockets = opts.maxSockets ?? 8;
-    this.requestAgent = this.newAgent({ keepAlive: true, maxSockets, maxFreeSockets: Math.min(maxSockets, opts.maxIdleSockets ?? maxSockets) });
+    // An agent's `timeout` is the idle timeout of its free sockets (each request sets its own while it runs).
+    const idle = opts.idleSocketTimeoutMs !== undefined && opts.idleSocketTimeoutMs > 0 ? { timeout: opts.idleSocketTimeoutMs } : {};
+    this.requestAgent = this.newAgent({ keepAlive: true, maxSockets, maxFreeSockets: Math.min(maxSockets, opts.maxIdleSockets ?? maxSockets), ...idle });
   }
 
   private newAgent(o: http.AgentOptions): http.Agent {

@@ -17,8 +17,8 @@
 // informer may not have seen the change that made it fail yet.
 //
 // Sockets: each client uses at most `maxSocketsPerClient` connections at once and keeps
-// `maxIdleSocketsPerClient` of them open between requests; a client unused for `idleSocketTimeoutMs`
-// has its idle sockets closed; and when all clients together hold more than `socketBudget` request
+// `maxIdleSocketsPerClient` of them open between requests; a socket unused for `idleSocketTimeoutMs`
+// is closed (each on its own, and a client's all once it is unused that long); and when all clients together hold more than `socketBudget` request
 // sockets, the least recently used clients' idle sockets are closed first (sockets.ts). Clients with
 // the same CA and client certificate share one TLS context, and a reconnect resumes the TLS session
 // (src/runtime/client/transport.ts). Optionally `maxClients` bounds the cached clients themselves (LRU).
@@ -62,7 +62,7 @@ export interface RemoteClusterCacheOptions {
   /** Builds a client from kubeconfig text (default: the runtime client with `maxSocketsPerClient` sockets). */
   buildClient?: (kubeconfig: string, cluster: string) => PooledClient;
   /** Options for the default builder (qps, retries, request timeout). */
-  clientOptions?: Omit<ClientOptions, 'maxSockets' | 'maxIdleSockets' | 'discovery'>;
+  clientOptions?: Omit<ClientOptions, 'maxSockets' | 'maxIdleSockets' | 'idleSocketTimeoutMs' | 'discovery'>;
   /**
    * Whether the default builder's clients share discovery per server version (default true): one
    * discovery per group/version for all runtimes of a Kubernetes version instead of one per client.
@@ -143,6 +143,7 @@ export class RemoteClusterCache {
   private readonly ttlMs: number;
   private readonly maxSockets: number;
   private readonly maxIdleSockets: number;
+  private readonly idleSocketTimeoutMs: number;
   private readonly discovery: SharedDiscovery | undefined;
   private readonly lifetime = new AbortController();
   private seq = 0;
@@ -155,10 +156,11 @@ export class RemoteClusterCache {
     this.ttlMs = opts.ttlMs ?? 15 * 60_000;
     this.maxSockets = opts.maxSocketsPerClient ?? DEFAULT_SOCKET_LIMITS.maxSocketsPerClient;
     this.maxIdleSockets = opts.maxIdleSocketsPerClient ?? DEFAULT_SOCKET_LIMITS.maxIdleSocketsPerClient;
+    this.idleSocketTimeoutMs = opts.idleSocketTimeoutMs ?? DEFAULT_SOCKET_LIMITS.idleSocketTimeoutMs;
     this.discovery = opts.shareDiscovery === false ? undefined : new SharedDiscovery();
     this.janitor = new SocketJanitor({
       budget: opts.socketBudget ?? DEFAULT_SOCKET_LIMITS.socketBudget,
-      idleTimeoutMs: opts.idleSocketTimeoutMs ?? DEFAULT_SOCKET_LIMITS.idleSocketTimeoutMs,
+      idleTimeoutMs: this.idleSocketTimeoutMs,
       clock: this.clock,
     });
   }
@@ -420,7 +422,14 @@ export class RemoteClusterCache {
     return entry;
   }
 
-  private readonly defaultBuilder = (text: string): PooledClient => clientFromKubeconfig(text, { ...this.opts.clientOptions, maxSockets: this.maxSockets, maxIdleSockets: this.maxIdleSockets, discovery: this.discovery });
+  private readonly defaultBuilder = (text: string): PooledClient => clientFromKubeconfig(text, {
+      ...this.opts.clientOptions,
+      maxSockets: this.maxSockets,
+      maxIdleSockets: this.maxIdleSockets,
+      // Each connection on its own too: a busy runtime's second connection is not kept past the server's idle timeout.
+      idleSocketTimeoutMs: this.idleSocketTimeoutMs,
+      discovery: this.discovery,
+    });
 
   private indexSecret(cluster: string, refKey: string): void {
     let set = this.clustersBySecret.get(refKey);
