@@ -206,6 +206,10 @@ export class LogicalCluster {
   private readonly customTypes = new Map<string, ResourceType>();
   private customTypesGeneration = 0;
   private readonly schemaCache = new WeakMap<object, SchemaNode>();
+  /** Parsed CRDs by name, with the revision parsed (storedCrds). */
+  private readonly parsedCrds = new Map<string, { rv: number; crd: ObjectWithMeta }>();
+  /** Served types built from a parsed CRD. */
+  private readonly typesByCrd = new WeakMap<ObjectWithMeta, ResourceType[]>();
   /** Request objects whose unknown fields decodeFields already pruned (and reported). */
   private readonly prunedOnDecode = new WeakSet<object>();
   admitter: Admitter | undefined;
@@ -286,17 +290,43 @@ export class LogicalCluster {
     }
   }
 
+  /**
+   * The stored CRDs, each parsed once per revision and shared: read-only (a caller that changes one
+   * parses its own). Every CRD write looks at all of its cluster's CRDs (the naming check, the
+   * served types), and the types built from an unchanged CRD keep their identity, so what is
+   * compiled per schema and per type (CEL rules, structural schemas, field tables) is kept too.
+   */
+  private storedCrds(): ObjectWithMeta[] {
+    const stored = this.store.list(CRDS);
+    const crds = stored.map((o) => {
+      const hit = this.parsedCrds.get(o.name);
+      if (hit?.rv === o.rv) return hit.crd;
+      const crd = JSON.parse(o.json) as ObjectWithMeta;
+      this.parsedCrds.set(o.name, { rv: o.rv, crd });
+      return crd;
+    });
+    if (this.parsedCrds.size > stored.length) {
+      const names = new Set(stored.map((o) => o.name));
+      for (const name of this.parsedCrds.keys()) if (!names.has(name)) this.parsedCrds.delete(name);
+    }
+    return crds;
+  }
+
   /** Serves the types of the Established CRDs; `notEstablished` is shown the others. */
   private refreshCustomTypes(notEstablished?: (crd: ObjectWithMeta) => void): void {
     this.customTypesGeneration++;
     this.customTypes.clear();
-    for (const o of this.store.list(CRDS)) {
-      const crd = JSON.parse(o.json) as ObjectWithMeta;
+    for (const crd of this.storedCrds()) {
       if (!isEstablished(crd)) {
         notEstablished?.(crd);
         continue;
       }
-      for (const t of typesFromCrd(crd)) this.customTypes.set(`${t.group}/${t.version}/${t.resource}`, t);
+      let types = this.typesByCrd.get(crd);
+      if (!types) {
+        types = typesFromCrd(crd);
+        this.typesByCrd.set(crd, types);
+      }
+      for (const t of types) this.customTypes.set(`${t.group}/${t.version}/${t.resource}`, t);
     }
   }
 
@@ -537,8 +567,7 @@ export class LogicalCluster {
     if (!t.crd) {
       prepareForCreate(t.group, t.kind, obj, { allocateClusterIP: () => this.allocateClusterIp() });
       if (t.kind === 'CustomResourceDefinition') {
-        const others = this.store.list(CRDS).map((o) => JSON.parse(o.json) as ObjectWithMeta);
-        obj.status = acceptedStatus(obj, nowRfc3339(), others);
+        obj.status = acceptedStatus(obj, nowRfc3339(), this.storedCrds());
         // Established later, as by kube-apiserver's establishing controller (commit schedules it).
         if (this.crdEstablishDelayMs > 0 && namesAccepted(obj)) obj.status = withoutEstablished(obj.status as JsonObject);
       }
