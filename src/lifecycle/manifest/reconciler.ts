@@ -474,8 +474,8 @@ export class ManifestReconciler {
       // answer, not from a GET right after it.
       return applied.stored;
     }
-    // The same objects from this artifact (a module's new version under the same digest renders as
-    // the old one did, e.g. after the artifact was fetched again).
+    // This artifact renders to what was applied (its digest may be new: the same objects published
+    // again in other bytes): later clean passes may skip rendering it.
     known.renderedFrom = digest;
     const reason = this.driftCheckReason(ctx, known, token);
     // A status change reported in the runtime (a Ready Manifest), or an installing Manifest none of

@@ -18,10 +18,11 @@
 //
 // Sockets: each client uses at most `maxSocketsPerClient` connections at once and keeps
 // `maxIdleSocketsPerClient` of them open between requests; a socket unused for `idleSocketTimeoutMs`
-// is closed (each on its own, and a client's all once it is unused that long); and when all clients together hold more than `socketBudget` request
-// sockets, the least recently used clients' idle sockets are closed first (sockets.ts). Clients with
-// the same CA and client certificate share one TLS context, and a reconnect resumes the TLS session
-// (src/runtime/client/transport.ts). Optionally `maxClients` bounds the cached clients themselves (LRU).
+// is closed (each on its own, and all of a client's once it is unused that long); and when all
+// clients together hold more than `socketBudget` request sockets, the least recently used clients'
+// idle sockets are closed first (sockets.ts). Clients with the same CA and client certificate share
+// one TLS context, and a reconnect resumes the TLS session (src/runtime/client/transport.ts).
+// Optionally `maxClients` bounds the cached clients themselves (LRU).
 //
 // Discovery: the default builder's clients share one SharedDiscovery (src/runtime/client/discovery.ts),
 // so runtimes of one Kubernetes version are discovered once, not once per client; a client kept past
