@@ -200,8 +200,10 @@ describe('client resilience', () => {
     const counts = c.transport.socketCounts();
     assert.equal(counts.active + counts.idle, 1, `one connection left: ${JSON.stringify(counts)}`);
     assert.equal(c.transport.connectionStats().opened, 2, 'no reconnect meanwhile');
+    assert.equal(c.transport.connectionStats().closedIdle, 1, 'counted as closed by the idle timeout');
     // Unused altogether, the last one goes too.
     await eventually('the last idle connection closed', async () => assert.equal(c.transport.socketCounts().idle, 0), 3_000);
+    assert.equal(c.transport.connectionStats().closedIdle, 2);
   });
 
   it('ends a watch when the server drops it or the cluster goes away', async () => {

@@ -35,6 +35,8 @@ export interface TransportOptions {
 export interface ConnectionStats {
   opened: number;
   resumed: number;
+  /** Kept-alive connections closed after idleSocketTimeoutMs unused. */
+  closedIdle: number;
 }
 
 export interface RequestInit {
@@ -121,7 +123,7 @@ export class Transport {
   /** Request sockets seen so far (a kept-alive socket serves many requests). */
   private readonly seen = new WeakSet<Socket>();
   private requestSockets = 0;
-  private readonly connections: ConnectionStats = { opened: 0, resumed: 0 };
+  private readonly connections: ConnectionStats = { opened: 0, resumed: 0, closedIdle: 0 };
   /**
    * Told +1/-1 whenever a request connection opens or closes (the remote-client cache keeps its
    * socket budget with it, without counting every client's sockets).
@@ -168,6 +170,11 @@ export class Transport {
     this.connections.opened++;
     this.onRequestSocketsChanged?.(1);
     if (this.secure) socket.once('secureConnect', () => (socket as TLSSocket).isSessionReused() && this.connections.resumed++);
+    // The agent's idle timeout destroys a free socket before this listener runs; it leaves the free
+    // list only once closed. (A request's own timeout destroys a socket that is not free.)
+    socket.on('timeout', () => {
+      if (socket.destroyed && Object.values(this.requestAgent.freeSockets).some((l) => l?.includes(socket))) this.connections.closedIdle++;
+    });
     socket.once('close', () => {
       this.requestSockets--;
       this.onRequestSocketsChanged?.(-1);

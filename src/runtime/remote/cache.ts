@@ -307,7 +307,8 @@ export class RemoteClusterCache {
       evictions: { ...this.evictions },
       sockets: this.openSockets(),
       socketsClosedByBudget: j.closedByBudget,
-      socketsClosedByIdleTimeout: j.closedByIdle,
+      // The sweep closes a quiet client's sockets, each client's transport a busy one's unused second.
+      socketsClosedByIdleTimeout: j.closedByIdle + [...this.entries.values()].reduce((n, e) => n + (e.client.transport?.connectionStats?.().closedIdle ?? 0), 0),
     };
   }
 

@@ -32,6 +32,8 @@ export interface SocketOwner {
   readonly openRequestSockets: number;
   /** Set by the janitor: told +1/-1 as request sockets open and close. */
   onRequestSocketsChanged: ((delta: number) => void) | undefined;
+  /** Kept-alive connections the owner closed itself after they stood unused (its own idle timeout). */
+  connectionStats?(): { closedIdle: number };
 }
 
 export interface SocketJanitorOptions {
